@@ -1,0 +1,37 @@
+# Two commands do everything on a fresh machine:  `make run`  and  `make test`.
+# Each creates or updates the local virtualenv (.venv) idempotently.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 0.0.0.0
+PORT ?= 8080
+
+.PHONY: run test lint format chromium venv
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Debian's Chromium for the browser tests (Playwright drives it; no browser download).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+run: $(STAMP)
+	$(BIN)/tabletop serve --host $(HOST) --port $(PORT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: $(STAMP) chromium lint
+	$(BIN)/python -m pytest

@@ -1,0 +1,59 @@
+"""The one command-line entry point: ``tabletop …``.
+
+Each package adds its own sub-commands through ``add_commands(subparsers)`` in a
+light module; heavy imports (OpenCV, onnxruntime, Flask) happen inside the handlers
+so that ``tabletop --help`` and the referee commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+# Modules that contribute sub-commands. Each defines add_commands(subparsers).
+COMMAND_MODULES = (
+    "referee.commands",
+    "vision.commands",
+    "hardware.commands",
+    "web.commands",
+)
+
+
+def optional_module(name: str) -> ModuleType | None:
+    """Import ``name``, or None when it (or its package) does not exist yet."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and name.startswith(exc.name):
+            return None
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tabletop", description="Tabletop Referee: referees physical card games."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = optional_module(name)
+        if module is not None:
+            module.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

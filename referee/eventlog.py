@@ -1,0 +1,226 @@
+"""The append-only event log: one SQLite file per installation (WAL mode).
+
+Games, their players and every event are stored; a game's state is never stored,
+only rebuilt by replaying its events (see ``referee.replay``). Nothing is updated
+or deleted except a game's ``ended_at`` and ``result`` summary. This module is the
+referee's only I/O and lives beside, not inside, the pure rules.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.events import Event, EventError
+from referee.registry import find_game
+from referee.replay import ReplayError, ReplayResult, replay
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY,
+    game        TEXT NOT NULL,
+    options     TEXT NOT NULL,
+    created_at  REAL NOT NULL,
+    ended_at    REAL,
+    result      TEXT
+);
+CREATE TABLE IF NOT EXISTS players (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat    INTEGER NOT NULL,
+    name    TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    seq         INTEGER NOT NULL,
+    body        TEXT NOT NULL,
+    recorded_at REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"""
+
+
+class LogError(LookupError):
+    """A game or event is missing, or a stored entry cannot be read."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: int
+    game: str
+    options: dict[str, Any]
+    players: tuple[str, ...]
+    created_at: float
+    ended_at: float | None
+    result: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One stored event; ``error`` is set instead of ``event`` when it cannot be decoded."""
+
+    seq: int
+    recorded_at: float
+    event: Event | None
+    error: str | None = None
+
+
+class EventLog:
+    """Thread-safe access to the log; each thread gets its own connection."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        with self._conn() as conn:
+            conn.executescript(SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # -- games -------------------------------------------------------------------------
+    def create_game(
+        self, game: str, players: Sequence[str], options: Mapping[str, Any] | None = None
+    ) -> int:
+        """Register a new game after checking its players and options with its rules."""
+        rules = find_game(game)
+        rules.new_state(players, options or {})  # raises GameError on bad set-up
+        with self._write_lock:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cur = conn.execute(
+                    "INSERT INTO games (game, options, created_at) VALUES (?, ?, ?)",
+                    (rules.name, json.dumps(dict(options or {}), sort_keys=True), time.time()),
+                )
+                game_id = int(cur.lastrowid or 0)
+                conn.executemany(
+                    "INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
+                    [(game_id, seat, name) for seat, name in enumerate(players)],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return game_id
+
+    def game(self, game_id: int) -> GameRecord:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, game, options, created_at, ended_at, result FROM games WHERE id = ?",
+                (game_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise LogError(f"no game {game_id}")
+        players = tuple(
+            name
+            for (name,) in self._conn().execute(
+                "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
+            )
+        )
+        return GameRecord(
+            id=row[0],
+            game=row[1],
+            options=json.loads(row[2]),
+            players=players,
+            created_at=row[3],
+            ended_at=row[4],
+            result=json.loads(row[5]) if row[5] else None,
+        )
+
+    def games(self) -> list[GameRecord]:
+        ids = [r[0] for r in self._conn().execute("SELECT id FROM games ORDER BY id")]
+        return [self.game(i) for i in ids]
+
+    def end_game(self, game_id: int, result: Mapping[str, Any]) -> None:
+        self.game(game_id)
+        with self._write_lock:
+            self._conn().execute(
+                "UPDATE games SET ended_at = ?, result = ? WHERE id = ?",
+                (time.time(), json.dumps(dict(result), sort_keys=True), game_id),
+            )
+
+    # -- events ------------------------------------------------------------------------
+    def append(self, game_id: int, event: Event) -> int:
+        """Store ``event`` as the game's next entry and return its sequence number."""
+        self.game(game_id)
+        with self._write_lock:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                (last,) = conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
+                ).fetchone()
+                seq = int(last) + 1
+                conn.execute(
+                    "INSERT INTO events (game_id, seq, body, recorded_at) VALUES (?, ?, ?, ?)",
+                    (game_id, seq, event.to_json(), time.time()),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return seq
+
+    def entries(self, game_id: int) -> Iterator[LogEntry]:
+        """Every stored entry; undecodable ones carry ``error`` and the rest stay readable."""
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT seq, body, recorded_at FROM events WHERE game_id = ? ORDER BY seq",
+                (game_id,),
+            )
+            .fetchall()
+        )
+        for seq, body, recorded_at in rows:
+            try:
+                yield LogEntry(seq, recorded_at, Event.from_json(body))
+            except EventError as exc:
+                yield LogEntry(seq, recorded_at, None, f"event {seq}: {exc}")
+
+    def events(self, game_id: int) -> list[tuple[int, Event]]:
+        """The decoded events; a corrupt entry raises LogError naming its sequence number."""
+        out = []
+        for entry in self.entries(game_id):
+            if entry.event is None:
+                raise LogError(f"game {game_id}: {entry.error}")
+            out.append((entry.seq, entry.event))
+        return out
+
+    def rebuild(self, game_id: int) -> ReplayResult:
+        """The game's current state, replayed from its log."""
+        record = self.game(game_id)
+        try:
+            return replay(
+                find_game(record.game), record.players, record.options, self.events(game_id)
+            )
+        except ReplayError as exc:
+            raise LogError(f"game {game_id}: {exc}") from None

@@ -1,0 +1,137 @@
+"""The interface every game implements, and the scoreboard it reports.
+
+A game is a set of pure functions over an immutable state: ``apply(state, event)``
+returns the next state and the verdicts. No I/O, no clock, no randomness: a shuffle
+or a deal is an event that carries its cards, so a game replays from its log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from referee.events import Event
+from referee.verdicts import Verdict
+
+State = TypeVar("State")
+
+
+class GameError(ValueError):
+    """Bad set-up (players, options) for a game; the message says what."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One configurable rule. ``ruling`` names the entry in docs/RULINGS.md that it tunes."""
+
+    name: str
+    default: Any
+    description: str
+    choices: tuple[Any, ...] = ()
+    ruling: str | None = None
+
+    def validate(self, value: Any) -> Any:
+        if self.choices and value not in self.choices:
+            raise GameError(
+                f"option {self.name!r} must be one of {list(self.choices)}, got {value!r}"
+            )
+        expected = type(self.default)
+        if self.default is not None and not self.choices:
+            if expected is int and (not isinstance(value, int) or isinstance(value, bool)):
+                raise GameError(f"option {self.name!r} must be an integer, got {value!r}")
+            if expected is bool and not isinstance(value, bool):
+                raise GameError(f"option {self.name!r} must be true or false, got {value!r}")
+            if expected in (list, tuple) and not isinstance(value, list | tuple):
+                raise GameError(f"option {self.name!r} must be a list, got {value!r}")
+        return value
+
+
+def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Defaults overlaid with ``given``; unknown or ill-typed options are a GameError."""
+    given = dict(given or {})
+    known = {s.name: s for s in specs}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise GameError(f"unknown option(s) {unknown}; known: {sorted(known)}")
+    return {name: spec.validate(given.get(name, spec.default)) for name, spec in known.items()}
+
+
+@dataclass(frozen=True)
+class Scoreboard:
+    """What the tablet's scoreboard shows, the same for every game."""
+
+    game: str
+    players: tuple[str, ...]
+    totals: tuple[int, ...]
+    round: int
+    turn: int | None = None  # seat whose turn it is, when the game has turns
+    rounds: tuple[tuple[int, ...], ...] = ()  # per finished round, each seat's score
+    finished: bool = False
+    winners: tuple[int, ...] = ()
+    lower_is_better: bool = True
+    extra: Mapping[str, Any] = field(default_factory=dict)  # e.g. dashes won per seat
+
+    @property
+    def leaders(self) -> tuple[int, ...]:
+        if not self.totals:
+            return ()
+        best = min(self.totals) if self.lower_is_better else max(self.totals)
+        return tuple(i for i, t in enumerate(self.totals) if t == best)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": list(self.players),
+            "totals": list(self.totals),
+            "round": self.round,
+            "turn": self.turn,
+            "rounds": [list(r) for r in self.rounds],
+            "finished": self.finished,
+            "winners": list(self.winners),
+            "leaders": list(self.leaders),
+            "lower_is_better": self.lower_is_better,
+            "extra": dict(self.extra),
+        }
+
+
+class Game(Protocol[State]):
+    """A game's rules. Implementations are stateless singletons (see registry)."""
+
+    name: str  # registry key, e.g. "deck-dash"
+    title: str  # shown to people, e.g. "Deck Dash"
+    min_players: int
+    max_players: int
+
+    def options(self) -> Sequence[OptionSpec]: ...
+
+    def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> State:
+        """A game before its first event. Raises GameError on bad players/options."""
+        ...
+
+    def apply(self, state: State, event: Event) -> tuple[State, list[Verdict]]:
+        """The next state and the verdicts. An illegal event returns ``state`` unchanged."""
+        ...
+
+    def scoreboard(self, state: State) -> Scoreboard: ...
+
+    def view(self, state: State) -> dict[str, Any]:
+        """The whole public state as JSON-compatible data (piles, laid cards, hands' sizes)."""
+        ...
+
+    def event_kinds(self) -> Mapping[str, str]:
+        """Every event kind the game accepts, with a one-line description of its payload."""
+        ...
+
+
+def check_players(game: Game[Any], players: Sequence[str]) -> tuple[str, ...]:
+    names = tuple(str(p).strip() for p in players)
+    if not game.min_players <= len(names) <= game.max_players:
+        raise GameError(
+            f"{game.title} needs {game.min_players}–{game.max_players} players, got {len(names)}"
+        )
+    if any(not n for n in names):
+        raise GameError("every player needs a name")
+    if len(set(names)) != len(names):
+        raise GameError("player names must be different")
+    return names
