@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 
 from referee.cli import optional_module
 
+# Light modules that add referee sub-commands when they exist.
+_MODULES = ("referee.replay_cli", "referee.deckdash.cli", "referee.demo")
+
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    importlib.import_module("referee.replay_cli").add_commands(sub)
-    deckdash_cli = optional_module("referee.deckdash.cli")
-    if deckdash_cli is not None:
-        deckdash_cli.add_commands(sub)
+    for name in _MODULES:
+        module = optional_module(name)
+        if module is not None:
+            module.add_commands(sub)

@@ -20,6 +20,11 @@ class UnknownGameError(LookupError):
         super().__init__(f"unknown game {name!r}; known games: {', '.join(game_names())}")
 
 
+def register_game(name: str, module: str) -> None:
+    """Add a game whose rules live in ``module`` (which defines ``GAME``): house variants, tests."""
+    _GAMES[name] = module
+
+
 def game_names() -> list[str]:
     return sorted(_GAMES)
 

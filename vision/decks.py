@@ -1,0 +1,151 @@
+"""Deck profiles: what a family's deck looks like, as data (``models/decks/*.json``).
+
+The model reads a *symbol* (a number or an action picture) and a *colour*; a profile says which
+(colour, value) pairs exist in one deck, so ``identify --deck NAME`` never answers a card that
+the deck does not contain.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+DECKS_DIR = Path(__file__).resolve().parent.parent / "models" / "decks"
+
+# The shared vocabulary the classifiers are trained on (order = class index).
+COLORS: tuple[str, ...] = ("red", "yellow", "green", "blue")
+COLOR_CLASSES: tuple[str, ...] = (*COLORS, "none")
+NUMBERS: tuple[str, ...] = tuple(str(n) for n in range(1, 13))
+ACTIONS: tuple[str, ...] = (
+    "wild",
+    "reverse",
+    "steal",
+    "keep2",
+    "draw2discard1",
+    "draw4discard3",
+    "block",
+    "skip",
+    "skip2",
+    "draw2",
+    "draw4",
+    "cut",
+    "flip",
+    "hitnumber",
+    "hitcolor",
+    "hithand",
+)
+SYMBOLS: tuple[str, ...] = NUMBERS + ACTIONS
+
+
+class DeckError(ValueError):
+    """A deck profile is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """One kind of card in a deck: a value, whether it comes in each colour, how many copies."""
+
+    value: str
+    colored: bool
+    copies: int = 1
+    label: str = ""
+    token: str = ""
+
+
+@dataclass(frozen=True)
+class DeckProfile:
+    name: str
+    title: str
+    colors: tuple[str, ...]
+    cards: tuple[CardSpec, ...]
+    aspect: float = 0.64
+    back_text: str = ""
+
+    def identities(self) -> list[tuple[str | None, str]]:
+        """Every distinct (colour, value) in the deck; colour None for colourless cards."""
+        out: list[tuple[str | None, str]] = []
+        for spec in self.cards:
+            if spec.colored:
+                out.extend((c, spec.value) for c in self.colors)
+            else:
+                out.append((None, spec.value))
+        return out
+
+    def allows(self, color: str | None, value: str) -> bool:
+        return (color, value) in set(self.identities())
+
+    def spec(self, value: str) -> CardSpec:
+        for s in self.cards:
+            if s.value == value:
+                return s
+        raise DeckError(f"deck {self.name!r} has no {value!r} card")
+
+    def token(self, color: str | None, value: str) -> str:
+        """The game's own notation for a card (e.g. Deck Dash ``R7``), or '' if none is defined."""
+        spec = self.spec(value)
+        letter = (color or "")[:1].upper()
+        return spec.token.replace("{C}", letter)
+
+    def full_deck(self) -> list[tuple[str | None, str]]:
+        """Every physical card (copies included), in profile order."""
+        out: list[tuple[str | None, str]] = []
+        for spec in self.cards:
+            colors: tuple[str | None, ...] = self.colors if spec.colored else (None,)
+            for c in colors:
+                out.extend([(c, spec.value)] * spec.copies)
+        return out
+
+
+def _parse(data: dict, where: str) -> DeckProfile:
+    try:
+        colors = tuple(data["colors"])
+        for c in colors:
+            if c not in COLORS:
+                raise DeckError(f"{where}: colour {c!r} is not one of {', '.join(COLORS)}")
+        cards = tuple(
+            CardSpec(
+                value=str(c["value"]),
+                colored=bool(c["colored"]),
+                copies=int(c.get("copies", 1)),
+                label=str(c.get("label", "")),
+                token=str(c.get("token", "")),
+            )
+            for c in data["cards"]
+        )
+        for spec in cards:
+            if spec.value not in SYMBOLS:
+                raise DeckError(f"{where}: value {spec.value!r} is not a known symbol")
+        return DeckProfile(
+            name=str(data["name"]),
+            title=str(data.get("title", data["name"])),
+            colors=colors,
+            cards=cards,
+            aspect=float(data.get("aspect", 0.64)),
+            back_text=str(data.get("back_text", "")),
+        )
+    except (KeyError, TypeError) as exc:
+        raise DeckError(f"{where}: malformed deck profile ({exc})") from exc
+
+
+def load_deck(name_or_path: str | Path) -> DeckProfile:
+    """Load a profile by name (``deck-dash``) or by path to a JSON file."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = DECKS_DIR / f"{name_or_path}.json"
+    if not path.is_file():
+        known = ", ".join(deck_names()) or "none"
+        raise DeckError(f"no deck profile {str(name_or_path)!r} (known: {known})")
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DeckError(f"{path}: not valid JSON ({exc})") from exc
+    return _parse(data, str(path))
+
+
+def deck_names() -> list[str]:
+    return sorted(p.stem for p in DECKS_DIR.glob("*.json"))
+
+
+def all_decks() -> list[DeckProfile]:
+    return [load_deck(n) for n in deck_names()]
