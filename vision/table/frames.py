@@ -1,0 +1,242 @@
+"""Frame sources behind one interface: picamera2, an OpenCV camera, a video file, a folder.
+
+Every frame carries ``t_ns``: nanoseconds on the monotonic clock, the same clock the
+pads use (``time.monotonic_ns`` / the kernel's CLOCK_MONOTONIC), so a slap and the card
+that caused it can be ordered. Recorded sources (video, folder) use a synthetic clock
+that starts at ``start_ns`` and advances by the frame interval.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+class CameraError(RuntimeError):
+    """The camera could not be opened or stopped delivering frames."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    image: np.ndarray  # H×W×3 BGR, uint8
+    t_ns: int  # monotonic nanoseconds when the frame was exposed (or recorded)
+    index: int  # 0-based position in its source
+
+
+class FrameSource(Protocol):
+    def read(self) -> Frame | None:
+        """The next frame; None at the end of a recording. Raises CameraError when lost."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def frames(source: FrameSource) -> Iterator[Frame]:
+    """Iterate a source until it ends (recordings) or fails (cameras)."""
+    try:
+        while (frame := source.read()) is not None:
+            yield frame
+    finally:
+        source.close()
+
+
+class VideoFileSource:
+    """A recorded video; time advances by 1/fps from ``start_ns``."""
+
+    def __init__(self, path: str | Path, start_ns: int = 0, fps: float | None = None) -> None:
+        import cv2
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise CameraError(f"no video file {self.path}")
+        self._cap = cv2.VideoCapture(str(self.path))
+        if not self._cap.isOpened():
+            raise CameraError(f"cannot open video {self.path}")
+        self.fps = fps or self._cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self._start_ns = start_ns
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        ok, image = self._cap.read()
+        if not ok:
+            return None
+        frame = Frame(image, self._start_ns + round(self._index * 1e9 / self.fps), self._index)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class ImageFolderSource:
+    """A folder of still images in name order, played at ``fps``."""
+
+    def __init__(self, folder: str | Path, fps: float = 30.0, start_ns: int = 0) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise CameraError(f"no image folder {self.folder}")
+        self._paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.fps = fps
+        self._start_ns = start_ns
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        import cv2
+
+        while self._index < len(self._paths):
+            path = self._paths[self._index]
+            index = self._index
+            self._index += 1
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is not None:
+                return Frame(image, self._start_ns + round(index * 1e9 / self.fps), index)
+        return None
+
+    def close(self) -> None:
+        self._index = len(self._paths)
+
+
+class OpenCVCameraSource:
+    """A USB/V4L2 camera through OpenCV. ``t_ns`` is taken right after ``grab()`` returns,
+    which is at most one frame interval after exposure; picamera2 does better."""
+
+    def __init__(self, device: int = 0, width: int = 640, height: int = 480) -> None:
+        import cv2
+
+        self._cv2 = cv2
+        self._cap = cv2.VideoCapture(device)
+        if not self._cap.isOpened():
+            raise CameraError(f"cannot open camera {device}")
+        self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self.device = device
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        if not self._cap.grab():
+            raise CameraError(f"camera {self.device} stopped delivering frames")
+        t_ns = time.monotonic_ns()
+        ok, image = self._cap.retrieve()
+        if not ok:
+            raise CameraError(f"camera {self.device} returned an empty frame")
+        frame = Frame(image, t_ns, self._index)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class Picamera2Source:
+    """The Pi camera. picamera2 only installs on a Pi, so it is imported here, not above.
+
+    ``SensorTimestamp`` in the request metadata is the frame's start of exposure on the
+    kernel's monotonic clock, the same clock as ``time.monotonic_ns()`` and the pads.
+    """
+
+    def __init__(self, width: int = 640, height: int = 480) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise CameraError(
+                "picamera2 is not installed (it exists only on a Raspberry Pi)"
+            ) from exc
+        self._cam = Picamera2()
+        config = self._cam.create_video_configuration(
+            main={"size": (width, height), "format": "RGB888"}
+        )
+        self._cam.configure(config)
+        self._cam.start()
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        try:
+            request = self._cam.capture_request()
+        except Exception as exc:  # libcamera raises assorted errors when the cable is pulled
+            raise CameraError(f"Pi camera stopped: {exc}") from exc
+        try:
+            image = request.make_array("main")
+            t_ns = int(request.get_metadata().get("SensorTimestamp", time.monotonic_ns()))
+        finally:
+            request.release()
+        frame = Frame(np.ascontiguousarray(image), t_ns, self._index)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        self._cam.stop()
+        self._cam.close()
+
+
+class ReconnectingSource:
+    """Keeps a live camera going: when it fails, reopen it after a pause.
+
+    A dropped camera must not end a game: frames simply stop until it is back, and
+    ``status`` says what is happening so the dashboard can show it.
+    """
+
+    def __init__(
+        self,
+        open_source: Callable[[], FrameSource],
+        retry_s: float = 1.0,
+        max_retries: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._open = open_source
+        self._retry_s = retry_s
+        self._max_retries = max_retries
+        self._sleep = sleep
+        self._source: FrameSource | None = None
+        self.status = "starting"
+        self.reconnects = 0
+
+    def read(self) -> Frame | None:
+        failures = 0
+        while True:
+            try:
+                if self._source is None:
+                    self._source = self._open()
+                    if self.status != "starting":
+                        self.reconnects += 1
+                frame = self._source.read()
+                self.status = "ok"
+                return frame
+            except CameraError as exc:
+                self.status = f"camera lost: {exc}"
+                if self._source is not None:
+                    self._source.close()
+                    self._source = None
+                failures += 1
+                if self._max_retries is not None and failures > self._max_retries:
+                    raise
+                self._sleep(self._retry_s)
+
+    def close(self) -> None:
+        if self._source is not None:
+            self._source.close()
+            self._source = None
+
+
+def open_source(spec: str) -> FrameSource:
+    """``picamera2``, ``cam:N`` (OpenCV device N), a video file, or a folder of images."""
+    if spec == "picamera2":
+        return ReconnectingSource(Picamera2Source)
+    if spec.startswith("cam:"):
+        try:
+            device = int(spec[4:])
+        except ValueError:
+            raise CameraError(f"bad camera spec {spec!r}: expected cam:N") from None
+        return ReconnectingSource(lambda: OpenCVCameraSource(device))
+    path = Path(spec)
+    if path.is_dir():
+        return ImageFolderSource(path)
+    if path.is_file():
+        return VideoFileSource(path)
+    raise CameraError(f"no camera, video or image folder called {spec!r}")

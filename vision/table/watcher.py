@@ -1,0 +1,99 @@
+"""From frames to observations: gate, detect, assign to zones, wait for stability."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.table.frames import Frame
+from vision.table.motion import MotionGate
+from vision.table.stability import Observation, StabilityTracker, ZoneReading
+from vision.table.zones import TableLayout, Zone, ZoneKind
+
+# Piles show one card that matters: the one on top (the largest visible face).
+PILE_KINDS = frozenset({ZoneKind.DRAW_PILE, ZoneKind.DISCARD})
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One thing the detector saw. ``box`` is normalised ``(x1, y1, x2, y2)``.
+
+    ``label`` names a card face in the deck's notation (e.g. ``R7``), ``back`` for a card
+    back, or an occluder class (``hand``) when ``occluder`` is set.
+    """
+
+    label: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    occluder: bool = False
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.box
+        return (x1 + x2) / 2, (y1 + y2) / 2
+
+    @property
+    def area(self) -> float:
+        x1, y1, x2, y2 = self.box
+        return max(0.0, x2 - x1) * max(0.0, y2 - y1)
+
+
+Detector = Callable[[np.ndarray], Sequence[Sighting]]
+
+
+def _overlaps(box: tuple[float, float, float, float], zone: Zone) -> bool:
+    xs = [p[0] for p in zone.points]
+    ys = [p[1] for p in zone.points]
+    x1, y1, x2, y2 = box
+    return x1 < max(xs) and x2 > min(xs) and y1 < max(ys) and y2 > min(ys)
+
+
+def read_zone(zone: Zone, sightings: Sequence[Sighting], min_confidence: float) -> ZoneReading:
+    """What ``zone`` shows: its top card for a pile, every card for an area."""
+    if any(s.occluder and _overlaps(s.box, zone) for s in sightings):
+        return ZoneReading((), 0.0, occluded=True)
+    inside = [
+        s
+        for s in sightings
+        if not s.occluder and s.confidence >= min_confidence and zone.contains(*s.center)
+    ]
+    if not inside:
+        return ZoneReading(())
+    if zone.kind in PILE_KINDS:
+        top = max(inside, key=lambda s: s.area)
+        return ZoneReading((top.label,), top.confidence)
+    return ZoneReading(tuple(sorted(s.label for s in inside)), min(s.confidence for s in inside))
+
+
+@dataclass
+class WatcherStats:
+    frames: int = 0
+    detections_run: int = 0
+
+
+@dataclass
+class TableWatcher:
+    detector: Detector
+    layout: TableLayout
+    watched: Sequence[str] | None = None  # zone names; default every card zone
+    tracker: StabilityTracker = field(default_factory=StabilityTracker)
+    gate: MotionGate | None = field(default_factory=MotionGate)
+    min_confidence: float = 0.25
+    stats: WatcherStats = field(default_factory=WatcherStats)
+
+    def __post_init__(self) -> None:
+        names = self.watched or [
+            z.name for z in self.layout.zones if z.kind not in (ZoneKind.DRYER, ZoneKind.BAR)
+        ]
+        self._zones = [self.layout.zone(n) for n in names]
+        self._last: dict[str, ZoneReading] = {}
+
+    def process(self, frame: Frame) -> list[Observation]:
+        self.stats.frames += 1
+        if self.gate is None or self.gate.should_detect(frame.image) or not self._last:
+            self.stats.detections_run += 1
+            sightings = self.detector(frame.image)
+            self._last = {z.name: read_zone(z, sightings, self.min_confidence) for z in self._zones}
+        return self.tracker.update(frame.t_ns, self._last)

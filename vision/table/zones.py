@@ -1,0 +1,170 @@
+"""Calibrated table zones: named polygons in normalised image coordinates (0..1).
+
+Normalised coordinates survive a change of camera resolution. The layout is saved as
+JSON (the dashboard's calibration page writes it; see ``TableLayout.to_dict``):
+
+    {"zones": [{"name": "discard", "kind": "discard", "seat": null,
+                "points": [[0.40, 0.35], [0.60, 0.35], [0.60, 0.65], [0.40, 0.65]]}, ...]}
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class ZoneError(ValueError):
+    """A zone layout is malformed; the message names the zone."""
+
+
+class ZoneKind(enum.Enum):
+    DRAW_PILE = "draw_pile"
+    DISCARD = "discard"  # one, or two for DOS ("discard-left", "discard-right")
+    SEAT = "seat"  # a player's area: laid Dashes and handed-off cards
+    DRYER = "dryer"  # a player's Wash Dash dryer
+    BAR = "bar"  # one of a dryer's three bars (``bar`` field 1..3)
+
+
+@dataclass(frozen=True)
+class Zone:
+    name: str
+    kind: ZoneKind
+    points: tuple[tuple[float, float], ...]
+    seat: int | None = None
+    bar: int | None = None
+
+    def contains(self, x: float, y: float) -> bool:
+        """Ray casting; points on an edge count as inside."""
+        inside = False
+        pts = self.points
+        for i in range(len(pts)):
+            (x1, y1), (x2, y2) = pts[i], pts[(i + 1) % len(pts)]
+            if (y1 > y) != (y2 > y):
+                cross = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
+                if x == cross:
+                    return True
+                if x < cross:
+                    inside = not inside
+            elif y1 == y2 == y and min(x1, x2) <= x <= max(x1, x2):
+                return True
+        return inside
+
+    @property
+    def area(self) -> float:
+        pts = self.points
+        return (
+            abs(
+                sum(
+                    pts[i][0] * pts[(i + 1) % len(pts)][1] - pts[(i + 1) % len(pts)][0] * pts[i][1]
+                    for i in range(len(pts))
+                )
+            )
+            / 2
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "kind": self.kind.value,
+            "seat": self.seat,
+            "points": [list(p) for p in self.points],
+        }
+        if self.bar is not None:
+            out["bar"] = self.bar
+        return out
+
+    @staticmethod
+    def from_dict(data: Any) -> Zone:
+        if not isinstance(data, Mapping):
+            raise ZoneError("each zone must be an object")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise ZoneError("each zone needs a name")
+        try:
+            kind = ZoneKind(data.get("kind"))
+        except ValueError:
+            choices = ", ".join(k.value for k in ZoneKind)
+            raise ZoneError(f"zone {name!r}: kind must be one of {choices}") from None
+        raw = data.get("points")
+        if not isinstance(raw, list) or len(raw) < 3:
+            raise ZoneError(f"zone {name!r}: needs at least 3 points")
+        points = []
+        for p in raw:
+            if (
+                not isinstance(p, list | tuple)
+                or len(p) != 2
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in p)
+                or not all(0.0 <= v <= 1.0 for v in p)
+            ):
+                raise ZoneError(f"zone {name!r}: points are [x, y] pairs between 0 and 1")
+            points.append((float(p[0]), float(p[1])))
+        seat = data.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or seat < 0):
+            raise ZoneError(f"zone {name!r}: seat must be a non-negative integer")
+        if kind in (ZoneKind.SEAT, ZoneKind.DRYER, ZoneKind.BAR) and seat is None:
+            raise ZoneError(f"zone {name!r}: a {kind.value} zone belongs to a seat")
+        bar = data.get("bar")
+        if kind is ZoneKind.BAR and bar not in (1, 2, 3):
+            raise ZoneError(f"zone {name!r}: a bar zone needs bar 1, 2 or 3")
+        return Zone(name, kind, tuple(points), seat, bar if kind is ZoneKind.BAR else None)
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    zones: tuple[Zone, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [z.name for z in self.zones]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ZoneError(f"zone names must be unique: {', '.join(dupes)}")
+
+    def zone(self, name: str) -> Zone:
+        for z in self.zones:
+            if z.name == name:
+                return z
+        raise KeyError(name)
+
+    def of_kind(self, kind: ZoneKind) -> list[Zone]:
+        return [z for z in self.zones if z.kind is kind]
+
+    def zone_at(self, x: float, y: float, kinds: Iterable[ZoneKind] | None = None) -> Zone | None:
+        """The smallest zone containing the point (a bar inside a dryer wins over the dryer)."""
+        wanted = set(kinds) if kinds is not None else None
+        hits = [z for z in self.zones if (wanted is None or z.kind in wanted) and z.contains(x, y)]
+        return min(hits, key=lambda z: z.area) if hits else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"zones": [z.to_dict() for z in self.zones]}
+
+    @staticmethod
+    def from_dict(data: Any) -> TableLayout:
+        if not isinstance(data, Mapping) or not isinstance(data.get("zones"), list):
+            raise ZoneError("a table layout is an object with a 'zones' list")
+        return TableLayout(tuple(Zone.from_dict(z) for z in data["zones"]))
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=2))
+        tmp.replace(path)  # atomic: a crash never leaves half a calibration
+
+    @staticmethod
+    def load(path: str | Path) -> TableLayout:
+        try:
+            return TableLayout.from_dict(json.loads(Path(path).read_text()))
+        except json.JSONDecodeError as exc:
+            raise ZoneError(f"{path}: not JSON ({exc.msg})") from None
+
+
+def rectangle(
+    name: str, kind: ZoneKind, box: Sequence[float], seat: int | None = None, bar: int | None = None
+) -> Zone:
+    """A rectangular zone from ``(x1, y1, x2, y2)`` — handy for defaults and tests."""
+    x1, y1, x2, y2 = box
+    return Zone(name, kind, ((x1, y1), (x2, y1), (x2, y2), (x1, y2)), seat, bar)
