@@ -1,0 +1,158 @@
+"""DOS card notation: parse and format, nothing else.
+
+A token is a colour letter ``R|Y|G|B`` followed by a number (``R7``, ``B0``) or by an
+action symbol: ``SKIP``, ``REV``, ``D2`` (Draw Two) or ``D4`` (Draw Four). In DOS every
+card has a colour, the Draw Four included (the counter needs "a skip of the same colour").
+Parsing is case-insensitive and accepts a few aliases (``S``, ``REVERSE``, ``+2``, ``+4``);
+formatting is canonical upper case.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from referee.events import EventError
+
+MIN_NUMBER = 0
+MAX_NUMBER = 10  # the widest deck choice (1-10); the deck option says which are in play
+
+
+class Color(enum.Enum):
+    RED = "R"
+    YELLOW = "Y"
+    GREEN = "G"
+    BLUE = "B"
+
+    @property
+    def word(self) -> str:
+        return self.name.lower()
+
+
+class Symbol(enum.Enum):
+    SKIP = "SKIP"
+    REVERSE = "REV"
+    DRAW_TWO = "D2"
+    DRAW_FOUR = "D4"
+
+    @property
+    def words(self) -> str:
+        return {"SKIP": "Skip", "REV": "Reverse", "D2": "Draw Two", "D4": "Draw Four"}[self.value]
+
+
+_ALIASES = {
+    "SKIP": Symbol.SKIP,
+    "S": Symbol.SKIP,
+    "REV": Symbol.REVERSE,
+    "REVERSE": Symbol.REVERSE,
+    "D2": Symbol.DRAW_TWO,
+    "+2": Symbol.DRAW_TWO,
+    "DRAW2": Symbol.DRAW_TWO,
+    "D4": Symbol.DRAW_FOUR,
+    "+4": Symbol.DRAW_FOUR,
+    "DRAW4": Symbol.DRAW_FOUR,
+}
+_COLORS = {c.value: c for c in Color}
+
+
+class CardParseError(EventError):
+    """A card token could not be read; an EventError so the web layer answers 400."""
+
+    def __init__(self, token: object, why: str) -> None:
+        super().__init__(f"bad DOS card {token!r}: {why}")
+        self.token = token
+
+
+@dataclass(frozen=True, order=True)
+class DosCard:
+    """One physical DOS card: a colour and either a number or an action symbol."""
+
+    color: Color
+    number: int | None = None
+    symbol: Symbol | None = None
+
+    def __post_init__(self) -> None:
+        if (self.number is None) == (self.symbol is None):
+            raise ValueError("a DOS card has a number or a symbol, not both")
+        if self.number is not None and not MIN_NUMBER <= self.number <= MAX_NUMBER:
+            raise ValueError(f"number {self.number} outside {MIN_NUMBER}..{MAX_NUMBER}")
+
+    @property
+    def is_number(self) -> bool:
+        return self.number is not None
+
+    @property
+    def is_action(self) -> bool:
+        return self.symbol is not None
+
+    @property
+    def face(self) -> int | Symbol:
+        """What "same number/symbol" compares."""
+        return self.symbol if self.symbol is not None else self.number  # type: ignore[return-value]
+
+    @property
+    def words(self) -> str:
+        """A family's name for the card: "red 7", "blue Draw Four"."""
+        face = self.symbol.words if self.symbol is not None else str(self.number)
+        return f"{self.color.word} {face}"
+
+    def __str__(self) -> str:
+        return format_card(self)
+
+    def __repr__(self) -> str:
+        return f"DosCard({format_card(self)})"
+
+
+def number(color: Color, value: int) -> DosCard:
+    return DosCard(color, number=value)
+
+
+def action(color: Color, symbol: Symbol) -> DosCard:
+    return DosCard(color, symbol=symbol)
+
+
+def parse_card(token: object) -> DosCard:
+    """Read one token such as ``R7``, ``gskip``, ``B+4``."""
+    if not isinstance(token, str):
+        raise CardParseError(token, "a card must be text such as 'R7' or 'BSKIP'")
+    text = token.strip().upper().replace("-", "").replace(" ", "")
+    if len(text) < 2:
+        raise CardParseError(token, "expected a colour letter R, Y, G or B and a number or symbol")
+    color = _COLORS.get(text[0])
+    if color is None:
+        raise CardParseError(token, "the first letter must be a colour: R, Y, G or B")
+    rest = text[1:]
+    if rest in _ALIASES:
+        return action(color, _ALIASES[rest])
+    if not rest.isdigit() or (len(rest) > 1 and rest[0] == "0"):
+        raise CardParseError(token, "after the colour comes a number or SKIP, REV, D2, D4")
+    value = int(rest)
+    if not MIN_NUMBER <= value <= MAX_NUMBER:
+        raise CardParseError(token, f"number {value} is outside {MIN_NUMBER}..{MAX_NUMBER}")
+    return number(color, value)
+
+
+def parse_cards(tokens: Iterable[object] | str) -> list[DosCard]:
+    """Several tokens; a string is split on whitespace and commas."""
+    if isinstance(tokens, str):
+        tokens = tokens.replace(",", " ").split()
+    return [parse_card(t) for t in tokens]
+
+
+def format_card(card: DosCard) -> str:
+    face = card.symbol.value if card.symbol is not None else str(card.number)
+    return f"{card.color.value}{face}"
+
+
+def format_cards(cards: Iterable[DosCard]) -> list[str]:
+    return [format_card(c) for c in cards]
+
+
+def matches(card: DosCard, top: DosCard) -> bool:
+    """Colour or number/symbol match; a Draw Four goes on anything (DOS-8)."""
+    return (
+        card.symbol is Symbol.DRAW_FOUR
+        or card.color is top.color
+        or card.face == top.face
+    )

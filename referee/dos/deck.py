@@ -1,0 +1,50 @@
+"""The DOS deck, as data.
+
+The rules list, per colour: 3 Draw Four, 4 Draw Two, 4 Skip, 4 Reverse and "6 of each
+Number Card" without saying which numbers, nor which colours. DOS-2 rules it: the four
+UNO colours and the UNO numbers 0-9 (the game says it is "based on UNO"), i.e.
+4 x (15 + 60) = 300 cards; the option ``numbers`` selects 1-9 or 1-10 instead.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from referee.dos.cards import Color, DosCard, Symbol, action, number
+
+COLORS: tuple[Color, ...] = (Color.RED, Color.YELLOW, Color.GREEN, Color.BLUE)
+
+# Copies of each action card per colour, as printed in the rules' "Card Deck" list.
+ACTIONS_PER_COLOR: Mapping[Symbol, int] = {
+    Symbol.DRAW_FOUR: 3,
+    Symbol.DRAW_TWO: 4,
+    Symbol.SKIP: 4,
+    Symbol.REVERSE: 4,
+}
+
+# Copies of each number card per colour ("6 of each Number Card").
+COPIES_PER_NUMBER = 6
+
+# Which numbers "each Number Card" means: our ruling DOS-2 (option ``numbers``).
+NUMBER_SETS: Mapping[str, tuple[int, ...]] = {
+    "0-9": tuple(range(0, 10)),
+    "1-9": tuple(range(1, 10)),
+    "1-10": tuple(range(1, 11)),
+}
+DEFAULT_NUMBERS = "0-9"
+
+
+def full_deck(numbers: str = DEFAULT_NUMBERS) -> list[DosCard]:
+    """Every card of the deck in a fixed order (the referee never shuffles)."""
+    deck: list[DosCard] = []
+    for color in COLORS:
+        for value in NUMBER_SETS[numbers]:
+            deck += [number(color, value)] * COPIES_PER_NUMBER
+        for symbol, copies in ACTIONS_PER_COLOR.items():
+            deck += [action(color, symbol)] * copies
+    return deck
+
+
+def deck_counter(numbers: str = DEFAULT_NUMBERS) -> Counter[DosCard]:
+    return Counter(full_deck(numbers))

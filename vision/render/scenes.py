@@ -1,0 +1,236 @@
+"""Top-down table scenes with domain randomisation, and their labels.
+
+A scene is composed from generic *sprites* (an RGB image, an alpha mask, a label) placed by
+affine maps; occlusion is tracked in an id buffer so each label knows how much of its object
+is still visible. The same compositor can place other pieces later (Wash Dash clothes, pins,
+the dryer) by handing it other sprites.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.decks import DeckProfile
+from vision.render.faces import CARD_H, CARD_W, card_alpha, render_back, render_face, wear
+from vision.render.tables import occluder, table
+
+FRAME_W, FRAME_H = 640, 480
+MIN_VISIBLE = 0.4  # a card less visible than this is not labelled (it is a pile's edge)
+
+
+@dataclass
+class Sprite:
+    rgb: np.ndarray  # float32 h×w×3, 0..255
+    alpha: np.ndarray  # float32 h×w, 0..1
+    kind: str  # detector class: "card" or "back"
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class Placed:
+    """A labelled object in a finished frame."""
+
+    kind: str
+    quad: np.ndarray  # 4×2 corners in frame pixels, in the object's own order TL, TR, BR, BL
+    visible: float
+    meta: dict
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # uint8 H×W×3 RGB
+    objects: list[Placed]
+
+
+def card_sprite(
+    deck: DeckProfile, rng: np.random.Generator, styles: tuple[str, ...], back_p: float = 0.12
+) -> Sprite:
+    """A random card of ``deck`` (face in a random style, or a back)."""
+    alpha = card_alpha(rng)
+    if rng.random() < back_p:
+        return Sprite(wear(render_back(rng, deck.back_text), rng), alpha, "back", {})
+    full = deck.full_deck()
+    color, value = full[int(rng.integers(len(full)))]
+    style = styles[int(rng.integers(len(styles)))]
+    label = deck.spec(value).label
+    face = wear(render_face(color, value, style, rng, label=label), rng)
+    return Sprite(face, alpha, "card", {"color": color, "value": value, "style": style})
+
+
+def _affine(cx: float, cy: float, width: float, angle_deg: float, w: int, h: int) -> np.ndarray:
+    s = width / w
+    a = np.radians(angle_deg)
+    c, si = np.cos(a) * s, np.sin(a) * s
+    m = np.array([[c, -si, 0.0], [si, c, 0.0]])
+    m[:, 2] = [cx, cy] - m[:, :2] @ np.array([w / 2, h / 2])
+    return m
+
+
+class Canvas:
+    """Composites sprites onto a table, keeping an id buffer for occlusion."""
+
+    def __init__(self, background: np.ndarray) -> None:
+        self.img = background.astype(np.float32)
+        self.ids = np.full(background.shape[:2], -1, np.int32)
+        self.items: list[tuple[Sprite, np.ndarray, float]] = []  # sprite, quad, full area
+
+    def place(self, sp: Sprite, m: np.ndarray, rng: np.random.Generator, shadow: bool = True) -> None:
+        H, W = self.ids.shape
+        h, w = sp.alpha.shape
+        a = cv2.warpAffine(sp.alpha, m, (W, H), flags=cv2.INTER_LINEAR)
+        if shadow:
+            off = rng.uniform(1, 5, 2)
+            ms = m.copy()
+            ms[:, 2] += off
+            sh = cv2.warpAffine(sp.alpha, ms, (W, H))
+            sh = cv2.GaussianBlur(sh, (0, 0), rng.uniform(1.5, 4))[..., None]
+            self.img *= 1 - sh * rng.uniform(0.25, 0.5)
+        rgb = cv2.warpAffine(sp.rgb, m, (W, H), flags=cv2.INTER_LINEAR)
+        self.img = self.img * (1 - a[..., None]) + rgb * a[..., None]
+        idx = len(self.items)
+        self.ids[a > 0.5] = idx
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        quad = corners @ m[:, :2].T + m[:, 2]
+        self.items.append((sp, quad, float((a > 0.5).sum())))
+
+    def occlude(self, rgb: np.ndarray, alpha: np.ndarray, rng: np.random.Generator) -> None:
+        sh = cv2.GaussianBlur(np.roll(alpha, (6, 6), (0, 1)), (0, 0), 5)[..., None]
+        self.img *= 1 - sh * 0.35
+        self.img = self.img * (1 - alpha[..., None]) + rgb * alpha[..., None]
+        self.ids[alpha > 0.5] = -2
+
+
+def _fan(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width: float) -> None:
+    n = len(sprites)
+    step = width * rng.uniform(0.5, 0.85)  # each card covers at most half of the one below
+    ang = rng.uniform(0, 360)
+    d = np.array([np.cos(np.radians(ang)), np.sin(np.radians(ang))])
+    span = step * (n - 1)
+    margin = width * 1.0
+    lo = np.array([margin, margin]) + np.abs(d) * span / 2
+    hi = np.array([FRAME_W - margin, FRAME_H - margin]) - np.abs(d) * span / 2
+    if np.any(hi <= lo):
+        return
+    center = rng.uniform(lo, hi)
+    spread = rng.uniform(0, 8)
+    card_ang = ang + 90 + rng.uniform(-15, 15)
+    for k, sp in enumerate(sprites):
+        c = center + d * (k - (n - 1) / 2) * step
+        m = _affine(c[0], c[1], width, card_ang + (k - (n - 1) / 2) * spread, CARD_W, CARD_H)
+        canvas.place(sp, m, rng)
+
+
+def _pile(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width: float) -> None:
+    m0 = width * 0.9
+    cx, cy = rng.uniform(m0, FRAME_W - m0), rng.uniform(m0, FRAME_H - m0)
+    base = rng.uniform(0, 360)
+    for sp in sprites:
+        j = rng.normal(0, width * 0.08, 2)
+        m = _affine(cx + j[0], cy + j[1], width, base + rng.normal(0, 25), CARD_W, CARD_H)
+        canvas.place(sp, m, rng)
+
+
+def _singles(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width: float) -> None:
+    m0 = width * 0.9
+    for sp in sprites:
+        cx, cy = rng.uniform(m0, FRAME_W - m0), rng.uniform(m0, FRAME_H - m0)
+        m = _affine(cx, cy, width * rng.uniform(0.95, 1.05), rng.uniform(0, 360), CARD_W, CARD_H)
+        canvas.place(sp, m, rng)
+
+
+def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    H, W = img.shape[:2]
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    # illumination gradient and vignette
+    g = 1 + rng.uniform(-0.35, 0.35) * (xx / W - 0.5) + rng.uniform(-0.35, 0.35) * (yy / H - 0.5)
+    r2 = ((xx - W / 2) / W) ** 2 + ((yy - H / 2) / H) ** 2
+    g *= 1 - rng.uniform(0, 0.6) * r2
+    img = img * g[..., None] * rng.uniform(0.55, 1.25)
+    # colour cast / white balance (warm tungsten to cool daylight)
+    cast = np.array([rng.uniform(0.8, 1.2), rng.uniform(0.88, 1.1), rng.uniform(0.75, 1.2)])
+    img = img * cast
+    # glare: bright soft spots that wash out colour
+    for _ in range(int(rng.poisson(0.8))):
+        spot = np.zeros((H, W), np.float32)
+        cv2.ellipse(spot, (int(rng.integers(W)), int(rng.integers(H))),
+                    (int(rng.integers(15, 90)), int(rng.integers(10, 60))),
+                    float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        spot = cv2.GaussianBlur(spot, (0, 0), rng.uniform(5, 20))
+        img = img + spot[..., None] * rng.uniform(60, 220)
+    return img
+
+
+def _perspective(rng: np.random.Generator, strength: float) -> np.ndarray:
+    src = np.float32([[0, 0], [FRAME_W, 0], [FRAME_W, FRAME_H], [0, FRAME_H]])
+    jitter = rng.uniform(-strength, strength, (4, 2)) * [FRAME_W, FRAME_H]
+    return cv2.getPerspectiveTransform(src, (src + jitter).astype(np.float32))
+
+
+def _degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    if rng.random() < 0.4:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.8))
+    if rng.random() < 0.2:  # motion blur
+        k = int(rng.integers(3, 9))
+        ker = np.zeros((k, k), np.float32)
+        ker[k // 2, :] = 1 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
+        ker = cv2.warpAffine(ker, rot, (k, k))
+        img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
+    img = img + rng.normal(0, rng.uniform(0, 8), img.shape).astype(np.float32)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        q = int(rng.integers(30, 95))
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    return img
+
+
+def render_scene(
+    deck: DeckProfile | list[DeckProfile],
+    rng: np.random.Generator,
+    styles: tuple[str, ...],
+    *,
+    empty: bool = False,
+    max_cards: int = 12,
+) -> Scene:
+    """One 640×480 top-down frame of a table with cards (or none), clutter and bad light."""
+    decks = deck if isinstance(deck, list) else [deck]
+    dk = decks[int(rng.integers(len(decks)))]
+    canvas = Canvas(table(FRAME_H, FRAME_W, rng))
+    width = float(rng.uniform(34, 100))  # card width in pixels: camera height varies
+    if not empty:
+        budget = int(rng.integers(1, max_cards + 1))
+        while budget > 0:
+            mode = rng.choice(["single", "fan", "pile", "backs"], p=[0.4, 0.3, 0.2, 0.1])
+            n = min(budget, int(rng.integers(1, 4)) if mode == "single" else int(rng.integers(2, 8)))
+            budget -= n
+            if mode == "backs":
+                sprites = [Sprite(wear(render_back(rng, dk.back_text), rng), card_alpha(rng),
+                                  "back") for _ in range(n)]
+                _pile(canvas, sprites, rng, width)
+                continue
+            sprites = [card_sprite(dk, rng, styles) for _ in range(n)]
+            {"single": _singles, "fan": _fan, "pile": _pile}[str(mode)](canvas, sprites, rng, width)
+    for _ in range(int(rng.poisson(1.6 if empty else 0.7))):
+        kind = None if empty or rng.random() < 0.5 else "hand"
+        rgb, alpha = occluder(FRAME_H, FRAME_W, rng, kind)
+        canvas.occlude(rgb, alpha, rng)
+    img = _light(canvas.img, rng)
+    ids = canvas.ids
+    hom = _perspective(rng, rng.uniform(0, 0.06))
+    img = cv2.warpPerspective(img, hom, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REFLECT)
+    ids = cv2.warpPerspective(ids.astype(np.float32), hom, (FRAME_W, FRAME_H),
+                              flags=cv2.INTER_NEAREST, borderValue=-1).astype(np.int32)
+    img = _degrade(img, rng)
+    det = np.linalg.det(hom[:2, :2])
+    counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(canvas.items))
+    placed: list[Placed] = []
+    for i, (sp, quad, area) in enumerate(canvas.items):
+        q = cv2.perspectiveTransform(quad.reshape(1, 4, 2), hom).reshape(4, 2)
+        vis = float(counts[i]) / max(area * det, 1.0)
+        if vis >= MIN_VISIBLE:
+            placed.append(Placed(sp.kind, q, min(vis, 1.0), dict(sp.meta)))
+    return Scene(img, placed)

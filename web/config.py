@@ -1,0 +1,128 @@
+"""Dashboard settings: defaults, the ``[web]`` table of ``tabletop.toml``, injected services."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DB = Path("var") / "tabletop.db"
+DEFAULT_CONFIG = Path("tabletop.toml")
+
+
+class ConfigError(ValueError):
+    """The configuration file or a setting is wrong; the message names the entry."""
+
+
+@dataclass
+class WebConfig:
+    """Everything ``create_app`` needs. Services left as None get a default implementation."""
+
+    db_path: Path = field(default_factory=lambda: Path(os.environ.get("TABLETOP_DB", DEFAULT_DB)))
+    host: str = "127.0.0.1"
+    port: int = 8080
+    threads: int = 48
+    # Live streams (SSE, MJPEG) each hold a server thread; this many at most, so that
+    # ordinary page loads always find a free thread (threads - max_streams of them).
+    max_streams: int = 32
+    stream_heartbeat_s: float = 10.0
+    stream_max_age_s: float = 900.0
+    mjpeg_fps: float = 5.0
+    camera: str | None = None  # video file or image folder for the built-in feed
+    zones_path: Path | None = None  # default: zones.json beside the database
+    public_url: str | None = None  # what the QR code points at; default: the request's host
+    secret_key: str | None = None  # default: generated once and kept in the database
+    # Pad device -> event kind appended to the running game (when the game knows the kind).
+    pad_events: dict[str, str] = field(default_factory=lambda: {"pad": "slap", "button": "call"})
+    seats: int = 6  # virtual pads
+    testing: bool = False
+    # Injected services (tests, the hardware and vision packages).
+    camera_feed: Any = None
+    pads: Any = None
+
+    @property
+    def zones_file(self) -> Path:
+        return self.zones_path or Path(self.db_path).parent / "zones.json"
+
+
+_FILE_KEYS = {
+    "db": "db_path",
+    "host": "host",
+    "port": "port",
+    "threads": "threads",
+    "max_streams": "max_streams",
+    "camera": "camera",
+    "zones": "zones_path",
+    "public_url": "public_url",
+    "pad_events": "pad_events",
+    "seats": "seats",
+    "mjpeg_fps": "mjpeg_fps",
+}
+
+
+def _typed(name: str, value: Any) -> Any:
+    if name in ("db_path", "zones_path"):
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"[web] {name}: expected a path")
+        return Path(value)
+    if name in ("port", "threads", "max_streams", "seats"):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ConfigError(f"[web] {name}: expected a positive integer, got {value!r}")
+        if name == "port" and value > 65535:
+            raise ConfigError(f"[web] port: {value} is not a TCP port")
+        return value
+    if name == "mjpeg_fps":
+        if not isinstance(value, int | float) or not 0 < value <= 30:
+            raise ConfigError(f"[web] mjpeg_fps: expected 0 < fps <= 30, got {value!r}")
+        return float(value)
+    if name == "pad_events":
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise ConfigError("[web] pad_events: expected a table of device = event kind")
+        return dict(value)
+    if not isinstance(value, str):
+        raise ConfigError(f"[web] {name}: expected text, got {value!r}")
+    return value
+
+
+def from_mapping(data: Mapping[str, Any], base: WebConfig | None = None) -> WebConfig:
+    """Overlay a ``[web]`` table (file keys) or WebConfig field names onto ``base``."""
+    cfg = base or WebConfig()
+    names = {f.name for f in fields(WebConfig)}
+    for key, value in data.items():
+        name = _FILE_KEYS.get(key, key)
+        if name not in names:
+            raise ConfigError(f"[web] unknown setting {key!r}; known: {sorted(_FILE_KEYS)}")
+        if key in _FILE_KEYS:
+            value = _typed(name, value)
+        setattr(cfg, name, value)
+    return cfg
+
+
+def load_file(path: Path, base: WebConfig | None = None) -> WebConfig:
+    """Read the ``[web]`` table of a TOML file (other tables belong to other packages)."""
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    web = data.get("web", {})
+    if not isinstance(web, Mapping):
+        raise ConfigError(f"{path}: [web] must be a table")
+    return from_mapping(web, base)
+
+
+def coerce(config: Any) -> WebConfig:
+    if config is None:
+        return WebConfig()
+    if isinstance(config, WebConfig):
+        return config
+    if isinstance(config, Mapping):
+        return from_mapping(config)
+    raise ConfigError(f"create_app needs a WebConfig or a mapping, got {type(config).__name__}")

@@ -1,0 +1,1 @@
+"""Services the dashboard's routes use; each is injectable through ``WebConfig``."""

@@ -1,0 +1,137 @@
+"""Calibrated table zones: polygons in normalised 0..1 image coordinates, saved as JSON.
+
+File format (version 1), read by the vision pipeline::
+
+    {"version": 1, "updated_at": 1764420000.0,
+     "frame": {"width": 640, "height": 480},
+     "zones": [{"name": "discard_1", "kind": "discard_pile", "seat": null, "index": 1,
+                "bar": null, "points": [[0.41, 0.30], [0.55, 0.30], [0.55, 0.52]]}]}
+
+Names: ``draw_pile``; ``discard_1``/``discard_2``; ``seat_S_area``; ``seat_S_dryer``;
+``seat_S_dryer_bar_B`` (B = 1..3, top to bottom). Kind/seat/index/bar are derived from the
+name so the two always agree. x grows to the right, y downwards, (0, 0) top-left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from web.errors import BadInput
+
+MAX_ZONES = 64
+MAX_POINTS = 64
+MAX_SEATS = 8
+
+_NAMES = [
+    (re.compile(r"draw_pile"), "draw_pile"),
+    (re.compile(r"discard_(?P<index>[12])"), "discard_pile"),
+    (re.compile(r"seat_(?P<seat>\d)_area"), "seat_area"),
+    (re.compile(r"seat_(?P<seat>\d)_dryer"), "dryer"),
+    (re.compile(r"seat_(?P<seat>\d)_dryer_bar_(?P<bar>[123])"), "dryer_bar"),
+]
+
+
+def zone_names(seats: int) -> list[str]:
+    """Every name the calibration page offers, for ``seats`` seats."""
+    names = ["draw_pile", "discard_1", "discard_2"]
+    for s in range(seats):
+        names += [f"seat_{s}_area", f"seat_{s}_dryer"]
+        names += [f"seat_{s}_dryer_bar_{b}" for b in (1, 2, 3)]
+    return names
+
+
+def parse_name(name: Any) -> dict[str, Any]:
+    if not isinstance(name, str):
+        raise BadInput("a zone name must be text")
+    for pattern, kind in _NAMES:
+        m = pattern.fullmatch(name)
+        if m:
+            groups = m.groupdict()
+            seat = int(groups["seat"]) if groups.get("seat") else None
+            if seat is not None and seat >= MAX_SEATS:
+                break
+            return {
+                "name": name,
+                "kind": kind,
+                "seat": seat,
+                "index": int(groups["index"]) if groups.get("index") else None,
+                "bar": int(groups["bar"]) if groups.get("bar") else None,
+            }
+    raise BadInput(f"unknown zone name {name!r}; e.g. draw_pile, discard_1, seat_0_dryer_bar_2")
+
+
+def _point(p: Any) -> list[float]:
+    ok = isinstance(p, list | tuple) and len(p) == 2
+    if ok:
+        ok = all(isinstance(v, int | float) and not isinstance(v, bool) for v in p)
+    if not ok or not all(0.0 <= float(v) <= 1.0 for v in p):
+        raise BadInput(f"a zone point must be [x, y] with 0 ≤ x, y ≤ 1, got {p!r}")
+    return [round(float(p[0]), 5), round(float(p[1]), 5)]
+
+
+def validate(data: Any) -> dict[str, Any]:
+    """A clean zones document from untrusted JSON, or BadInput naming the problem."""
+    if not isinstance(data, dict):
+        raise BadInput("zones must be a JSON object with a 'zones' list")
+    zones = data.get("zones")
+    if not isinstance(zones, list) or len(zones) > MAX_ZONES:
+        raise BadInput(f"'zones' must be a list of at most {MAX_ZONES} zones")
+    frame = data.get("frame") or {}
+    if not isinstance(frame, dict):
+        raise BadInput("'frame' must be an object with width and height")
+    width, height = frame.get("width"), frame.get("height")
+    for v in (width, height):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 0 < v < 10000):
+            raise BadInput("frame width and height must be whole pixels")
+    out = []
+    seen = set()
+    for zone in zones:
+        if not isinstance(zone, dict):
+            raise BadInput("each zone must be an object with 'name' and 'points'")
+        info = parse_name(zone.get("name"))
+        if info["name"] in seen:
+            raise BadInput(f"zone {info['name']!r} appears twice")
+        seen.add(info["name"])
+        points = zone.get("points")
+        if not isinstance(points, list) or not 3 <= len(points) <= MAX_POINTS:
+            raise BadInput(f"zone {info['name']!r} needs 3 to {MAX_POINTS} points")
+        info["points"] = [_point(p) for p in points]
+        out.append(info)
+    return {
+        "version": 1,
+        "updated_at": time.time(),
+        "frame": {"width": width, "height": height},
+        "zones": out,
+    }
+
+
+class ZoneStore:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self.version = 0  # bumps on every save, so cached overlays are redrawn
+
+    def load(self) -> dict[str, Any]:
+        try:
+            with self.path.open(encoding="utf-8") as fh:
+                return validate(json.load(fh))
+        except FileNotFoundError:
+            return {"version": 1, "updated_at": None, "frame": {}, "zones": []}
+        except (OSError, ValueError, BadInput):
+            return {"version": 1, "updated_at": None, "frame": {}, "zones": [], "error": True}
+
+    def save(self, data: Any) -> dict[str, Any]:
+        doc = validate(data)
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+            os.replace(tmp, self.path)
+            self.version += 1
+        return doc
