@@ -14,6 +14,8 @@ Rulings (docs/rulings/hardware.md):
   the lockout span before the trigger locks the seat out of that race.
 * HW-4 only a seat's first press counts (a bounce or a second slap cannot change the order).
 * HW-5 a press outside every race window is a fake-out.
+* HW-6 a press after the window is a miss; HW-8 nobody finishing means no winner;
+  HW-9 presses from seats outside the race are not evidence.
 """
 
 from __future__ import annotations
@@ -267,7 +269,7 @@ def first_finisher(
         reason = f"Nobody pressed within {_ms(rules.window_ns)} of the start."
         return RaceDecision((), False, evidence, reason, "first_finisher", start_ns, rules)
     first = min(times.values())
-    tied = tuple(s for s, t in times.items() if t - first < rules.tie_ns)
+    tied = tuple(s for s, t in times.items() if t - first < rules.tie_ns or t == first)
     after = _ms(first - start_ns)
     if len(tied) > 1:
         reason = (

@@ -36,6 +36,8 @@ ACTIONS: tuple[str, ...] = (
     "hithand",
 )
 SYMBOLS: tuple[str, ...] = NUMBERS + ACTIONS
+# The symbol classifier also answers "a card back" and "not a card" (rejects detector mistakes).
+SYMBOL_CLASSES: tuple[str, ...] = (*SYMBOLS, "back", "other")
 
 
 class DeckError(ValueError):

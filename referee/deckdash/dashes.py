@@ -73,6 +73,11 @@ class Dash:
         return sum(p.size for p in self.parts)
 
     @property
+    def short(self) -> str:
+        """ "Easy Dash 6"."""
+        return f"{self.level.value.capitalize()} Dash {self.number}"
+
+    @property
     def title(self) -> str:
         return f"{self.level.value.capitalize()} Dash {self.number}: {self.text}"
 

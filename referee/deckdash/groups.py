@@ -112,7 +112,7 @@ class Group:
 
     @property
     def label(self) -> str:
-        """ "run 4 to 6", "set of 7s", "pair of 3s", "5 red cards", "red run 1 to 5"."""
+        """ "run 4 to 6", "set of 7s", "pair of 3s", "group of 5 red cards", "red run 1 to 5"."""
         k = self.kind
         color = self.color.word if self.color else ""
         if k is GroupKind.RUN:
@@ -125,7 +125,7 @@ class Group:
             return f"pair of {self.number}s"
         if k is GroupKind.COLOR_PAIR:
             return f"pair of {color} {self.number}s"
-        return f"{self.size} {color} cards"
+        return f"group of {self.size} {color} cards"
 
     def describe(self) -> str:
         """Label plus the cards, naming what each Wild stands for."""

@@ -42,7 +42,7 @@ def hand_off(group: Group, card: Card, *, end: End | None = None) -> Group | Non
     if not fits:
         return None
     if card.is_number:
-        face = Face.of(card) if kind is not GroupKind.SET else Face(card.color, card.number)
+        face = Face.of(card)
     return replace(group, cards=(*group.cards, card), stands_for=(*group.stands_for, face))
 
 

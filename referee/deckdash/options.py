@@ -33,9 +33,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Variation 3: the Dashes to play, in playing order (numbers 1..12)",
         ruling="DD-13",
     ),
-    OptionSpec(
-        "dash_count", 12, "Variation 1: how many Dashes the game lasts", ruling="DD-13"
-    ),
+    OptionSpec("dash_count", 12, "Variation 1: how many Dashes the game lasts", ruling="DD-13"),
     OptionSpec(
         "points", True, "Variation 2: keep points (false: only Dashes won count)", ruling="DD-14"
     ),

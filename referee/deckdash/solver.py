@@ -2,21 +2,25 @@
 
 The pool is 48 counters, one per numbered card face (colour x number). Parts are tried
 one after another; each part lists its possible groups ("options") from what is left.
-Three facts keep the search small without losing answers:
+These facts keep the search small without losing answers:
 
 * colour-keyed parts go first; after them only numbers matter, so number-keyed parts
   (sets, pairs, runs) take any colour of a number (the first colour left);
-* the last part takes every natural card it can (a Wild instead would only waste it);
+* a group takes every natural card it can, except that it may leave one natural per later
+  group to a Wild: if a later group uses a natural this group could have used, swapping
+  it for this group's Wild keeps both groups valid, unless it was that group's only
+  numbered card (DASH-2);
 * identical parts are tried in non-decreasing order (a set of 4s then a set of 9s, never
-  both orders).
-
-Earlier parts do try leaving a natural card to a Wild, because with the "each group needs
-a numbered card" rule (DASH-2) a later group may need that card.
+  both orders);
+* ``_bound`` caps the naturals the remaining parts can still take, so a hopeless branch
+  stops early.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 from referee.deckdash.dashes import GroupKind, Part
@@ -46,44 +50,105 @@ def _order(parts: Sequence[Part]) -> list[int]:
     return sorted(range(len(parts)), key=rank)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What the search needs to know about a Dash's parts, worked out once per Dash."""
+
+    order: tuple[int, ...]  # parts in search order
+    suffix: tuple[int, ...]  # cards still needed from position i on
+    later_numbers: tuple[bool, ...]  # does a part after position i care about numbers?
+    twin: tuple[bool, ...]  # is the part at i identical to the one before it?
+    blocks: tuple[tuple[tuple[GroupKind, int, int], ...], ...]  # order[i:] as (kind, size, n)
+
+
+@lru_cache(maxsize=64)
+def _plan(parts: tuple[Part, ...]) -> _Plan:
+    order = tuple(_order(parts))
+    n = len(order)
+    blocks = []
+    for i in range(n + 1):
+        block: list[tuple[GroupKind, int, int]] = []
+        for j in order[i:]:
+            part = parts[j]
+            if block and block[-1][:2] == (part.kind, part.size):
+                block[-1] = (part.kind, part.size, block[-1][2] + 1)
+            else:
+                block.append((part.kind, part.size, 1))
+        blocks.append(tuple(block))
+    return _Plan(
+        order=order,
+        suffix=tuple(sum(parts[j].size for j in order[i:]) for i in range(n + 1)),
+        later_numbers=tuple(
+            any(parts[j].kind.keys_on_number for j in order[i + 1 :]) for i in range(n)
+        ),
+        twin=tuple(i > 0 and parts[order[i - 1]] == parts[order[i]] for i in range(n)),
+        blocks=tuple(blocks),
+    )
+
+
 class _Search:
     def __init__(
         self, parts: Sequence[Part], pool: list[int], *, exact: bool, allow_empty: bool
     ) -> None:
-        self.parts = parts
+        self.parts = tuple(parts)
         self.pool = pool
         self.exact = exact
         self.allow_empty = allow_empty
-        self.order = _order(parts)
-        n = len(self.order)
-        self.suffix = [sum(parts[j].size for j in self.order[i:]) for i in range(n + 1)]
-        self.later_numbers = [
-            any(parts[j].kind.keys_on_number for j in self.order[i + 1 :]) for i in range(n)
-        ]
+        plan = _plan(self.parts)
+        self.order = plan.order
+        self.suffix = plan.suffix
+        self.later_numbers = plan.later_numbers
+        self.twin = plan.twin
+        self.blocks = plan.blocks
         self.chosen: Solution = []
 
-    # -- options per kind -------------------------------------------------------------
-    def _take_number(self, number: int) -> Slot:
-        pool = self.pool
-        for c in range(4):
-            if pool[c * 12 + number - 1] > 0:
-                return (c * 12 + number - 1, c, number)
-        raise AssertionError("no natural left")  # pragma: no cover - guarded by callers
+    # -- an upper bound on the naturals the remaining parts can use ---------------------
+    def _bound(self, i: int) -> int:
+        """At most this many natural cards fit into the parts order[i:] (never too low).
 
+        Each run of identical parts is bounded on its own (ignoring what the other parts
+        take, so the sum can only be too high): k groups keyed on the same thing (number,
+        colour or card face) share counts ``c`` with gains min(c, (m+1)s) - min(c, ms),
+        which shrink as m grows, so taking the best gain k times is exact for them.
+        """
+        pool = self.pool
+        total = 0
+        for kind, size, count in self.blocks[i]:
+            if kind in (GroupKind.SET, GroupKind.PAIR):
+                counts = [pool[v] + pool[12 + v] + pool[24 + v] + pool[36 + v] for v in range(12)]
+                total += _greedy_fill(counts, size, count)
+            elif kind is GroupKind.SAME_COLOR:
+                counts = [sum(pool[c * 12 : c * 12 + 12]) for c in range(4)]
+                total += _greedy_fill(counts, size, count)
+            elif kind is GroupKind.COLOR_PAIR:
+                total += _greedy_fill(pool, size, count)
+            elif kind is GroupKind.RUN:
+                counts = [pool[v] + pool[12 + v] + pool[24 + v] + pool[36 + v] for v in range(12)]
+                if count == 2:  # two runs (Advanced 6): try every pair of windows
+                    total += _best_two_windows(counts, size)
+                else:
+                    total += count * _best_window([1 if c else 0 for c in counts], size)
+            else:  # COLOR_RUN
+                best = max(
+                    _best_window([1 if pool[c * 12 + v] else 0 for v in range(12)], size)
+                    for c in range(4)
+                )
+                total += count * best
+        return total
+
+    # -- options per kind -------------------------------------------------------------
     def _num_avail(self, number: int) -> int:
         p, i = self.pool, number - 1
         return p[i] + p[12 + i] + p[24 + i] + p[36 + i]
 
-    def _sets(self, size: int, budget: int, last: bool) -> Iterator[Option]:
+    def _sets(self, size: int, budget: int, spare: int) -> Iterator[Option]:
         pool = self.pool
         for v in NUMBERS:
             avail = self._num_avail(v)
             if avail == 0:
                 continue
-            kmax, kmin = min(size, avail), max(1, size - budget)
-            for k in (kmax,) if last else range(kmax, kmin - 1, -1):
-                if k < kmin:
-                    break
+            kmax = min(size, avail)
+            for k in range(kmax, max(1, size - budget, kmax - spare) - 1, -1):
                 slots: list[Slot] = []
                 for c in range(4):
                     take = min(pool[c * 12 + v - 1], k - len(slots))
@@ -91,57 +156,58 @@ class _Search:
                 slots += [(None, None, v)] * (size - k)
                 yield (v, -k), slots, k, size - k
 
-    def _runs(self, size: int, budget: int, last: bool, colored: bool) -> Iterator[Option]:
+    def _runs(self, size: int, budget: int, spare: int, colored: bool) -> Iterator[Option]:
         pool = self.pool
         for c in range(4) if colored else (None,):
-            for a in range(1, 14 - size):
+            # colour of a natural to take for each number, -1 when none is left; the pool is
+            # the same at every resume of this generator, so one look suffices
+            if c is None:
+                have = [-1] * 13
+                for v in NUMBERS:
+                    for cc in range(4):
+                        if pool[cc * 12 + v - 1]:
+                            have[v] = cc
+                            break
+            else:
+                have = [-1] + [c if pool[c * 12 + v - 1] else -1 for v in NUMBERS]
+            for a in range(13 - size, 0, -1):  # high runs first: DASH-10
                 span = range(a, a + size)
-                if c is None:
-                    nat = [v for v in span if self._num_avail(v) > 0]
-                else:
-                    nat = [v for v in span if pool[c * 12 + v - 1] > 0]
+                nat = [v for v in span if have[v] >= 0]
                 need = size - len(nat)
                 if not nat or need > budget:
                     continue
-                spare = 0 if last else min(budget - need, len(nat) - 1)
-                for r in range(spare + 1):
+                key = (a,) if c is None else (c, a)
+                for r in range(min(spare, budget - need, len(nat) - 1) + 1):
                     for skip in combinations(nat, r):
-                        slots: list[Slot] = []
-                        for v in span:
-                            if v in nat and v not in skip:
-                                slots.append(
-                                    self._take_number(v) if c is None else (c * 12 + v - 1, c, v)
-                                )
-                            else:
-                                slots.append((None, c, v))
-                        key = (a,) if c is None else (c, a)
+                        slots: list[Slot] = [
+                            (have[v] * 12 + v - 1, have[v], v)
+                            if have[v] >= 0 and v not in skip
+                            else (None, c, v)
+                            for v in span
+                        ]
                         yield key, slots, len(nat) - r, need + r
 
-    def _color_pairs(self, size: int, budget: int, last: bool) -> Iterator[Option]:
+    def _color_pairs(self, size: int, budget: int, spare: int) -> Iterator[Option]:
         pool = self.pool
         for idx in range(48):
             avail = pool[idx]
             if avail == 0:
                 continue
             c, v = divmod(idx, 12)
-            kmax, kmin = min(size, avail), max(1, size - budget)
-            for k in (kmax,) if last else range(kmax, kmin - 1, -1):
-                if k < kmin:
-                    break
+            kmax = min(size, avail)
+            for k in range(kmax, max(1, size - budget, kmax - spare) - 1, -1):
                 slots = [(idx, c, v + 1)] * k + [(None, c, v + 1)] * (size - k)
                 yield (idx, -k), slots, k, size - k
 
-    def _same_color(self, size: int, budget: int, last: bool, numbers: bool) -> Iterator[Option]:
+    def _same_color(self, size: int, budget: int, spare: int, numbers: bool) -> Iterator[Option]:
         pool = self.pool
         for c in range(4):
             row = pool[c * 12 : c * 12 + 12]
             avail = sum(row)
             if avail == 0:
                 continue
-            kmax, kmin = min(size, avail), max(1, size - budget)
-            for k in (kmax,) if last else range(kmax, kmin - 1, -1):
-                if k < kmin:
-                    break
+            kmax = min(size, avail)
+            for k in range(kmax, max(1, size - budget, kmax - spare) - 1, -1):
                 wild = [(None, c, None)] * (size - k)
                 if numbers:  # a later part cares which numbers stay: try every choice
                     for picked in _sub_multisets(row, k):
@@ -156,18 +222,21 @@ class _Search:
 
     def _options(self, i: int, budget: int) -> Iterator[Option]:
         part = self.parts[self.order[i]]
-        last = i == len(self.order) - 1
+        # How many naturals this group may leave to a Wild: only to give each later group
+        # its one numbered card (DASH-2); otherwise a Wild in place of a natural never helps
+        # (swap them). Groups of only Wilds are allowed when explaining, so then none.
+        spare = 0 if self.allow_empty else len(self.order) - 1 - i
         kind, size = part.kind, part.size
         if kind in (GroupKind.SET, GroupKind.PAIR):
-            yield from self._sets(size, budget, last)
+            yield from self._sets(size, budget, spare)
         elif kind is GroupKind.RUN:
-            yield from self._runs(size, budget, last, False)
+            yield from self._runs(size, budget, spare, False)
         elif kind is GroupKind.COLOR_RUN:
-            yield from self._runs(size, budget, last, True)
+            yield from self._runs(size, budget, spare, True)
         elif kind is GroupKind.COLOR_PAIR:
-            yield from self._color_pairs(size, budget, last)
+            yield from self._color_pairs(size, budget, spare)
         else:
-            yield from self._same_color(size, budget, last, self.later_numbers[i])
+            yield from self._same_color(size, budget, spare, self.later_numbers[i])
         if self.allow_empty and size <= budget:
             yield _EMPTY_KEY, [(None, None, None)] * size, 0, size
 
@@ -177,10 +246,13 @@ class _Search:
             return naturals == 0 or not self.exact
         if naturals + budget < self.suffix[i]:
             return False
-        part = self.parts[self.order[i]]
-        twin = i > 0 and self.parts[self.order[i - 1]] == part
+        usable = self._bound(i)
+        if usable + budget < self.suffix[i] or (self.exact and usable < naturals):
+            return False
+        twin = self.twin[i]
         pool = self.pool
-        for key, slots, nat, wild in list(self._options(i, budget)):
+        # Lazily: each option is read from the pool only after the last one was undone.
+        for key, slots, nat, wild in self._options(i, budget):
             if twin and key < prev_key:
                 continue
             for s in slots:
@@ -194,6 +266,58 @@ class _Search:
                 if s[0] is not None:
                     pool[s[0]] += 1
         return False
+
+
+def _greedy_fill(counts: Sequence[int], size: int, groups: int) -> int:
+    """Most naturals ``groups`` groups of ``size`` can take when each group draws from one
+    key and key k has ``counts[k]`` naturals (a key may hold several groups).
+
+    Key k offers c // size full chunks of ``size`` and one chunk of c % size; filling the
+    groups with the biggest chunks is optimal because the gains only shrink.
+    """
+    full = 0
+    rests: list[int] = []
+    for c in counts:
+        if c:
+            q, r = divmod(c, size)
+            full += q
+            if r:
+                rests.append(r)
+    if full >= groups:
+        return groups * size
+    rests.sort(reverse=True)
+    return full * size + sum(rests[: groups - full])
+
+
+def _best_window(have: Sequence[int], size: int) -> int:
+    """Most 1s in any ``size`` consecutive entries of ``have`` (numbers 1..12)."""
+    best = cur = sum(have[:size])
+    for a in range(size, 12):
+        cur += have[a] - have[a - size]
+        best = max(best, cur)
+    return best
+
+
+def _best_two_windows(counts: Sequence[int], size: int) -> int:
+    """Most naturals two runs of ``size`` can take; number v has ``counts[v - 1]``.
+
+    A number inside both runs can give two naturals, inside one run one: prefix sums of
+    min(count, 1) and min(count, 2) price every pair of windows in constant time.
+    """
+    one, two = [0], [0]
+    for c in counts:
+        one.append(one[-1] + min(c, 1))
+        two.append(two[-1] + min(c, 2))
+    best = 0
+    last = 12 - size  # windows start at index 0..last (number 1..13-size)
+    for a in range(last + 1):
+        for b in range(a, last + 1):
+            if b >= a + size:
+                took = one[a + size] - one[a] + one[b + size] - one[b]
+            else:
+                took = one[b] - one[a] + two[a + size] - two[b] + one[b + size] - one[a + size]
+            best = max(best, took)
+    return best
 
 
 def _sub_multisets(row: Sequence[int], k: int, start: int = 0) -> Iterator[list[int]]:
@@ -226,7 +350,8 @@ def solve_fewest_wilds(
     naturals = sum(pool)
     if naturals + wilds < search.suffix[0]:
         return None
-    for budget in range(max(0, search.suffix[0] - naturals), wilds + 1):
+    lowest = max(0, search.suffix[0] - naturals, search.suffix[0] - search._bound(0))
+    for budget in range(lowest, wilds + 1):
         search.chosen = []
         if search.run(0, budget, (), naturals):
             return search.chosen

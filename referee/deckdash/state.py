@@ -136,9 +136,7 @@ class DeckDashState:
 
     @property
     def dashes_won(self) -> tuple[int, ...]:
-        return tuple(
-            sum(1 for r in self.counted if r.winner == s) for s in range(self.n)
-        )
+        return tuple(sum(1 for r in self.counted if r.winner == s) for s in range(self.n))
 
     @property
     def next_dash_index(self) -> int:

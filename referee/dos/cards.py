@@ -64,9 +64,14 @@ class CardParseError(EventError):
         self.token = token
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, eq=False)
 class DosCard:
-    """One physical DOS card: a colour and either a number or an action symbol."""
+    """One physical DOS card: a colour and either a number or an action symbol.
+
+    Equality and hashing go through a precomputed key, and ``number``/``action``/
+    ``parse_card`` hand out one shared instance per card: a hand is compared and counted
+    thousands of times per game, and identity makes that cheap.
+    """
 
     color: Color
     number: int | None = None
@@ -77,6 +82,26 @@ class DosCard:
             raise ValueError("a DOS card has a number or a symbol, not both")
         if self.number is not None and not MIN_NUMBER <= self.number <= MAX_NUMBER:
             raise ValueError(f"number {self.number} outside {MIN_NUMBER}..{MAX_NUMBER}")
+        face = self.symbol.value if self.symbol is not None else str(self.number)
+        object.__setattr__(self, "_token", self.color.value + face)
+        object.__setattr__(self, "_hash", hash(self.color.value + face))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, DosCard):
+            return NotImplemented
+        return self._token == other._token  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined,no-any-return]
+
+    def __lt__(self, other: DosCard) -> bool:
+        return self.sort_key < other.sort_key
+
+    @property
+    def sort_key(self) -> tuple[str, int, str]:
+        return (self.color.value, -1 if self.number is None else self.number, self._token)  # type: ignore[attr-defined]
 
     @property
     def is_number(self) -> bool:
@@ -104,16 +129,39 @@ class DosCard:
         return f"DosCard({format_card(self)})"
 
 
+_INTERNED: dict[tuple[Color, int | None, Symbol | None], DosCard] = {}
+
+
+def _interned(color: Color, value: int | None, symbol: Symbol | None) -> DosCard:
+    key = (color, value, symbol)
+    card = _INTERNED.get(key)
+    if card is None:
+        card = _INTERNED[key] = DosCard(color, value, symbol)
+    return card
+
+
 def number(color: Color, value: int) -> DosCard:
-    return DosCard(color, number=value)
+    return _interned(color, value, None)
 
 
 def action(color: Color, symbol: Symbol) -> DosCard:
-    return DosCard(color, symbol=symbol)
+    return _interned(color, None, symbol)
+
+
+_PARSED: dict[str, DosCard] = {}
 
 
 def parse_card(token: object) -> DosCard:
     """Read one token such as ``R7``, ``gskip``, ``B+4``."""
+    if isinstance(token, str) and token in _PARSED:
+        return _PARSED[token]
+    card = _parse(token)
+    if len(_PARSED) < 4096:  # tokens seen so far; bounded against junk input
+        _PARSED[token] = card  # type: ignore[index]
+    return card
+
+
+def _parse(token: object) -> DosCard:
     if not isinstance(token, str):
         raise CardParseError(token, "a card must be text such as 'R7' or 'BSKIP'")
     text = token.strip().upper().replace("-", "").replace(" ", "")
@@ -141,8 +189,7 @@ def parse_cards(tokens: Iterable[object] | str) -> list[DosCard]:
 
 
 def format_card(card: DosCard) -> str:
-    face = card.symbol.value if card.symbol is not None else str(card.number)
-    return f"{card.color.value}{face}"
+    return card._token  # type: ignore[attr-defined,no-any-return]
 
 
 def format_cards(cards: Iterable[DosCard]) -> list[str]:
@@ -151,8 +198,4 @@ def format_cards(cards: Iterable[DosCard]) -> list[str]:
 
 def matches(card: DosCard, top: DosCard) -> bool:
     """Colour or number/symbol match; a Draw Four goes on anything (DOS-8)."""
-    return (
-        card.symbol is Symbol.DRAW_FOUR
-        or card.color is top.color
-        or card.face == top.face
-    )
+    return card.symbol is Symbol.DRAW_FOUR or card.color is top.color or card.face == top.face

@@ -15,6 +15,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from referee.cards import CardParseError, Color
 
@@ -34,23 +36,39 @@ class Type(enum.Enum):
     HAND = "hand"  # Hit the Deck With A Hand
 
 
-_WORD = frozenset({Type.CUT, Type.FLIP})
-_HIT = frozenset({Type.HIT_NUMBER, Type.HIT_COLOR, Type.HAND})
+_INTERNED: dict[tuple[Type, Color | None, int | None], HtdCard] = {}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HtdCard:
-    """One physical card; which of colour/number is set depends on the type."""
+    """One physical card; which of colour/number is set depends on the type.
+
+    Cards are interned: every ``HtdCard(t, c, n)`` is the same object, so equality and hash
+    are identity (fast, in C). The conformance test counts every card after every event.
+    """
 
     type: Type
     color: Color | None = None
     number: int | None = None
 
+    def __new__(cls, type: Type, color: Color | None = None, number: int | None = None) -> HtdCard:
+        key = (type, color, number)
+        card = _INTERNED.get(key)
+        if card is None:
+            card = super().__new__(cls)
+            _INTERNED[key] = card
+        return card
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (HtdCard, (self.type, self.color, self.number))
+
     def __post_init__(self) -> None:
         needs_color = self.type in (Type.NUMBER, Type.CUT, Type.FLIP, Type.HIT_COLOR)
         needs_number = self.type in (Type.NUMBER, Type.HIT_NUMBER)
         if (self.color is not None) != needs_color:
-            raise ValueError(f"a {self.type.value} card {'needs' if needs_color else 'has no'} colour")
+            raise ValueError(
+                f"a {self.type.value} card {'needs' if needs_color else 'has no'} colour"
+            )
         if (self.number is not None) != needs_number:
             raise ValueError(
                 f"a {self.type.value} card {'needs' if needs_number else 'has no'} number"
@@ -61,12 +79,13 @@ class HtdCard:
     @property
     def is_word(self) -> bool:
         """Cut the Deck and Flip the Deck."""
-        return self.type in _WORD
+        return self.type is Type.CUT or self.type is Type.FLIP
 
     @property
     def is_hit(self) -> bool:
         """The three wild "Hit the Deck" cards."""
-        return self.type in _HIT
+        t = self.type
+        return t is Type.HIT_NUMBER or t is Type.HIT_COLOR or t is Type.HAND
 
     @property
     def points(self) -> int:
@@ -96,6 +115,12 @@ class HtdCard:
             return f"Hit the Deck with {color}"
         return "Hit the Deck with a Hand"
 
+    @property
+    def cap_name(self) -> str:
+        """``name`` for the start of a sentence."""
+        name = self.name
+        return name[:1].upper() + name[1:]
+
     def __str__(self) -> str:
         return format_card(self)
 
@@ -103,7 +128,6 @@ class HtdCard:
         return f"HtdCard({format_card(self)})"
 
 
-HAND = HtdCard(Type.HAND)
 _COLORS = {c.value: c for c in Color}
 _HELP = "expected e.g. R3, RCUT, RFLIP, HIT3, HITR or HAND"
 
@@ -112,11 +136,16 @@ def parse_card(token: str) -> HtdCard:
     """Read one token such as ``G4``, ``BFLIP``, ``HIT2`` or ``HAND``."""
     if not isinstance(token, str):
         raise CardParseError(repr(token), "a card must be text")
+    return _parse(token)
+
+
+@cache
+def _parse(token: str) -> HtdCard:
     text = token.upper().replace("-", "").replace("_", "").replace(" ", "")
     if not text:
         raise CardParseError(token, "empty token")
     if text == "HAND":
-        return HAND
+        return HtdCard(Type.HAND)
     if text.startswith("HIT") and len(text) == 4:
         rest = text[3]
         if rest in _COLORS:

@@ -8,8 +8,34 @@ from referee.hitthedeck.cards import HtdCard, Type
 from referee.hitthedeck.state import Requirement
 
 
+def can_play(card: HtdCard, top: HtdCard | None, require: Requirement | None) -> bool:
+    """Whether ``card`` may go on ``top`` now; ``play_problem`` says why not."""
+    t = card.type
+    hit = t is Type.HIT_NUMBER or t is Type.HIT_COLOR or t is Type.HAND
+    if require is not None:
+        if hit:
+            return False
+        if require.number is not None:
+            return t is Type.NUMBER and card.number == require.number
+        return card.color is require.color
+    if top is None or hit:
+        return True
+    if t is Type.CUT or t is Type.FLIP:
+        return top.color is not None and top.color is card.color
+    if top.type is Type.HAND:
+        return True
+    return top.color is card.color or (top.number is not None and top.number == card.number)
+
+
 def play_problem(card: HtdCard, top: HtdCard | None, require: Requirement | None) -> str | None:
     """Why ``card`` may not go on ``top`` (a sentence), or None when it may."""
+    if can_play(card, top, require):
+        return None
+    why = _problem(card, top, require)
+    return why[:1].upper() + why[1:] if why else None
+
+
+def _problem(card: HtdCard, top: HtdCard | None, require: Requirement | None) -> str | None:
     if require is not None:
         return _chain_problem(card, require)
     if top is None or card.is_hit:
@@ -33,9 +59,7 @@ def play_problem(card: HtdCard, top: HtdCard | None, require: Requirement | None
 def _chain_problem(card: HtdCard, require: Requirement) -> str | None:
     wanted = require.describe()
     if card.is_hit:
-        return (
-            f"Hit the Deck cards can't answer a Hit the Deck card: play {wanted} or draw a card."
-        )
+        return f"Hit the Deck cards can't answer a Hit the Deck card: play {wanted} or draw a card."
     if require.number is not None:
         if card.type is Type.NUMBER and card.number == require.number:
             return None
@@ -45,9 +69,11 @@ def _chain_problem(card: HtdCard, require: Requirement) -> str | None:
     return f"Hit the Deck with {require.color.word} is in force: play {wanted} or draw a card."
 
 
-def playable(cards: Iterable[HtdCard], top: HtdCard | None, require: Requirement | None):
+def playable(
+    cards: Iterable[HtdCard], top: HtdCard | None, require: Requirement | None
+) -> list[HtdCard]:
     """The cards among ``cards`` that could be played now."""
-    return [c for c in cards if play_problem(c, top, require) is None]
+    return [c for c in cards if can_play(c, top, require)]
 
 
 def hand_points(cards: Iterable[HtdCard]) -> int:

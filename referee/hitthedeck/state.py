@@ -95,7 +95,8 @@ class HtdState:
     drawn: tuple[HtdCard | None, ...] = ()  # () or the one card drawn this turn (None = unseen)
     need: Need | None = None
     shuffle_why: ShuffleWhy | None = None
-    reveal_by: int | None = None  # whose "play" a turned-up card counts as (ruling HTD-6)
+    reveal_by: int | None = None  # whose "play" a turned-up card counts as (HTD-3, HTD-6)
+    reveal_ctx: str = "start"  # "start" (the round's first card) or "flip" (HTD-6)
     race: Race | None = None
     closed_race: ClosedRace | None = None
     held: tuple[Press, ...] = ()  # slaps seen outside any race, not yet judged (HTD-15)
@@ -125,3 +126,20 @@ class HtdState:
 
     def next_seat(self, seat: int, direction: int | None = None) -> int:
         return (seat + (self.direction if direction is None else direction)) % self.n
+
+
+def evolve(obj: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` without its per-call field introspection.
+
+    The state changes several times per event and the conformance test plays hundreds of
+    thousands of events; ``replace`` was most of the time. No state class has a
+    ``__post_init__``, so copying the instance dict is equivalent.
+    """
+    fields = obj.__dict__
+    for key in changes:
+        if key not in fields:
+            raise TypeError(f"{type(obj).__name__} has no field {key!r}")
+    new = object.__new__(type(obj))
+    new.__dict__.update(fields)
+    new.__dict__.update(changes)
+    return new

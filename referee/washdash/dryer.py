@@ -139,8 +139,10 @@ class Dryer:
         seen: dict[Piece, int] = {}
         for b, h in self.hung():
             if h.piece in seen:
-                out.append(f"the {h.piece.label} is seen twice (bar {seen[h.piece] + 1} "
-                           f"and bar {b + 1}), but each player has only one")
+                out.append(
+                    f"the {h.piece.label} is seen twice (bar {seen[h.piece] + 1} "
+                    f"and bar {b + 1}), but each player has only one"
+                )
             seen.setdefault(h.piece, b)
             if len(set(h.pins)) != len(h.pins):
                 out.append(f"the {h.piece.label} lists the same pin twice")

@@ -63,18 +63,14 @@ def parse_piece(token: str) -> Piece:
     try:
         return Piece(str(token).strip().lower())
     except ValueError:
-        raise PartError(
-            f"unknown piece {token!r}; pieces are {', '.join(PIECE_NAMES)}"
-        ) from None
+        raise PartError(f"unknown piece {token!r}; pieces are {', '.join(PIECE_NAMES)}") from None
 
 
 def parse_pin(token: str) -> PinColor:
     try:
         return PinColor(str(token).strip().lower())
     except ValueError:
-        raise PartError(
-            f"unknown pin colour {token!r}; pins are {', '.join(PIN_NAMES)}"
-        ) from None
+        raise PartError(f"unknown pin colour {token!r}; pins are {', '.join(PIN_NAMES)}") from None
 
 
 class EventCard(enum.Enum):

@@ -44,7 +44,6 @@ TRAIN_FONTS: tuple[Font, ...] = (
     Font("DejaVuSerif.ttf"),
     Font("DejaVuSerif-Bold.ttf"),
     Font("DejaVuSerif-Italic.ttf"),
-    Font("DejaVuSansDisplay.ttf"),
     Font("cmss10.ttf"),
     Font("cmb10.ttf"),
     Font("cmtt10.ttf"),

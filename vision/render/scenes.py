@@ -46,14 +46,26 @@ class Scene:
 
 
 def card_sprite(
-    deck: DeckProfile, rng: np.random.Generator, styles: tuple[str, ...], back_p: float = 0.12
+    deck: DeckProfile,
+    rng: np.random.Generator,
+    styles: tuple[str, ...],
+    back_p: float = 0.12,
+    balanced: bool = False,
 ) -> Sprite:
-    """A random card of ``deck`` (face in a random style, or a back)."""
+    """A random card of ``deck`` (face in a random style, or a back).
+
+    ``balanced`` draws every kind of card equally often (for classifier training) instead of
+    as often as the deck holds it (for realistic scenes)."""
     alpha = card_alpha(rng)
     if rng.random() < back_p:
         return Sprite(wear(render_back(rng, deck.back_text), rng), alpha, "back", {})
-    full = deck.full_deck()
-    color, value = full[int(rng.integers(len(full)))]
+    if balanced:
+        spec = deck.cards[int(rng.integers(len(deck.cards)))]
+        value = spec.value
+        color = deck.colors[int(rng.integers(len(deck.colors)))] if spec.colored else None
+    else:
+        full = deck.full_deck()
+        color, value = full[int(rng.integers(len(full)))]
     style = styles[int(rng.integers(len(styles)))]
     label = deck.spec(value).label
     face = wear(render_face(color, value, style, rng, label=label), rng)
@@ -110,8 +122,9 @@ def _fan(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width:
     d = np.array([np.cos(np.radians(ang)), np.sin(np.radians(ang))])
     span = step * (n - 1)
     margin = width * 1.0
+    fh, fw = canvas.ids.shape
     lo = np.array([margin, margin]) + np.abs(d) * span / 2
-    hi = np.array([FRAME_W - margin, FRAME_H - margin]) - np.abs(d) * span / 2
+    hi = np.array([fw - margin, fh - margin]) - np.abs(d) * span / 2
     if np.any(hi <= lo):
         return
     center = rng.uniform(lo, hi)
@@ -125,7 +138,8 @@ def _fan(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width:
 
 def _pile(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width: float) -> None:
     m0 = width * 0.9
-    cx, cy = rng.uniform(m0, FRAME_W - m0), rng.uniform(m0, FRAME_H - m0)
+    fh, fw = canvas.ids.shape
+    cx, cy = rng.uniform(m0, fw - m0), rng.uniform(m0, fh - m0)
     base = rng.uniform(0, 360)
     for sp in sprites:
         j = rng.normal(0, width * 0.08, 2)
@@ -135,8 +149,9 @@ def _pile(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width
 
 def _singles(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, width: float) -> None:
     m0 = width * 0.9
+    fh, fw = canvas.ids.shape
     for sp in sprites:
-        cx, cy = rng.uniform(m0, FRAME_W - m0), rng.uniform(m0, FRAME_H - m0)
+        cx, cy = rng.uniform(m0, fw - m0), rng.uniform(m0, fh - m0)
         m = _affine(cx, cy, width * rng.uniform(0.95, 1.05), rng.uniform(0, 360), CARD_W, CARD_H)
         canvas.place(sp, m, rng)
 
@@ -234,3 +249,73 @@ def render_scene(
         if vis >= MIN_VISIBLE:
             placed.append(Placed(sp.kind, q, min(vis, 1.0), dict(sp.meta)))
     return Scene(img, placed)
+
+
+CROP_CANVAS = 224
+
+
+def render_card_patch(
+    deck: DeckProfile | list[DeckProfile],
+    rng: np.random.Generator,
+    styles: tuple[str, ...],
+    back_p: float = 0.0,
+) -> tuple[np.ndarray, Placed]:
+    """A small table patch with one target card in the middle, maybe overlapped by others.
+
+    Cheaper than a full frame and used for classifier crops: same light, clutter and damage,
+    and the target is covered by up to half, as in a fanned Dash or a pile.
+    """
+    decks = deck if isinstance(deck, list) else [deck]
+    dk = decks[int(rng.integers(len(decks)))]
+    n = CROP_CANVAS
+    canvas = Canvas(table(n, n, rng))
+    width = float(rng.uniform(34, 100))
+    below = rng.random() < 0.3
+    if below:
+        m = _affine(n / 2 + rng.normal(0, 10), n / 2 + rng.normal(0, 10), width,
+                    rng.uniform(0, 360), CARD_W, CARD_H)
+        canvas.place(card_sprite(dk, rng, styles), m, rng)
+    target = card_sprite(dk, rng, styles, back_p=back_p, balanced=True)
+    ang = float(rng.uniform(0, 360))
+    canvas.place(target, _affine(n / 2, n / 2, width, ang, CARD_W, CARD_H), rng)
+    if rng.random() < 0.45:  # a fan neighbour on top covering up to half
+        cover = rng.uniform(0.15, 0.5)
+        side = 1 if rng.random() < 0.5 else -1
+        a = np.radians(ang)
+        along = np.array([np.cos(a), np.sin(a)]) * side * width * (1 - cover)
+        m = _affine(n / 2 + along[0], n / 2 + along[1], width, ang + rng.normal(0, 5),
+                    CARD_W, CARD_H)
+        canvas.place(card_sprite(dk, rng, styles), m, rng)
+    if rng.random() < 0.15:
+        rgb, alpha = occluder(n, n, rng, "hand")
+        canvas.occlude(rgb, alpha, rng)
+    img = _degrade(_light(canvas.img, rng), rng)
+    sp, quad, area = canvas.items[1 if below else 0]
+    vis = float((canvas.ids == (1 if below else 0)).sum()) / max(area, 1.0)
+    return img, Placed(sp.kind, quad, min(vis, 1.0), dict(sp.meta))
+
+
+def render_other_patch(
+    deck: DeckProfile | list[DeckProfile], rng: np.random.Generator, styles: tuple[str, ...]
+) -> tuple[np.ndarray, Placed]:
+    """A card-sized window on clutter or table with no card in it (a detector's false alarm),
+    or on the edge of a card, so the classifier can say "other"."""
+    decks = deck if isinstance(deck, list) else [deck]
+    n = CROP_CANVAS
+    canvas = Canvas(table(n, n, rng))
+    width = float(rng.uniform(34, 100))
+    if rng.random() < 0.3:  # a card's edge, mostly outside the window
+        a = rng.uniform(0, 2 * np.pi)
+        off = np.array([np.cos(a), np.sin(a)]) * width * rng.uniform(0.9, 1.3)
+        m = _affine(n / 2 + off[0], n / 2 + off[1], width, rng.uniform(0, 360), CARD_W, CARD_H)
+        canvas.place(card_sprite(decks[0], rng, styles), m, rng)
+    for _ in range(int(rng.integers(1, 3))):
+        rgb, alpha = occluder(n, n, rng)
+        canvas.occlude(rgb, alpha, rng)
+    img = _degrade(_light(canvas.img, rng), rng)
+    h = width / CARD_W * CARD_H
+    quad = np.array([[-width / 2, -h / 2], [width / 2, -h / 2], [width / 2, h / 2],
+                     [-width / 2, h / 2]])
+    a = np.radians(rng.uniform(0, 360))
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return img, Placed("other", quad @ rot.T + n / 2, 1.0, {})

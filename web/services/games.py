@@ -158,6 +158,8 @@ class GameService:
 
     # -- records -------------------------------------------------------------------------
     def record(self, game_id: int) -> GameRecord:
+        if not 0 < game_id < 2**62:  # SQLite integers are 64-bit
+            raise BadInput(f"there is no game {game_id}", 404)
         try:
             return self.log.game(game_id)
         except LogError:
@@ -306,7 +308,9 @@ class GameService:
                 raise BadInput(f"{event.kind}: {exc}") from None
             except Exception as exc:
                 log.exception("the rules failed on %r", event)
-                raise BadInput(f"{event.kind}: the referee could not read this event ({exc})")
+                raise BadInput(
+                    f"{event.kind}: the referee could not read this event ({exc})"
+                ) from None
             seq = self.log.append(game_id, event)
             result.steps.append(Step(seq, event, tuple(verdicts)))
             result.state = state
@@ -329,7 +333,7 @@ class GameService:
                 raise BadInput(f"{event.kind}: {exc}") from None
             except Exception as exc:
                 log.exception("replay with %r failed", event)
-                raise BadInput(f"{event.kind}: the referee could not replay this ({exc})")
+                raise BadInput(f"{event.kind}: the referee could not replay this ({exc})") from None
             stored = self.log.append(game_id, event)
             self._cache[game_id] = _Cached(stored, result)
         self._publish(game_id, "event")
@@ -338,9 +342,7 @@ class GameService:
         return {"seq": stored, "verdicts": verdicts}
 
     def undo(self, game_id: int, target: Any) -> dict[str, Any]:
-        return self.append(
-            game_id, Event("undo", payload={"target": target}, source=Source.MANUAL)
-        )
+        return self.append(game_id, Event("undo", payload={"target": target}, source=Source.MANUAL))
 
     def overrule(self, game_id: int, target: Any, replacement: Any) -> dict[str, Any]:
         try:

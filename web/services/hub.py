@@ -6,6 +6,7 @@ slowing the referee down (the next message carries the full state anyway).
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from dataclasses import dataclass, field
@@ -54,7 +55,5 @@ class Hub:
                     sub.queue.put_nowait((topic, data))
                     break
                 except queue.Full:
-                    try:
+                    with contextlib.suppress(queue.Empty):
                         sub.queue.get_nowait()  # drop the oldest
-                    except queue.Empty:
-                        pass

@@ -66,7 +66,9 @@ class Settings:
         return conn
 
     def get(self, key: str) -> str | None:
-        row = self._conn().execute("SELECT value FROM web_settings WHERE key = ?", (key,)).fetchone()
+        row = (
+            self._conn().execute("SELECT value FROM web_settings WHERE key = ?", (key,)).fetchone()
+        )
         return None if row is None else str(row[0])
 
     def _put(self, key: str, value: str) -> None:

@@ -1,0 +1,163 @@
+"""``tabletop hw …``: test, record and replay the table's pads and buttons; show the pin map.
+
+Light module: gpiozero and the device code are imported inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def _config(args: argparse.Namespace):  # -> HardwareConfig
+    from hardware.config import load_config
+
+    return load_config(args.config)
+
+
+def _open(args: argparse.Namespace):  # -> Table
+    from hardware.table import Table
+
+    config = _config(args)
+    return Table.open(config, "virtual" if args.mock else None)
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from hardware.config import PinMapError
+    from hardware.padlog import PadLogError
+    from hardware.table import HardwareError
+
+    return (PinMapError, HardwareError, PadLogError, ValueError, OSError)
+
+
+def _test(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from hardware.hwtest import parse_script, press_from_lines, run_hw_test
+
+    try:
+        with _open(args) as table:
+            script = feeder = None
+            if args.script is not None:
+                if not table.is_virtual:
+                    print("tabletop hw test: --script needs virtual pads (--mock)", file=sys.stderr)
+                    return 2
+                script = parse_script(args.script, table)
+            elif table.is_virtual:
+                print("virtual pads: type 'SEAT pad' or 'SEAT call' + Enter to press")
+                feeder = partial(press_from_lines, table, sys.stdin)
+            return run_hw_test(
+                table,
+                sys.stdout,
+                timeout_s=args.timeout,
+                script=script,
+                bounces=args.bounce,
+                feeder=feeder,
+            )
+    except _errors() as exc:
+        print(f"tabletop hw test: {exc}", file=sys.stderr)
+        return 2
+
+
+def _record(args: argparse.Namespace) -> int:
+    from hardware.hwtest import parse_script, play_script
+    from hardware.padlog import PadRecorder
+
+    try:
+        with _open(args) as table, PadRecorder(table, args.out):
+            table.bus.subscribe(
+                lambda e: print(f"seat {e.seat} {e.device} t={e.t_ns}", file=sys.stderr)
+            )
+            if args.script is not None:
+                if not table.is_virtual:
+                    print("tabletop hw record: --script needs --mock", file=sys.stderr)
+                    return 2
+                play_script(table, parse_script(args.script, table), bounces=args.bounce)
+            else:
+                print(f"recording for {args.seconds:g} s to {args.out} …", file=sys.stderr)
+                time.sleep(args.seconds)
+    except _errors() as exc:
+        print(f"tabletop hw record: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from hardware.padlog import read_pad_log, replay_pad_log
+
+    try:
+        log = read_pad_log(args.log)
+        outcome = replay_pad_log(log, None if args.fast else args.speed)
+    except _errors() as exc:
+        print(f"tabletop hw replay: {exc}", file=sys.stderr)
+        return 2
+    replayed = [d.to_dict() for d in outcome.decisions]
+    same = not log.decisions or replayed == log.decisions
+    if args.json:
+        print(json.dumps({**outcome.to_dict(), "identical": same}))
+    else:
+        print(
+            f"{len(log.edges)} edges → {len(outcome.events)} presses, "
+            f"{len(outcome.decisions)} races, {len(outcome.fake_outs)} fake-outs"
+        )
+        for d in outcome.decisions:
+            print(f"  {d.kind}: {d.reason}")
+        for e in outcome.fake_outs:
+            print(f"  fake-out: seat {e.seat} slapped with no card at t={e.t_ns}")
+        if log.decisions:
+            print("decisions identical to the recording" if same else "DECISIONS DIFFER")
+    return 0 if same else 1
+
+
+def _pins(args: argparse.Namespace) -> int:
+    from hardware.config import PinMapError
+
+    try:
+        config = _config(args)
+    except PinMapError as exc:
+        print(f"tabletop hw pins: {exc}", file=sys.stderr)
+        return 2
+    print(f"mode {config.mode}, pull-up {config.pull_up}, debounce {config.debounce_ms:g} ms")
+    for seat in config.seats:
+        pins = ", ".join(f"{d} BCM{p}" for d, p in seat.to_dict().items())
+        print(f"  seat {seat.seat}: {pins}")
+    if config.buzzer is not None:
+        print(f"  buzzer: BCM{config.buzzer}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    hw = sub.add_parser("hw", help="slap pads, call buttons, LEDs and buzzer")
+    hws = hw.add_subparsers(dest="hw_command", required=True, metavar="HW_COMMAND")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", help="config file with a [hardware] section (tabletop.toml)")
+        p.add_argument("--mock", action="store_true", help="virtual pads instead of GPIO")
+
+    t = hws.add_parser("test", help="press every pad and button; see it named and timed")
+    common(t)
+    t.add_argument("--script", help="virtual presses to play: 'all' or '0:pad,1:call'")
+    t.add_argument("--bounce", type=int, default=0, help="bounce pairs per scripted press")
+    t.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
+    t.set_defaults(handler=_test)
+
+    r = hws.add_parser("record", help="record pad/button edges to a JSON-lines pad log")
+    common(r)
+    r.add_argument("out", help="pad log to write (.jsonl)")
+    r.add_argument("--seconds", type=float, default=60.0, help="how long to record")
+    r.add_argument("--script", help="with --mock: presses to play and record")
+    r.add_argument("--bounce", type=int, default=0, help="bounce pairs per scripted press")
+    r.set_defaults(handler=_record)
+
+    p = hws.add_parser("replay", help="replay a pad log on mock pins and re-judge its races")
+    p.add_argument("log", help="pad log (.jsonl)")
+    p.add_argument("--speed", type=float, default=1.0, help="pace factor (2 = twice as fast)")
+    p.add_argument("--fast", action="store_true", help="as fast as possible")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    p.set_defaults(handler=_replay)
+
+    m = hws.add_parser("pins", help="validate and print the pin map")
+    m.add_argument("--config", help="config file with a [hardware] section (tabletop.toml)")
+    m.set_defaults(handler=_pins)

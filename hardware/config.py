@@ -1,0 +1,269 @@
+"""The pin map: which BCM pin each seat's slap pad, call button and LED use.
+
+Read from the ``[hardware]`` section of the project's TOML config (``tabletop.toml``) and
+validated on load, so a wiring mistake is a clear message naming the entry at start-up,
+not a silent dead pad in the middle of a game::
+
+    [hardware]
+    mode = "auto"          # auto | gpio | virtual
+    buzzer = 12
+    debounce_ms = 5
+    pull_up = true         # pads/buttons switch to GND; the Pi's pull-up holds them high
+
+    [hardware.seats]
+    0 = { pad = 4, call = 17, led = 27 }
+    1 = { pad = 22, call = 10, led = 9 }
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+INPUTS = ("pad", "call")  # devices that produce events
+DEVICES = (*INPUTS, "led")
+MODES = ("auto", "gpio", "virtual")
+MAX_SEATS = 10
+GPIO_PINS = range(0, 28)  # BCM numbers on the 40-pin header
+# Never usable: the HAT ID EEPROM bus is read by the firmware at boot.
+RESERVED = {0: "ID_SD (HAT EEPROM data)", 1: "ID_SC (HAT EEPROM clock)"}
+# Usable only when listed in ``free_pins``: they carry I2C and the serial console.
+OPTIONAL_RESERVED = {
+    2: "SDA1 (I2C data; has a fixed 1.8 kΩ pull-up)",
+    3: "SCL1 (I2C clock; has a fixed 1.8 kΩ pull-up)",
+    14: "TXD0 (serial console)",
+    15: "RXD0 (serial console)",
+}
+CONFIG_ENV = "TABLETOP_CONFIG"
+DEFAULT_CONFIG_FILE = "tabletop.toml"
+
+
+class PinMapError(ValueError):
+    """The ``[hardware]`` section is wrong; the message names the entry (e.g.
+    ``hardware.seats.2.call``) and what to change."""
+
+
+@dataclass(frozen=True)
+class SeatPins:
+    seat: int
+    pad: int | None = None
+    call: int | None = None
+    led: int | None = None
+
+    def pin(self, device: str) -> int | None:
+        if device not in DEVICES:
+            raise KeyError(device)
+        return getattr(self, device)
+
+    def to_dict(self) -> dict[str, int]:
+        return {d: p for d in DEVICES if (p := self.pin(d)) is not None}
+
+
+@dataclass(frozen=True)
+class HardwareConfig:
+    seats: tuple[SeatPins, ...]
+    buzzer: int | None = None
+    mode: str = "auto"
+    pull_up: bool = True
+    debounce_ms: float = 5.0
+    pin_factory: str | None = None  # a gpiozero factory name; None = gpiozero's default
+    free_pins: tuple[int, ...] = field(default=())
+
+    @property
+    def debounce_ns(self) -> int:
+        return round(self.debounce_ms * 1_000_000)
+
+    @property
+    def seat_numbers(self) -> tuple[int, ...]:
+        return tuple(s.seat for s in self.seats)
+
+    def seat(self, seat: int) -> SeatPins:
+        for pins in self.seats:
+            if pins.seat == seat:
+                return pins
+        raise KeyError(f"seat {seat} has no pins in the [hardware] map")
+
+    def inputs(self) -> list[tuple[int, str, int]]:
+        """Every wired input as (seat, device, pin), in seat order."""
+        return [(s.seat, d, p) for s in self.seats for d in INPUTS if (p := s.pin(d)) is not None]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mode": self.mode,
+            "pull_up": self.pull_up,
+            "debounce_ms": self.debounce_ms,
+            "seats": {str(s.seat): s.to_dict() for s in self.seats},
+        }
+        if self.buzzer is not None:
+            out["buzzer"] = self.buzzer
+        if self.pin_factory is not None:
+            out["pin_factory"] = self.pin_factory
+        if self.free_pins:
+            out["free_pins"] = list(self.free_pins)
+        return out
+
+
+# Six seats, avoiding the reserved and optional-reserved pins; see docs/HARDWARE.md.
+DEFAULT_MAP: dict[str, Any] = {
+    "mode": "auto",
+    "buzzer": 12,
+    "seats": {
+        "0": {"pad": 4, "call": 17, "led": 27},
+        "1": {"pad": 22, "call": 10, "led": 9},
+        "2": {"pad": 11, "call": 5, "led": 6},
+        "3": {"pad": 13, "call": 19, "led": 26},
+        "4": {"pad": 18, "call": 23, "led": 24},
+        "5": {"pad": 25, "call": 8, "led": 7},
+    },
+}
+
+
+def _pin(value: Any, where: str) -> int:
+    if isinstance(value, str):
+        text = value.strip().upper()
+        for prefix in ("GPIO", "BCM"):
+            if text.startswith(prefix) and text[len(prefix) :].isdigit():
+                value = int(text[len(prefix) :])
+                break
+        else:
+            raise PinMapError(f"{where}: {value!r} is not a pin; write a BCM number such as 17")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise PinMapError(f"{where}: {value!r} is not a pin; write a BCM number such as 17")
+    if value not in GPIO_PINS:
+        raise PinMapError(
+            f"{where}: BCM {value} is not a GPIO on the 40-pin header (use 0–27, BCM numbering)"
+        )
+    return value
+
+
+def _seat_number(key: Any, where: str) -> int:
+    text = str(key).strip()
+    if not text.isdigit():
+        raise PinMapError(f"{where}: unknown seat {key!r}; seats are numbered 0–{MAX_SEATS - 1}")
+    seat = int(text)
+    if seat >= MAX_SEATS:
+        raise PinMapError(f"{where}: unknown seat {seat}; seats are numbered 0–{MAX_SEATS - 1}")
+    return seat
+
+
+def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> HardwareConfig:
+    """Validate a ``[hardware]`` table (as loaded from TOML) into a HardwareConfig."""
+    if not isinstance(section, Mapping):
+        raise PinMapError(f"{origin}: must be a table")
+    known = {"mode", "buzzer", "pull_up", "debounce_ms", "pin_factory", "free_pins", "seats"}
+    unknown = sorted(set(section) - known)
+    if unknown:
+        raise PinMapError(
+            f"{origin}.{unknown[0]}: unknown setting; known: {', '.join(sorted(known))}"
+        )
+    mode = section.get("mode", "auto")
+    if mode not in MODES:
+        raise PinMapError(f"{origin}.mode: {mode!r} must be one of {', '.join(MODES)}")
+    pull_up = section.get("pull_up", True)
+    if not isinstance(pull_up, bool):
+        raise PinMapError(f"{origin}.pull_up: must be true or false, got {pull_up!r}")
+    debounce = section.get("debounce_ms", 5.0)
+    if (
+        not isinstance(debounce, int | float)
+        or isinstance(debounce, bool)
+        or not (0 <= debounce <= 100)
+    ):
+        raise PinMapError(f"{origin}.debounce_ms: must be a number 0–100, got {debounce!r}")
+    factory = section.get("pin_factory")
+    if factory is not None and not isinstance(factory, str):
+        raise PinMapError(f"{origin}.pin_factory: must be a gpiozero factory name such as 'lgpio'")
+    free_raw = section.get("free_pins", [])
+    if not isinstance(free_raw, list):
+        raise PinMapError(f"{origin}.free_pins: must be a list of BCM numbers")
+    free = tuple(_pin(p, f"{origin}.free_pins") for p in free_raw)
+    for p in free:
+        if p in RESERVED:
+            raise PinMapError(f"{origin}.free_pins: BCM {p} is {RESERVED[p]} and cannot be freed")
+
+    used: dict[int, str] = {}
+
+    def claim(pin: int, where: str) -> int:
+        if pin in RESERVED:
+            raise PinMapError(f"{where}: BCM {pin} is reserved: {RESERVED[pin]}; use another pin")
+        if pin in OPTIONAL_RESERVED and pin not in free:
+            raise PinMapError(
+                f"{where}: BCM {pin} is reserved: {OPTIONAL_RESERVED[pin]}; use another pin, "
+                f"or list {pin} in {origin}.free_pins if that function is off"
+            )
+        if pin in used:
+            raise PinMapError(f"{where}: BCM {pin} is already used by {used[pin]}")
+        used[pin] = where
+        return pin
+
+    seats_raw = section.get("seats")
+    if not isinstance(seats_raw, Mapping) or not seats_raw:
+        raise PinMapError(f"{origin}.seats: needs at least one seat, e.g. 0 = {{ pad = 4 }}")
+    seats: dict[int, SeatPins] = {}
+    for key in sorted(seats_raw, key=lambda k: str(k).zfill(3)):
+        where = f"{origin}.seats.{key}"
+        seat = _seat_number(key, where)
+        if seat in seats:
+            raise PinMapError(f"{where}: seat {seat} is listed twice")
+        entry = seats_raw[key]
+        if not isinstance(entry, Mapping):
+            raise PinMapError(
+                f"{where}: must be a table such as {{ pad = 4, call = 17, led = 27 }}"
+            )
+        bad = sorted(set(entry) - set(DEVICES))
+        if bad:
+            raise PinMapError(
+                f"{where}.{bad[0]}: unknown device {bad[0]!r}; known: {', '.join(DEVICES)}"
+            )
+        pins = {d: claim(_pin(entry[d], f"{where}.{d}"), f"{where}.{d}") for d in entry}
+        if not any(d in pins for d in INPUTS):
+            raise PinMapError(f"{where}: needs a pad or a call button")
+        seats[seat] = SeatPins(seat, **pins)
+    buzzer = section.get("buzzer")
+    if buzzer is not None:
+        buzzer = claim(_pin(buzzer, f"{origin}.buzzer"), f"{origin}.buzzer")
+    return HardwareConfig(
+        seats=tuple(seats[s] for s in sorted(seats)),
+        buzzer=buzzer,
+        mode=mode,
+        pull_up=pull_up,
+        debounce_ms=float(debounce),
+        pin_factory=factory,
+        free_pins=free,
+    )
+
+
+def default_config(mode: str | None = None) -> HardwareConfig:
+    section = dict(DEFAULT_MAP)
+    if mode is not None:
+        section["mode"] = mode
+    return parse_hardware(section)
+
+
+def parse_toml(text: str, origin: str = "tabletop.toml") -> HardwareConfig:
+    """The ``[hardware]`` section of a whole config file; the default map if it has none."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PinMapError(f"{origin}: not valid TOML: {exc}") from None
+    if "hardware" not in data:
+        return default_config()
+    return parse_hardware(data["hardware"])
+
+
+def config_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The config file: ``path``, else $TABLETOP_CONFIG, else ./tabletop.toml."""
+    return Path(path or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG_FILE)
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> HardwareConfig:
+    """Read and validate the pin map; a missing default file means the default map."""
+    file = config_path(path)
+    if not file.exists():
+        if path is not None:
+            raise PinMapError(f"{file}: no such config file")
+        return default_config()
+    return parse_toml(file.read_text(encoding="utf-8"), str(file))

@@ -1,0 +1,81 @@
+"""Lights and buzzer driven from the referee's verdicts.
+
+The referee never knows these exist: the game loop hands verdicts (plain data) and the
+current turn to ``Feedback.show``, which lights the seat whose turn it is, flashes a
+penalised seat's LED and sounds the buzzer. A table without LEDs or a buzzer just skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hardware.table import Table
+from referee.verdicts import Outcome, Verdict
+
+
+def penalised_seat(verdict: Verdict) -> int | None:
+    """The seat a verdict penalises: an illegal play, or a score marked ``penalty``."""
+    if verdict.seat is None:
+        return None
+    if verdict.outcome is Outcome.ILLEGAL:
+        return verdict.seat
+    if verdict.outcome is Outcome.SCORE and verdict.data.get("penalty"):
+        return verdict.seat
+    return None
+
+
+@dataclass
+class FeedbackTiming:
+    flash_on_s: float = 0.15
+    flash_off_s: float = 0.1
+    flashes: int = 3
+    buzz_s: float = 0.3
+
+
+class Feedback:
+    def __init__(
+        self, table: Table, timing: FeedbackTiming | None = None, background: bool = True
+    ) -> None:
+        self.table = table
+        self.timing = timing or FeedbackTiming()
+        self.background = background  # tests run the blink/beep patterns to completion
+        self.turn: int | None = None
+
+    def show_turn(self, seat: int | None) -> None:
+        """Light the LED of the seat whose turn it is; every other LED off."""
+        self.turn = seat
+        for s, led in self.table.leds.items():
+            if s == seat:
+                led.on()
+            else:
+                led.off()
+
+    def penalise(self, seat: int) -> None:
+        """Flash the seat's LED and sound the buzzer."""
+        t = self.timing
+        if self.table.buzzer is not None:
+            self.table.buzzer.beep(t.buzz_s, 0, n=1, background=self.background)
+        led = self.table.led(seat)
+        if led is not None:
+            led.blink(t.flash_on_s, t.flash_off_s, n=t.flashes, background=self.background)
+            if not self.background and seat == self.turn:
+                led.on()
+
+    def show(self, verdicts: Iterable[Verdict], turn: int | None = None) -> list[int]:
+        """Apply one event's verdicts: the turn light first, then any penalty flashes.
+        Returns the seats penalised."""
+        self.show_turn(turn)
+        seats = []
+        for verdict in verdicts:
+            seat = penalised_seat(verdict)
+            if seat is not None and seat not in seats:
+                seats.append(seat)
+                self.penalise(seat)
+        return seats
+
+    def off(self) -> None:
+        for led in self.table.leds.values():
+            led.off()
+        if self.table.buzzer is not None:
+            self.table.buzzer.off()

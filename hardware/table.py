@@ -1,0 +1,236 @@
+"""The table's devices on gpiozero: per seat a slap pad, a call button and an LED; a buzzer.
+
+Each input is a gpiozero ``Button`` whose every edge is stamped with the pin factory's
+edge tick (converted by ``hardware.clock``), debounced in software keeping the first
+edge's time (``hardware.debounce``), and published as a ``PadEvent`` on an ``EventBus``.
+On a machine without GPIO the same devices run on ``NsMockFactory`` pins and ``press()``
+drives them: that is the virtual-pads mode the dashboard and terminal use.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gpiozero import LED, Button, Buzzer
+
+from hardware.bus import EventBus
+from hardware.clock import EdgeClock, edge_clock
+from hardware.config import INPUTS, HardwareConfig
+from hardware.debounce import Debouncer
+from hardware.mockpins import NsMockFactory, NsMockPin
+from hardware.padevents import PadEvent
+
+EdgeHook = Callable[[int, str, int, bool, bool], None]  # seat, device, t_ns, active, accepted
+
+
+class HardwareError(RuntimeError):
+    """The GPIO hardware could not be opened; the message says what to check."""
+
+
+class StampedButton(Button):
+    """A Button that reports each edge with its factory ticks to ``on_edge``.
+
+    ``_fire_events(ticks, new_active)`` is gpiozero's documented hook for descendants:
+    it receives the ticks of the edge as the pin factory reported them.
+    """
+
+    on_edge: Callable[[Any, bool], None] | None = None
+
+    def _fire_events(self, ticks: Any, new_active: bool) -> None:
+        previous = self._last_active
+        handler = self.on_edge
+        if previous is not None and previous != new_active and handler is not None:
+            handler(ticks, new_active)
+        super()._fire_events(ticks, new_active)
+
+
+def gpio_available() -> bool:
+    """A GPIO character device this user can open (a Pi, or a board with gpiochips)."""
+    chips = sorted(Path("/dev").glob("gpiochip*"))
+    return any(os.access(chip, os.R_OK | os.W_OK) for chip in chips)
+
+
+def make_factory(config: HardwareConfig, mode: str | None = None) -> tuple[Any, str]:
+    """The pin factory for ``mode`` (default: the config's), and the mode actually used.
+
+    ``virtual`` → NsMockFactory; ``gpio`` → the named gpiozero factory, or ``None`` so that
+    gpiozero picks its default (lgpio first; GPIOZERO_PIN_FACTORY overrides); ``auto`` →
+    gpio when a gpiochip is accessible, else virtual.
+    """
+    mode = mode or config.mode
+    if mode == "auto":
+        mode = "gpio" if gpio_available() else "virtual"
+    if mode == "virtual":
+        return NsMockFactory(), mode
+    if mode != "gpio":
+        raise ValueError(f"unknown hardware mode {mode!r}")
+    if config.pin_factory in (None, "lgpio"):
+        from hardware.lgpio_workdir import import_lgpio
+
+        import_lgpio()  # before gpiozero tries: keeps .lgd-nfy* out of the working directory
+    if config.pin_factory is None:
+        return None, mode
+    from importlib.metadata import entry_points
+
+    found = entry_points(group="gpiozero_pin_factories", name=config.pin_factory)
+    if not found:
+        raise HardwareError(f"hardware.pin_factory: gpiozero has no factory {config.pin_factory!r}")
+    try:
+        return next(iter(found)).load()(), mode
+    except Exception as exc:  # the library's own errors: missing lgpio, no permission …
+        raise HardwareError(f"cannot open pin factory {config.pin_factory!r}: {exc}") from exc
+
+
+class Table:
+    """All the devices of one table, and the stream of accepted presses.
+
+    Thread-safe: edges from the factory's thread and ``press()`` from web threads are
+    serialised by one lock around debounce and publishing.
+    """
+
+    def __init__(
+        self,
+        config: HardwareConfig,
+        factory: Any = None,
+        *,
+        bus: EventBus[PadEvent] | None = None,
+        mode: str = "virtual",
+    ) -> None:
+        self.config = config
+        self.mode = mode
+        self.bus: EventBus[PadEvent] = bus or EventBus()
+        self._lock = threading.Lock()
+        self._press_lock = threading.Lock()
+        self._edge_hooks: list[EdgeHook] = []
+        self.inputs: dict[tuple[int, str], StampedButton] = {}
+        self.debouncers: dict[tuple[int, str], Debouncer] = {}
+        self.leds: dict[int, LED] = {}
+        self.buzzer: Buzzer | None = None
+        self.edges_seen = 0
+        try:
+            for seat, device, pin in config.inputs():
+                button = StampedButton(
+                    pin, pull_up=config.pull_up, bounce_time=None, pin_factory=factory
+                )
+                factory = button.pin_factory  # gpiozero's default, once chosen
+                self.inputs[(seat, device)] = button
+                self.debouncers[(seat, device)] = Debouncer(config.debounce_ns)
+            for seat_pins in config.seats:
+                if seat_pins.led is not None:
+                    self.leds[seat_pins.seat] = LED(seat_pins.led, pin_factory=factory)
+            if config.buzzer is not None:
+                self.buzzer = Buzzer(config.buzzer, pin_factory=factory)
+        except Exception:
+            self.close()
+            raise
+        self.factory = factory
+        self.clock: EdgeClock = edge_clock(factory)
+        for (seat, device), button in self.inputs.items():
+            button.on_edge = self._make_handler(seat, device)
+
+    @classmethod
+    def open(cls, config: HardwareConfig, mode: str | None = None) -> Table:
+        """Open the table for real (gpio), virtually, or whichever ``auto`` finds."""
+        factory, used = make_factory(config, mode)
+        try:
+            return cls(config, factory, mode=used)
+        except HardwareError:
+            raise
+        except Exception as exc:
+            raise HardwareError(
+                f"cannot open the GPIO pins ({exc}); see docs/HARDWARE.md "
+                "'Running as a normal user', or use mode = \"virtual\""
+            ) from exc
+
+    # -- edges ---------------------------------------------------------------------------
+    def _make_handler(self, seat: int, device: str) -> Callable[[Any, bool], None]:
+        def handler(ticks: Any, active: bool) -> None:
+            self._edge(seat, device, self.clock.to_ns(ticks), active)
+
+        return handler
+
+    def _edge(self, seat: int, device: str, t_ns: int, active: bool) -> None:
+        with self._lock:
+            self.edges_seen += 1
+            accepted = self.debouncers[(seat, device)].edge(t_ns, active)
+            for hook in self._edge_hooks:
+                hook(seat, device, t_ns, active, accepted)
+            if accepted:
+                self.bus.publish(PadEvent(seat, device, t_ns, time.monotonic_ns()))
+
+    def add_edge_hook(self, hook: EdgeHook) -> Callable[[], None]:
+        """Observe every raw edge (the recorder uses this); returns a remover."""
+        with self._lock:
+            self._edge_hooks.append(hook)
+
+        def remove() -> None:
+            with self._lock:
+                if hook in self._edge_hooks:
+                    self._edge_hooks.remove(hook)
+
+        return remove
+
+    # -- virtual pads -------------------------------------------------------------------
+    @property
+    def is_virtual(self) -> bool:
+        return isinstance(self.factory, NsMockFactory)
+
+    def pin(self, seat: int, device: str) -> NsMockPin:
+        """The mock pin behind an input (virtual mode and tests only)."""
+        if (seat, device) not in self.inputs:
+            wired = ", ".join(f"{s}:{d}" for s, d in self.inputs)
+            raise KeyError(f"seat {seat} has no {device!r} wired (wired: {wired})")
+        pin = self.inputs[(seat, device)].pin
+        if not isinstance(pin, NsMockPin):
+            raise HardwareError("pins can only be driven by software on virtual pads")
+        return pin
+
+    def drive(self, seat: int, device: str, active: bool, at_ns: int | None = None) -> None:
+        """Put an input's line in the pressed (``active``) or released state."""
+        level = not active if self.config.pull_up else active
+        self.pin(seat, device).drive(level, at_ns)
+
+    def press(
+        self, seat: int, device: str = "pad", at_ns: int | None = None, hold_ns: int = 1_000
+    ) -> PadEvent | None:
+        """Press and release a virtual input; the accepted PadEvent, or None if it was
+        debounced away. Safe to call from any thread (web requests)."""
+        if device not in INPUTS:
+            raise ValueError(f"unknown input {device!r}; inputs are {', '.join(INPUTS)}")
+        got: list[PadEvent] = []
+        unsubscribe = self.bus.subscribe(
+            lambda e: got.append(e) if (e.seat, e.device) == (seat, device) else None
+        )
+        try:
+            with self._press_lock:
+                t = at_ns if at_ns is not None else time.monotonic_ns()
+                self.drive(seat, device, True, t)
+                self.drive(seat, device, False, t + hold_ns)
+        finally:
+            unsubscribe()
+        return got[0] if got else None
+
+    # -- feedback devices ---------------------------------------------------------------
+    def led(self, seat: int) -> LED | None:
+        return self.leds.get(seat)
+
+    def close(self) -> None:
+        devices: list[Any] = [*self.inputs.values(), *self.leds.values()]
+        if self.buzzer is not None:
+            devices.append(self.buzzer)
+        for device in devices:
+            device.close()
+        self.inputs.clear()
+        self.leds.clear()
+        self.buzzer = None
+
+    def __enter__(self) -> Table:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,138 @@
+"""DOS as a ``Game``: options, set-up, scoreboard and the tablet's view (rules in rules.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.dos import rules
+from referee.dos.cards import format_cards
+from referee.dos.deck import DEFAULT_NUMBERS, NUMBER_SETS, full_deck
+from referee.dos.state import PILE_NAMES, DosState, Phase
+from referee.events import Event
+from referee.game import GameError, OptionSpec, Scoreboard, check_players, resolve_options
+from referee.verdicts import Verdict
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("hand_size", 14, "cards dealt to each player (the rules say 14)", ruling="DOS-1"),
+    OptionSpec(
+        "numbers",
+        DEFAULT_NUMBERS,
+        "which number cards the deck has (6 of each per colour)",
+        choices=tuple(NUMBER_SETS),
+        ruling="DOS-2",
+    ),
+    OptionSpec(
+        "draw_for_blocked_pile",
+        True,
+        "a pile closed by a Skip still counts as a pile you could not play on: draw one for it",
+        ruling="DOS-7",
+    ),
+    OptionSpec(
+        "draw_pile_out_ends_game",
+        False,
+        "optional rule: when the draw pile runs out the game ends after that turn, "
+        "fewest cards wins",
+        ruling="DOS-17",
+    ),
+    OptionSpec(
+        "rounds", 1, "deals in a match; cards left are added up (1 = the rules)", ruling="DOS-15"
+    ),
+)
+
+
+class DosGame:
+    name = "dos"
+    title = "DOS"
+    min_players = 2
+    max_players = 8
+
+    def options(self) -> Sequence[OptionSpec]:
+        return OPTIONS
+
+    def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> DosState:
+        names = check_players(self, players)
+        opts = resolve_options(OPTIONS, options)
+        if opts["hand_size"] < 1:
+            raise GameError("option 'hand_size' must be at least 1")
+        if opts["rounds"] < 1:
+            raise GameError("option 'rounds' must be at least 1")
+        deck = len(full_deck(opts["numbers"]))
+        if len(names) * opts["hand_size"] + 2 > deck:
+            raise GameError(
+                f"{len(names)} hands of {opts['hand_size']} do not fit a {deck}-card deck"
+            )
+        n = len(names)
+        return DosState(players=names, options=opts, dealer=n - 1, owed=(0,) * n)
+
+    def apply(self, state: DosState, event: Event) -> tuple[DosState, list[Verdict]]:
+        return rules.apply(state, event)
+
+    def scoreboard(self, state: DosState) -> Scoreboard:
+        return Scoreboard(
+            game=self.name,
+            players=state.players,
+            totals=state.totals,
+            round=state.round,
+            turn=state.turn if state.phase is Phase.PLAY else None,
+            rounds=state.rounds,
+            finished=state.phase is Phase.FINISHED,
+            winners=state.winners,
+            lower_is_better=True,
+            extra={
+                "cards_in_hand": [len(h) for h in state.hands],
+                "round_winners": [list(w) for w in state.round_winners],
+            },
+        )
+
+    def view(self, state: DosState) -> dict[str, Any]:
+        cur = state.current
+        playing = state.phase is Phase.PLAY
+        return {
+            "game": self.name,
+            "phase": state.phase.value,
+            "round": state.round,
+            "rounds_to_play": state.options["rounds"],
+            "options": dict(state.options),
+            "dealer": state.dealer,
+            "turn": state.turn if playing else None,
+            "direction": "clockwise" if state.direction == 1 else "counter-clockwise",
+            "draw_pile": len(state.stock),
+            "piles": [
+                {
+                    "pile": PILE_NAMES[p],
+                    "top": format_cards(state.piles[p][-1:])[0] if state.piles[p] else None,
+                    "cards": len(state.piles[p]),
+                    "closed": p in state.blocked,
+                    "this_turn": cur.piles[p].value,
+                }
+                for p in (0, 1)
+            ],
+            "players": [
+                {
+                    "seat": i,
+                    "name": state.players[i],
+                    "cards": len(state.hands[i]) if state.hands else 0,
+                    "called_dos": i in state.called,
+                    "can_be_called_out": i in state.exposed,
+                    "owes": state.owed[i] if state.owed else 0,
+                }
+                for i in range(state.n)
+            ],
+            "pending_draw_fours": [
+                {"pile": PILE_NAMES[f.pile], "victim": f.victim, "card": format_cards([f.card])[0]}
+                for f in state.pending
+            ],
+            "waiting_for_reshuffle": state.waiting_for_reshuffle,
+            "round_scores": [list(r) for r in state.rounds],
+            "round_winners": [list(w) for w in state.round_winners],
+            "totals": list(state.totals),
+            "winners": list(state.winners),
+            "end_reason": state.end_reason,
+        }
+
+    def event_kinds(self) -> Mapping[str, str]:
+        return dict(rules.EVENT_KINDS)
+
+
+GAME = DosGame()

@@ -1,0 +1,713 @@
+"""DOS rules: ``apply(state, event) -> (state, verdicts)``.
+
+Handlers build a new state or raise ``Foul``; ``apply`` turns a foul into the unchanged
+state plus one ``illegal`` verdict. Penalty draws (Draw Two, combo, callout, the last-card
+draw of 3, an un-countered Draw Four) are made by the referee itself from the draw pile
+and announced, because the physical draw has no choice in it (DOS-21).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from referee.dos.cards import DosCard, Symbol, format_card, matches, parse_card, parse_cards
+from referee.dos.deck import deck_counter
+from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn, Turn, evolve
+from referee.events import Event, EventError
+from referee.hands import Hidden
+from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt
+
+Out = list[Verdict]
+DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
+
+
+class Foul(Exception):
+    """A rule violation: the event is rejected and the state stays as it was."""
+
+    def __init__(self, reason: str, seat: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+
+
+# -- decoding ---------------------------------------------------------------------------
+def _seat(state: DosState, event: Event) -> int:
+    if event.seat is None:
+        raise EventError(f"event {event.kind!r} needs the seat of the player")
+    if event.seat >= state.n:
+        raise EventError(f"seat {event.seat} does not exist: seats are 0..{state.n - 1}")
+    return event.seat
+
+
+def _target(state: DosState, event: Event) -> int:
+    target = event.require("target")
+    if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < state.n:
+        raise EventError(f"'target' must be a seat 0..{state.n - 1}, got {target!r}")
+    return target
+
+
+def _pile(value: Any) -> int:
+    if isinstance(value, str) and value.strip().lower() in PILE_NAMES:
+        return PILE_NAMES.index(value.strip().lower())
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+        return value
+    raise EventError(f"'pile' must be 'left' or 'right', got {value!r}")
+
+
+def _card_list_or_count(value: Any, what: str) -> list[DosCard] | int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise EventError(f"{what}: a count cannot be negative")
+        return value
+    if isinstance(value, list | str):
+        return parse_cards(value)
+    raise EventError(f"{what}: expected a list of cards or a number of cards, got {value!r}")
+
+
+# -- small helpers ----------------------------------------------------------------------
+def _need_play(state: DosState) -> None:
+    if state.phase is Phase.DEAL:
+        raise Foul("The cards have not been dealt yet: enter the deal first.")
+    if state.phase is Phase.FINISHED:
+        raise Foul("The game is over.")
+
+
+def _need_no_debt(state: DosState) -> None:
+    if state.waiting_for_reshuffle:
+        raise Foul(
+            "The draw pile is empty and cards are still owed: shuffle the discard piles "
+            "(keep both top cards) and enter the reshuffle first."
+        )
+
+
+def _need_turn(state: DosState, seat: int) -> None:
+    if seat != state.turn:
+        raise Foul(f"It is {state.name(state.turn)}'s turn, not {state.name(seat)}'s.", seat)
+
+
+def _under_tops(state: DosState) -> int:
+    return sum(len(p) - 1 for p in state.piles)
+
+
+def _set_hand(state: DosState, seat: int, hand: Hidden[DosCard], *, played: bool) -> DosState:
+    """Store a changed hand and keep the DOS-call bookkeeping (DOS-12) in step with it."""
+    hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
+    exposed = state.exposed - {seat}
+    called = state.called if played else state.called - {seat}
+    if played and len(hand) == 2 and seat not in called:
+        exposed = exposed | {seat}
+    return evolve(state, hands=hands, exposed=exposed, called=called)
+
+
+def _take_from_stock(state: DosState, count: int) -> tuple[DosState, list[DosCard], int]:
+    """Up to ``count`` cards off the draw pile: (state, named cards, unnamed count)."""
+    stock = state.stock
+    take_known = min(count, len(stock.known))
+    cards = list(stock.known[:take_known])
+    take_unknown = min(count - take_known, stock.unknown)
+    stock = Hidden(stock.known[take_known:], stock.unknown - take_unknown)
+    return evolve(state, stock=stock), cards, take_unknown
+
+
+def _empty_stock_note(state: DosState, out: Out) -> None:
+    """Say what happens now that the draw pile is empty (DOS-16 / DOS-17)."""
+    if len(state.stock):
+        return
+    if state.options["draw_pile_out_ends_game"]:
+        out.append(info("The draw pile is empty: the game ends after this turn."))
+    elif _under_tops(state) > 0:
+        out.append(
+            prompt(
+                "The draw pile is empty: shuffle the discard piles (keep both top cards) "
+                "and enter the reshuffle."
+            )
+        )
+
+
+def _give(state: DosState, seat: int, count: int, why: str, out: Out) -> DosState:
+    """``seat`` draws ``count`` penalty cards; a shortfall waits for a reshuffle (DOS-16)."""
+    state, cards, unnamed = _take_from_stock(state, count)
+    got = len(cards) + unnamed
+    state = _set_hand(state, seat, state.hands[seat].add(cards, unnamed), played=False)
+    out.append(
+        info(
+            f"{state.name(seat)} draws {count}: {why}.",
+            seat,
+            draws=got,
+            cards=[format_card(c) for c in cards],
+        )
+    )
+    short = count - got
+    if not short and got:
+        _empty_stock_note(state, out)
+    if short:
+        if state.options["draw_pile_out_ends_game"]:
+            out.append(info(f"The draw pile ran out: {short} card(s) could not be drawn.", seat))
+        elif _under_tops(state) > 0:
+            owed = list(state.owed)
+            owed[seat] += short
+            state = evolve(state, owed=tuple(owed))
+            out.append(
+                prompt(
+                    f"The draw pile is empty: {state.name(seat)} still owes {short}. Shuffle "
+                    "the discard piles (keep both top cards) and enter the reshuffle.",
+                    seat,
+                    owed=short,
+                )
+            )
+        else:
+            out.append(
+                info(f"Nothing is left to draw: {state.name(seat)}'s other {short} are let off.")
+            )
+    return state
+
+
+def _pile_settled(state: DosState, pile: int) -> bool:
+    """Nothing more can happen on ``pile`` this turn."""
+    cur = state.current
+    status = cur.piles[pile]
+    if status in DONE:
+        return True
+    blocked = pile in state.blocked
+    if status is PileTurn.OPEN:
+        return blocked and not state.options["draw_for_blocked_pile"]
+    drawn = cur.drawn[pile]
+    if cur.drew_nothing[pile] or blocked:
+        return True
+    return drawn is not None and not matches(drawn, state.top(pile))
+
+
+def _playable_piles(state: DosState) -> int:
+    cur = state.current
+    return sum(
+        1
+        for p in (0, 1)
+        if p not in state.blocked
+        and (
+            cur.piles[p] is PileTurn.OPEN
+            or (cur.piles[p] is PileTurn.DRAWN and not cur.drew_nothing[p])
+        )
+    )
+
+
+def _start_turn(state: DosState, out: Out) -> DosState:
+    """The turn player's first action: un-countered Draw Fours are drawn now (DOS-10)."""
+    if state.current.started:
+        return state
+    for four in state.pending:
+        state = _give(
+            state, four.victim, 4, f"the {four.card.words} on the {PILE_NAMES[four.pile]} pile", out
+        )
+    return evolve(state, pending=(), current=evolve(state.current, started=True))
+
+
+# -- round and game end -----------------------------------------------------------------
+def _end_round(state: DosState, why: str, out: Out) -> DosState:
+    sizes = tuple(len(h) for h in state.hands)
+    best = min(sizes)
+    round_winners = tuple(i for i, s in enumerate(sizes) if s == best)
+    names = " and ".join(state.name(i) for i in round_winners)
+    out.append(
+        Verdict(
+            Outcome.ROUND_END,
+            f"Round {state.round} is over ({why}): {names} "
+            f"{'wins' if len(round_winners) == 1 else 'share the win'} with {best} card(s) left.",
+            None,
+            {"cards_left": list(sizes), "winners": list(round_winners)},
+        )
+    )
+    state = evolve(
+        state,
+        rounds=(*state.rounds, sizes),
+        round_winners=(*state.round_winners, round_winners),
+        pending=(),
+        owed=(0,) * state.n,
+        blocked=frozenset(),
+        current=Turn(),
+        called=frozenset(),
+        exposed=frozenset(),
+        end_reason=why,
+    )
+    if state.round >= state.options["rounds"]:
+        totals = state.totals
+        low = min(totals)
+        winners = tuple(i for i, t in enumerate(totals) if t == low)
+        out.append(
+            Verdict(
+                Outcome.GAME_END,
+                f"Game over: {' and '.join(state.name(i) for i in winners)} "
+                f"{'wins' if len(winners) == 1 else 'share the win'}.",
+                None,
+                {"totals": list(totals), "winners": list(winners)},
+            )
+        )
+        return evolve(state, phase=Phase.FINISHED, winners=winners)
+    return evolve(
+        state, phase=Phase.DEAL, round=state.round + 1, dealer=(state.dealer + 1) % state.n
+    )
+
+
+def _finish_turn(state: DosState, out: Out) -> DosState:
+    """After the turn: last-card draw, combo, then actions left pile first (DOS-9, 11, 13)."""
+    seat = state.turn
+    cur = state.current
+    if len(state.hands[seat]) == 1:
+        state = _give(state, seat, 3, "ended the turn holding one card", out)
+    left, right = cur.played
+    if left is not None and left.is_number and left == right:
+        out.append(info(f"Combo! Two {left.words}s: everyone else draws 4.", seat))
+        other = state.next_seat(seat)
+        while other != seat:
+            state = _give(state, other, 4, f"{state.name(seat)}'s combo", out)
+            other = state.next_seat(other)
+    blocked: set[int] = set()
+    pending: list[PendingFour] = []
+    for pile, card in enumerate(cur.played):
+        if card is None or card.symbol is None:
+            continue
+        where = f"the {PILE_NAMES[pile]} pile"
+        if card.symbol is Symbol.SKIP:
+            blocked.add(pile)
+            out.append(info(f"Skip: nobody may play on {where} next turn.", seat, pile=pile))
+        elif card.symbol is Symbol.REVERSE:
+            state = evolve(state, direction=-state.direction)
+            way = "clockwise" if state.direction == 1 else "counter-clockwise"
+            out.append(info(f"Reverse: play now goes {way}.", seat))
+        elif card.symbol is Symbol.DRAW_TWO:
+            state = _give(state, state.next_seat(seat), 2, f"Draw Two on {where}", out)
+        else:
+            victim = state.next_seat(seat)
+            pending.append(PendingFour(pile, victim, card))
+            out.append(
+                prompt(
+                    f"{state.name(victim)} must draw 4 for the {card.words}, or counter it "
+                    f"with a {card.color.word} Skip on {where}.",
+                    victim,
+                    pile=pile,
+                )
+            )
+    nxt = state.next_seat(seat)
+    state = evolve(
+        state, turn=nxt, blocked=frozenset(blocked), current=Turn(), pending=tuple(pending)
+    )
+    if state.options["draw_pile_out_ends_game"] and len(state.stock) == 0:
+        return _end_round(state, "the draw pile ran out", out)
+    closed = " and ".join(PILE_NAMES[p] for p in sorted(blocked))
+    note = f" (the {closed} pile {'is' if len(blocked) == 1 else 'are'} closed)" if blocked else ""
+    out.append(info(f"{state.name(nxt)}'s turn{note}.", nxt))
+    return state
+
+
+def _maybe_finish(state: DosState, out: Out) -> DosState:
+    if _pile_settled(state, 0) and _pile_settled(state, 1):
+        return _finish_turn(state, out)
+    return state
+
+
+# -- handlers ---------------------------------------------------------------------------
+def _deal(state: DosState, event: Event, out: Out) -> DosState:
+    if state.phase is Phase.PLAY:
+        raise Foul("The cards are already dealt.")
+    if state.phase is Phase.FINISHED:
+        raise Foul("The game is over.")
+    hands_raw = event.require("hands")
+    if not isinstance(hands_raw, list) or len(hands_raw) != state.n:
+        raise EventError(f"'hands' must list {state.n} hands (cards or counts), one per seat")
+    hands = [_card_list_or_count(h, f"hand of seat {i}") for i, h in enumerate(hands_raw)]
+    piles_raw = event.require("piles")
+    if not isinstance(piles_raw, list) or len(piles_raw) != 2:
+        raise EventError("'piles' must name the two face-up cards: [left, right]")
+    piles = [parse_card(t) for t in piles_raw]
+    dealer = event.get("dealer", state.dealer)
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < state.n:
+        raise EventError(f"'dealer' must be a seat 0..{state.n - 1}, got {dealer!r}")
+    size = state.options["hand_size"]
+    for seat, hand in enumerate(hands):
+        count = hand if isinstance(hand, int) else len(hand)
+        if count != size:
+            raise Foul(f"Everyone is dealt {size} cards; {state.name(seat)} got {count}.")
+    deck = deck_counter(state.options["numbers"])
+    deck_size = sum(deck.values())
+    dealt = state.n * size + 2
+    stock_raw = event.get("stock")
+    stock = deck_size - dealt if stock_raw is None else _card_list_or_count(stock_raw, "stock")
+    named: Counter[DosCard] = Counter(piles)
+    for hand in hands:
+        if not isinstance(hand, int):
+            named.update(hand)
+    if not isinstance(stock, int):
+        named.update(stock)
+    for card, copies in named.items():
+        if card not in deck:
+            raise Foul(
+                f"There is no {card.words} in this deck (numbers {state.options['numbers']})."
+            )
+        if copies > deck[card]:
+            raise Foul(
+                f"The deck has only {deck[card]} {card.words} cards, the deal names {copies}."
+            )
+    everything_named = not isinstance(stock, int) and all(not isinstance(h, int) for h in hands)
+    if everything_named and named != deck:
+        raise Foul(
+            f"The deal must use the whole deck of {deck_size} cards; "
+            f"it names {sum(named.values())}."
+        )
+    new_hands = tuple(Hidden(unknown=h) if isinstance(h, int) else Hidden(tuple(h)) for h in hands)
+    state = evolve(
+        state,
+        phase=Phase.PLAY,
+        dealer=dealer,
+        hands=new_hands,
+        stock=Hidden(unknown=stock) if isinstance(stock, int) else Hidden(tuple(stock)),
+        piles=((piles[0],), (piles[1],)),
+        turn=(dealer + 1) % state.n,
+        direction=1,
+        blocked=frozenset(),
+        current=Turn(),
+        pending=(),
+        owed=(0,) * state.n,
+        called=frozenset(),
+        exposed=frozenset(),
+        end_reason="",
+    )
+    out.append(
+        legal(
+            f"Round {state.round}: {size} cards each. Left pile {piles[0].words}, right pile "
+            f"{piles[1].words}. {state.name(state.turn)} starts.",
+            dealer,
+        )
+    )
+    if any(p.is_action for p in piles):
+        out.append(info("An action card turned up to start a pile has no effect (DOS-4)."))
+    return state
+
+
+def _counter_for(state: DosState, seat: int, card: DosCard, pile: int | None) -> PendingFour | None:
+    for four in state.pending:
+        if (
+            four.victim == seat
+            and card.symbol is Symbol.SKIP
+            and card.color is four.card.color
+            and (pile is None or pile == four.pile)
+        ):
+            return four
+    return None
+
+
+def _do_counter(state: DosState, seat: int, card: DosCard, four: PendingFour, out: Out) -> DosState:
+    hand = state.hands[seat]
+    if not hand.can_remove(card):
+        raise Foul(f"{state.name(seat)} does not hold a {card.words}.", seat)
+    piles = list(state.piles)
+    piles[four.pile] = (*piles[four.pile], card)
+    state = evolve(
+        state,
+        piles=(piles[0], piles[1]),
+        pending=tuple(f for f in state.pending if f is not four),
+    )
+    state = _set_hand(state, seat, hand.remove(card), played=True)
+    out.append(
+        legal(
+            f"{state.name(seat)} counters the {four.card.words} with a {card.words}: no cards to "
+            f"draw, and the {PILE_NAMES[four.pile]} pile stays open.",
+            seat,
+            pile=four.pile,
+        )
+    )
+    if len(state.hands[seat]) == 0:
+        return _end_round(state, f"{state.name(seat)} played their last card", out)
+    return state
+
+
+def _counter(state: DosState, event: Event, out: Out) -> DosState:
+    seat = _seat(state, event)
+    card = parse_card(event.require("card"))
+    pile = _pile(event.get("pile")) if event.get("pile") is not None else None
+    _need_play(state)
+    _need_no_debt(state)
+    mine = [f for f in state.pending if f.victim == seat]
+    if not mine:
+        raise Foul(f"No Draw Four is waiting for {state.name(seat)} to counter.", seat)
+    four = _counter_for(state, seat, card, pile)
+    if four is None:
+        colors = " or ".join(sorted({f.card.color.word for f in mine}))
+        raise Foul(f"Only a {colors} Skip counters that Draw Four, not a {card.words}.", seat)
+    return _do_counter(state, seat, card, four, out)
+
+
+def _play(state: DosState, event: Event, out: Out) -> DosState:
+    seat = _seat(state, event)
+    card = parse_card(event.require("card"))
+    pile = _pile(event.require("pile"))
+    _need_play(state)
+    _need_no_debt(state)
+    four = _counter_for(state, seat, card, pile)
+    if four is not None:  # pending Draw Fours exist only before the turn's first action
+        return _do_counter(state, seat, card, four, out)
+    _need_turn(state, seat)
+    state = _start_turn(state, out)
+    where = f"the {PILE_NAMES[pile]} pile"
+    if pile in state.blocked:
+        raise Foul(f"A Skip closed {where} for this turn: nobody may play on it.", seat)
+    cur = state.current
+    status = cur.piles[pile]
+    if status in DONE:
+        raise Foul(f"You already played on {where} this turn: one card per pile.", seat)
+    hand = state.hands[seat]
+    if status is PileTurn.DRAWN:
+        drawn = cur.drawn[pile]
+        if cur.drew_nothing[pile]:
+            raise Foul(f"You drew for {where} and got nothing, so you cannot play on it.", seat)
+        if drawn is not None and card != drawn:
+            raise Foul(
+                f"After drawing for {where} only the card you drew ({drawn.words}) may go on it.",
+                seat,
+            )
+    else:
+        reserved = [
+            d
+            for p, d in enumerate(cur.drawn)
+            if p != pile and cur.piles[p] is PileTurn.DRAWN and d is not None
+        ]
+        available = hand.remove_all(reserved)
+        if not available.can_remove(card):
+            held = " (the one you drew is for the other pile)" if hand.can_remove(card) else ""
+            raise Foul(f"{state.name(seat)} does not hold a {card.words}{held}.", seat)
+    if not hand.can_remove(card):
+        raise Foul(f"{state.name(seat)} does not hold a {card.words}.", seat)
+    top = state.top(pile)
+    if not matches(card, top):
+        raise Foul(
+            f"A {card.words} does not match the {top.words} on {where}: it needs a "
+            f"{top.color.word} card, a {_face_words(top)} or a Draw Four.",
+            seat,
+        )
+    piles = list(state.piles)
+    piles[pile] = (*piles[pile], card)
+    statuses = list(cur.piles)
+    statuses[pile] = PileTurn.DRAWN_PLAYED if status is PileTurn.DRAWN else PileTurn.PLAYED
+    played = list(cur.played)
+    played[pile] = card
+    state = evolve(
+        state,
+        piles=(piles[0], piles[1]),
+        current=evolve(
+            cur,
+            piles=(statuses[0], statuses[1]),
+            played=(played[0], played[1]),
+        ),
+    )
+    state = _set_hand(state, seat, hand.remove(card), played=True)
+    left = len(state.hands[seat])
+    out.append(legal(f"{state.name(seat)} plays a {card.words} on {where}.", seat, pile=pile))
+    if left == 0:
+        return _end_round(state, f"{state.name(seat)} played their last card", out)
+    if seat in state.exposed:
+        out.append(info(f"{state.name(seat)} is down to two cards: say DOS!", seat))
+    return _maybe_finish(state, out)
+
+
+def _face_words(card: DosCard) -> str:
+    return card.symbol.words if card.symbol is not None else str(card.number)
+
+
+def _draw(state: DosState, event: Event, out: Out) -> DosState:
+    seat = _seat(state, event)
+    pile = _pile(event.require("pile"))
+    named = event.get("card")
+    given = parse_card(named) if named is not None else None
+    _need_play(state)
+    _need_no_debt(state)
+    _need_turn(state, seat)
+    state = _start_turn(state, out)
+    where = f"the {PILE_NAMES[pile]} pile"
+    cur = state.current
+    if cur.piles[pile] is not PileTurn.OPEN:
+        did = "played on" if cur.piles[pile] in DONE else "drawn for"
+        raise Foul(f"You have already {did} {where} this turn.", seat)
+    if pile in state.blocked and not state.options["draw_for_blocked_pile"]:
+        raise Foul(f"{where.capitalize()} is closed by a Skip: there is nothing to draw for.", seat)
+    card: DosCard | None = None
+    nothing = False
+    if len(state.stock) == 0:
+        if not state.options["draw_pile_out_ends_game"] and _under_tops(state) > 0:
+            raise Foul(
+                "The draw pile is empty: shuffle the discard piles (keep both top cards) "
+                "and enter the reshuffle.",
+                seat,
+            )
+        nothing = True
+        out.append(info(f"{state.name(seat)} has nothing to draw for {where}.", seat, pile=pile))
+    else:
+        if state.stock.known:
+            card = state.stock.known[0]
+            if given is not None and given != card:
+                raise Foul(f"The top card of the draw pile is {card.words}, not {given.words}.")
+        else:
+            card = given
+        state, _, unnamed = _take_from_stock(state, 1)
+        extra = (card,) if card is not None else ()
+        hand = state.hands[seat].add(extra, 0 if card is not None else unnamed)
+        state = _set_hand(state, seat, hand, played=False)
+        what = card.words if card is not None else "a card"
+        out.append(legal(f"{state.name(seat)} draws {what} for {where}.", seat, pile=pile))
+        _empty_stock_note(state, out)
+    cur = state.current
+    statuses = list(cur.piles)
+    statuses[pile] = PileTurn.DRAWN
+    drawn = list(cur.drawn)
+    drawn[pile] = card
+    nothings = list(cur.drew_nothing)
+    nothings[pile] = nothing
+    state = evolve(
+        state,
+        current=evolve(
+            cur,
+            piles=(statuses[0], statuses[1]),
+            drawn=(drawn[0], drawn[1]),
+            drew_nothing=(nothings[0], nothings[1]),
+        ),
+    )
+    return _maybe_finish(state, out)
+
+
+def _end_turn(state: DosState, event: Event, out: Out) -> DosState:
+    seat = _seat(state, event)
+    _need_play(state)
+    _need_no_debt(state)
+    _need_turn(state, seat)
+    state = _start_turn(state, out)
+    for pile in (0, 1):
+        if state.current.piles[pile] is PileTurn.OPEN and not _pile_settled(state, pile):
+            raise Foul(
+                f"You did not play on the {PILE_NAMES[pile]} pile: draw a card for it before "
+                "ending your turn.",
+                seat,
+            )
+    return _finish_turn(state, out)
+
+
+def _take_four(state: DosState, event: Event, out: Out) -> DosState:
+    """The victim draws for a Draw Four now instead of countering it (DOS-10)."""
+    seat = _seat(state, event)
+    _need_play(state)
+    _need_no_debt(state)
+    mine = [f for f in state.pending if f.victim == seat]
+    if not mine:
+        raise Foul(f"No Draw Four is waiting for {state.name(seat)}.", seat)
+    four = mine[0]
+    state = evolve(state, pending=tuple(f for f in state.pending if f is not four))
+    return _give(state, seat, 4, f"the {four.card.words} on the {PILE_NAMES[four.pile]} pile", out)
+
+
+def _call(state: DosState, event: Event, out: Out) -> DosState:
+    seat = _seat(state, event)
+    _need_play(state)
+    size = len(state.hands[seat])
+    name = state.name(seat)
+    if seat in state.called:
+        raise Foul(f"{name} has already called DOS.", seat)
+    about_to = seat == state.turn and 2 < size <= 2 + _playable_piles(state)
+    if size != 2 and not about_to:
+        raise Foul(f"{name} has {size} cards: DOS is called when you are down to two.", seat)
+    state = evolve(state, called=state.called | {seat}, exposed=state.exposed - {seat})
+    out.append(legal(f"{name} calls DOS!", seat, t_ns=event.t_ns))
+    return state
+
+
+def _callout(state: DosState, event: Event, out: Out) -> DosState:
+    seat = _seat(state, event)
+    target = _target(state, event)
+    _need_play(state)
+    name = state.name(target)
+    if target == seat:
+        raise Foul("You cannot call yourself out: just call DOS.", seat)
+    if target not in state.exposed:
+        if target in state.called:
+            raise Foul(f"{name} did call DOS.", seat)
+        size = len(state.hands[target])
+        if size != 2:
+            raise Foul(f"{name} has {size} cards, not two: nothing to call out.", seat)
+        raise Foul(f"{name} did not get down to two cards by playing: nothing to call out.", seat)
+    out.append(legal(f"{state.name(seat)} catches {name} without a DOS call.", seat))
+    return _give(state, target, 2, "did not call DOS", out)
+
+
+def _reshuffle(state: DosState, event: Event, out: Out) -> DosState:
+    _need_play(state)
+    if state.options["draw_pile_out_ends_game"]:
+        raise Foul("With the 'draw pile runs out' ending the discard piles are not reshuffled.")
+    if len(state.stock):
+        raise Foul(f"The draw pile still has {len(state.stock)} cards: reshuffle when it is empty.")
+    under = [c for p in state.piles for c in p[:-1]]
+    if not under:
+        raise Foul("There are no cards under the two top cards to reshuffle.")
+    raw = event.get("stock")
+    if raw is None:
+        stock: Hidden[DosCard] = Hidden(unknown=len(under))
+    else:
+        cards = _card_list_or_count(raw, "stock")
+        if isinstance(cards, int):
+            if cards != len(under):
+                raise Foul(f"The reshuffle must hold the {len(under)} cards under the top cards.")
+            stock = Hidden(unknown=cards)
+        else:
+            if Counter(cards) != Counter(under):
+                raise Foul(
+                    f"The new draw pile must be exactly the {len(under)} cards that were under "
+                    "the two top cards."
+                )
+            stock = Hidden(tuple(cards))
+    state = evolve(state, stock=stock, piles=((state.top(0),), (state.top(1),)))
+    out.append(legal(f"The discard piles are shuffled into a new draw pile of {len(under)}."))
+    owed = state.owed
+    state = evolve(state, owed=(0,) * state.n)
+    for seat, count in enumerate(owed):
+        if count:
+            state = _give(state, seat, count, "cards still owed", out)
+    return state
+
+
+_HANDLERS: dict[str, Callable[[DosState, Event, Out], DosState]] = {
+    "deal": _deal,
+    "play": _play,
+    "draw": _draw,
+    "end_turn": _end_turn,
+    "counter": _counter,
+    "take_four": _take_four,
+    "call": _call,
+    "callout": _callout,
+    "reshuffle": _reshuffle,
+}
+
+EVENT_KINDS = {
+    "deal": "{hands: [[cards]|count per seat], piles: [left, right], stock?: [cards, top "
+    "first]|count, dealer?: seat} — the deal; full lists = scripted mode, counts = table mode",
+    "play": "seat, {card: 'R7', pile: 'left'|'right'} — play a card on a pile "
+    "(a same-colour Skip on your Draw Four is a counter)",
+    "draw": "seat, {pile: 'left'|'right', card?: 'R7'} — draw one card for a pile you did "
+    "not play on (name the card if it is seen)",
+    "end_turn": "seat — end the turn after playing on or drawing for each pile",
+    "counter": "seat, {card: 'BSKIP', pile?: 'left'|'right'} — counter a Draw Four with a "
+    "Skip of its colour",
+    "take_four": "seat — the victim of a Draw Four draws its 4 cards instead of countering",
+    "call": "seat (t_ns from a pad button) — the player says DOS",
+    "callout": "seat, {target: seat} — catch a player on two cards who did not say DOS",
+    "reshuffle": "{stock?: [cards, top first]|count} — the discard piles (minus both top "
+    "cards) become the new draw pile",
+}
+
+
+def apply(state: DosState, event: Event) -> tuple[DosState, list[Verdict]]:
+    handler = _HANDLERS.get(event.kind)
+    if handler is None:
+        raise EventError(f"DOS has no event {event.kind!r}; known: {', '.join(_HANDLERS)}")
+    out: Out = []
+    try:
+        new = handler(state, event, out)
+    except Foul as foul:
+        seat = foul.seat if foul.seat is not None else event.seat
+        return state, [illegal(foul.reason, seat)]
+    return new, out

@@ -1,0 +1,645 @@
+"""``apply(state, event)``: every Hit the Deck event kind, checked and carried out.
+
+Illegal events return the very same state with one ``illegal`` verdict; malformed ones
+raise ``EventError``. After every accepted event ``flow.settle`` draws penalty cards,
+asks for a reshuffle when the draw pile runs out, and ends the round.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from referee.cards import CardParseError
+from referee.events import Event, EventError
+from referee.hands import Hidden
+from referee.hitthedeck import slaps
+from referee.hitthedeck.cards import HtdCard, Type, format_card, parse_card
+from referee.hitthedeck.deck import composition, deck_size
+from referee.hitthedeck.flow import finish_round, settle
+from referee.hitthedeck.rules import can_play, hand_points, play_problem, playable
+from referee.hitthedeck.state import (
+    HtdState,
+    Need,
+    Phase,
+    Pile,
+    Requirement,
+    ShuffleWhy,
+    evolve,
+)
+from referee.verdicts import Verdict, illegal, info, legal, prompt
+
+Result = tuple[HtdState, list[Verdict]]
+
+# Events that move the game on; they may not happen while a slap race is open (HTD-13).
+TURN_KINDS = frozenset({"deal", "turn_up", "shuffle", "play", "draw", "pass", "cut", "flip"})
+
+
+class Illegal(Exception):
+    """A rule was broken: the event is refused with this sentence."""
+
+    def __init__(self, reason: str, seat: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+
+
+# -- payload helpers (malformed → EventError) -------------------------------------------------
+def _card(token: Any, what: str = "card") -> HtdCard:
+    try:
+        return parse_card(token)
+    except CardParseError as exc:
+        raise EventError(f"{what}: {exc}") from None
+
+
+def _opt_card(event: Event, key: str = "card") -> HtdCard | None:
+    token = event.get(key)
+    return None if token is None else _card(token, key)
+
+
+def _seat(state: HtdState, event: Event) -> int:
+    if event.seat is None:
+        raise EventError(f"event {event.kind!r} needs a seat")
+    if event.seat >= state.n:
+        raise EventError(f"seat {event.seat} is not at this table ({state.n} players)")
+    return event.seat
+
+
+def _int(event: Event, key: str, minimum: int = 0) -> int | None:
+    value = event.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise EventError(f"{key!r} must be an integer ≥ {minimum}, got {value!r}")
+    return value
+
+
+def _pile(value: Any, what: str) -> Pile:
+    """A pile given as a list of card tokens (top first) or as a count of unseen cards."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return (None,) * value
+    if isinstance(value, list):
+        return tuple(None if t in (None, "?") else _card(t, what) for t in value)
+    raise EventError(f"{what} must be a list of cards or a number of cards, got {value!r}")
+
+
+def _name(state: HtdState, seat: int) -> str:
+    return state.players[seat]
+
+
+def _tokens(cards: Pile) -> list[str]:
+    return [format_card(c) if c is not None else "?" for c in cards]
+
+
+# -- guards -----------------------------------------------------------------------------------
+def _in_play(state: HtdState) -> None:
+    if state.phase is Phase.DEAL or state.phase is Phase.ROUND_OVER:
+        raise Illegal("No round is being played: deal the cards first.")
+    if state.phase is Phase.SCORING:
+        raise Illegal("The round is over: enter the remaining hands to score it.")
+    if state.phase is Phase.GAME_OVER:
+        raise Illegal("The game is over.")
+
+
+def _no_chore(state: HtdState) -> None:
+    if state.need is Need.TURN_UP:
+        raise Illegal("First turn up the top card of the draw pile onto the discard pile.")
+    if state.need is Need.SHUFFLE:
+        raise Illegal("First shuffle the draw pile (see the last prompt).")
+
+
+def _their_turn(state: HtdState, seat: int) -> None:
+    _in_play(state)
+    _no_chore(state)
+    if seat != state.turn:
+        raise Illegal(f"It is {_name(state, state.turn)}'s turn, not {_name(state, seat)}'s.", seat)
+
+
+def _not_forced(state: HtdState, seat: int) -> None:
+    if state.forced == "cut":
+        raise Illegal("You must cut the deck: your turn ends after it, with no card played.", seat)
+    if state.forced == "flip":
+        raise Illegal("You must flip the deck: your turn ends after it, with no card played.", seat)
+
+
+# -- moving on --------------------------------------------------------------------------------
+def _advance(state: HtdState) -> HtdState:
+    """The turn passes to the next player in the current direction."""
+    return evolve(state, turn=state.next_seat(state.turn), drawn=(), forced=None)
+
+
+def _take_effect(
+    state: HtdState, card: HtdCard, by: int, t_ns: int | None, yelled: bool = True
+) -> Result:
+    """``card`` just landed on the discard pile as ``by``'s play; ``state.turn`` already
+    names the next player. Word and Hit the Deck cards act on that player (HTD-3, HTD-6)."""
+    nxt = _name(state, state.turn)
+    if card.type is Type.NUMBER:
+        return evolve(state, require=None), []
+    if card.type is Type.CUT:
+        state = evolve(state, require=None, forced="cut")
+        return state, [prompt(f"{nxt} must cut the deck and may not play a card.", state.turn)]
+    if card.type is Type.FLIP:
+        state = evolve(state, require=None, forced="flip")
+        return state, [prompt(f"{nxt} must flip the deck and may not play a card.", state.turn)]
+    if card.type is Type.HIT_NUMBER:
+        req = Requirement(number=card.number)
+        return evolve(state, require=req), [
+            prompt(f"{nxt} must play {req.describe()}, or draw a card.", state.turn)
+        ]
+    if card.type is Type.HIT_COLOR:
+        req = Requirement(color=card.color)
+        return evolve(state, require=req), [
+            prompt(f"{nxt} must play {req.describe()}, or draw a card.", state.turn)
+        ]
+    return slaps.open_race(evolve(state, require=None), by, t_ns, yelled)
+
+
+def _without(hand: Hidden[HtdCard], card: HtdCard) -> Hidden[HtdCard]:
+    """``hand.remove(card)`` without ``dataclasses.replace`` (hot path of every play)."""
+    known = hand.known
+    if card in known:
+        i = known.index(card)
+        return Hidden(known[:i] + known[i + 1 :], hand.unknown)
+    return Hidden(known, hand.unknown - 1)
+
+
+def _set_hand(state: HtdState, seat: int, hand: Hidden[HtdCard]) -> HtdState:
+    return evolve(state, hands=state.hands[:seat] + (hand,) + state.hands[seat + 1 :])
+
+
+# -- handlers ---------------------------------------------------------------------------------
+def _deal(state: HtdState, event: Event) -> Result:
+    if state.phase not in (Phase.DEAL, Phase.ROUND_OVER):
+        if state.phase is Phase.GAME_OVER:
+            raise Illegal("The game is over.")
+        raise Illegal("A round is still being played; finish it before dealing again.")
+    hands_in = event.require("hands")
+    if not isinstance(hands_in, list) or len(hands_in) != state.n:
+        raise EventError(f"'hands' must list {state.n} hands (card lists or counts)")
+    hands = [_pile(h, f"hand {i}") for i, h in enumerate(hands_in)]
+    size = state.option("hand_size")
+    for seat, hand in enumerate(hands):
+        if len(hand) != size:
+            raise Illegal(f"{_name(state, seat)} was dealt {len(hand)} cards; deal {size} each.")
+    dealt = sum(len(h) for h in hands)
+    draw_in = event.get("draw")
+    draw = _pile(draw_in, "draw") if draw_in is not None else (None,) * (deck_size() - dealt)
+    if not draw:
+        raise Illegal("The draw pile is empty: there is no card to turn up.")
+    dealer = _int(event, "dealer")
+    if dealer is None:
+        dealer = state.dealer
+    if dealer >= state.n:
+        raise EventError(f"dealer {dealer} is not at this table")
+    if state.option("strict_deck"):
+        _check_deck(hands, draw)
+    n = state.n
+    state = evolve(
+        state,
+        phase=Phase.PLAY,
+        round=state.round + 1,
+        dealer=dealer,
+        hands=tuple(
+            Hidden(tuple(c for c in h if c is not None), sum(c is None for c in h)) for h in hands
+        ),
+        draw=draw,
+        discard=(),
+        turn=(dealer + 1) % n,
+        direction=1,
+        forced=None,
+        require=None,
+        drawn=(),
+        need=Need.TURN_UP,
+        shuffle_why=None,
+        reveal_by=dealer,
+        reveal_ctx="start",
+        race=None,
+        closed_race=None,
+        held=(),
+        owed=(0,) * n,
+        out_seat=None,
+        round_points=(),
+    )
+    return state, [
+        legal(
+            f"Round {state.round}: {_name(state, dealer)} dealt {size} cards each. "
+            "Turn up the top card of the draw pile.",
+            dealer,
+        )
+    ]
+
+
+def _check_deck(hands: list[Pile], draw: Pile) -> None:
+    cards = [c for h in [*hands, draw] for c in h]
+    if len(cards) != deck_size():
+        raise Illegal(f"The deck has {deck_size()} cards but {len(cards)} were dealt and piled.")
+    seen = Counter(c for c in cards if c is not None)
+    extra = seen - composition()
+    if extra:
+        what = ", ".join(f"{n} × {format_card(c)}" for c, n in sorted(extra.items(), key=str))
+        raise Illegal(f"These cards are more than the deck holds: {what}.")
+    if seen and sum(seen.values()) == len(cards) and seen != composition():
+        raise Illegal("The named cards are not the Hit the Deck deck (see deck.json).")
+
+
+def _turn_up(state: HtdState, event: Event) -> Result:
+    _in_play(state)
+    if state.need is not Need.TURN_UP:
+        raise Illegal("There is no card to turn up now.")
+    card = _reveal_top(state, state.draw[0], _opt_card(event), "turned up")
+    by = state.reveal_by if state.reveal_by is not None else state.dealer
+    state = evolve(state, draw=state.draw[1:], discard=(card, *state.discard), need=None)
+    said = f"{card.cap_name} was turned up."
+    if state.reveal_ctx == "start" and card.type is Type.HAND:
+        state = evolve(
+            state,
+            draw=(card, *state.draw),
+            discard=state.discard[1:],
+            need=Need.SHUFFLE,
+            shuffle_why=ShuffleWhy.START_HAND,
+        )
+        return state, [
+            prompt(
+                f"{said} A Hand card can't start the pile: shuffle it back into the draw pile "
+                "and turn up a new card.",
+                None,
+                need="shuffle",
+            )
+        ]
+    if state.reveal_ctx == "flip" and card.type is Type.FLIP:
+        return _flip_on_flip(state, card, said)
+    state, verdicts = _take_effect(state, card, by, event.t_ns)
+    return state, [legal(said, None, card=format_card(card)), *verdicts]
+
+
+def _reveal_top(state: HtdState, top: HtdCard | None, named: HtdCard | None, how: str) -> HtdCard:
+    if top is None:
+        if named is None:
+            raise Illegal(f"Say which card was {how}: the referee could not see it.")
+        return named
+    if named is not None and named != top:
+        raise Illegal(f"The card {how} is {top.name}, not {named.name}.")
+    return top
+
+
+def _flip_on_flip(state: HtdState, card: HtdCard, said: str) -> Result:
+    """A Flip revealed by a flip is shuffled back and a new card turned up (rules; HTD-6)."""
+    rest = state.draw
+    if rest and all(c is not None and c.type is Type.FLIP for c in rest):
+        return state, [
+            info(f"{said} Only Flip cards are left to turn up, so it stays (HTD-6).", None)
+        ]
+    state = evolve(
+        state,
+        draw=(card, *state.draw),
+        discard=state.discard[1:],
+        need=Need.SHUFFLE,
+        shuffle_why=ShuffleWhy.FLIP_FLIP,
+    )
+    return state, [
+        prompt(
+            f"{said} A Flip revealed by a flip is shuffled back into the draw pile: shuffle it "
+            "and turn up a new card.",
+            None,
+            need="shuffle",
+        )
+    ]
+
+
+def _shuffle(state: HtdState, event: Event) -> Result:
+    _in_play(state)
+    if state.need is not Need.SHUFFLE:
+        raise Illegal("Nothing needs shuffling now.")
+    why = state.shuffle_why
+    top: Pile = ()
+    if why is ShuffleWhy.EMPTY:
+        pool, top = state.discard[1:], state.discard[:1]
+    else:
+        pool = state.draw
+    order_in = event.get("draw")
+    if order_in is None:
+        order: Pile = (None,) * len(pool)
+    else:
+        order = _pile(order_in, "draw")
+        _check_same_cards(pool, order)
+    if why is ShuffleWhy.EMPTY:
+        state = evolve(state, draw=order, discard=top, need=None, shuffle_why=None)
+        return state, [
+            legal(
+                "The discard pile (all but its top card) is the new draw pile: "
+                f"{len(order)} cards.",
+                None,
+            )
+        ]
+    state = evolve(state, draw=order, need=Need.TURN_UP, shuffle_why=None)
+    return state, [legal("Shuffled. Turn up the top card of the draw pile.", None)]
+
+
+def _check_same_cards(pool: Pile, order: Pile) -> None:
+    if len(order) != len(pool):
+        raise Illegal(f"The shuffled pile must have {len(pool)} cards, not {len(order)}.")
+    have = Counter(c for c in pool if c is not None)
+    named = Counter(c for c in order if c is not None)
+    missing = have - named
+    if missing:
+        what = ", ".join(c.name for c in sorted(missing.elements(), key=str))
+        raise Illegal(f"The shuffled pile is missing {what}.")
+    unknown = sum(c is None for c in pool)
+    if sum((named - have).values()) > unknown:
+        raise Illegal("The shuffled pile names cards that were not in the cards shuffled.")
+
+
+def _play(state: HtdState, event: Event) -> Result:
+    seat = _seat(state, event)
+    card = _card(event.require("card"))
+    yelled = event.get("yelled", True)
+    if not isinstance(yelled, bool):
+        raise EventError("'yelled' must be true or false")
+    _their_turn(state, seat)
+    _not_forced(state, seat)
+    if state.drawn and state.drawn[0] is not None and state.drawn[0] != card:
+        raise Illegal(
+            f"After drawing you may only play the card you drew ({state.drawn[0].name}).", seat
+        )
+    hand = state.hands[seat]
+    if not hand.can_remove(card):
+        raise Illegal(f"{_name(state, seat)} has no {card.name} in hand.", seat)
+    problem = play_problem(card, state.top, state.require)
+    if problem:
+        raise Illegal(problem, seat)
+    answered = state.require is not None
+    state = _set_hand(state, seat, _without(hand, card))
+    state = evolve(state, discard=(card, *state.discard))
+    state = _advance(state)
+    said = f"{_name(state, seat)} played {card.name}."
+    if answered:
+        said += " That answers the Hit the Deck card; play is back to normal."
+    if len(state.hands[seat]) == 0 and card.type is not Type.HAND:
+        return evolve(state, require=None), [legal(said, seat, card=format_card(card))]
+    state, verdicts = _take_effect(state, card, seat, event.t_ns, yelled)
+    return state, [legal(said, seat, card=format_card(card)), *verdicts]
+
+
+def _draw(state: HtdState, event: Event) -> Result:
+    seat = _seat(state, event)
+    named = _opt_card(event)
+    _their_turn(state, seat)
+    _not_forced(state, seat)
+    if state.drawn:
+        raise Illegal("You already drew this turn: play the card you drew, or pass.", seat)
+    hand = state.hands[seat]
+    if state.option("must_play_if_able") and hand.unknown == 0:
+        could = playable(hand.known, state.top, state.require)
+        if could:
+            raise Illegal(f"You can play {could[0].name}, so you may not draw (HTD-10).", seat)
+    if not state.draw:
+        state = _advance(state)
+        return state, [
+            legal(
+                "The draw pile is empty and there is nothing to reshuffle: the turn passes "
+                f"to {_name(state, state.turn)} (HTD-22).",
+                seat,
+            )
+        ]
+    card = (
+        _reveal_top(state, state.draw[0], named, "drawn")
+        if state.draw[0] is not None or named is not None
+        else None
+    )
+    state = _set_hand(state, seat, hand.add([card]) if card else hand.add(unknown=1))
+    state = evolve(state, draw=state.draw[1:], drawn=(card,))
+    if card is None:
+        return state, [
+            legal(f"{_name(state, seat)} drew a card.", seat),
+            prompt("Play the card you drew if it matches, or pass.", seat),
+        ]
+    problem = play_problem(card, state.top, state.require)
+    drew = f"{_name(state, seat)} drew {card.name}."
+    if problem:
+        state = _advance(state)
+        return state, [
+            legal(
+                f"{drew} It can't be played, so the turn passes to {_name(state, state.turn)}.",
+                seat,
+                card=format_card(card),
+            )
+        ]
+    if state.require is not None:
+        return state, [
+            legal(drew, seat, card=format_card(card)),
+            prompt(f"Play {card.name}: it answers the Hit the Deck card (HTD-11).", seat),
+        ]
+    return state, [
+        legal(drew, seat, card=format_card(card)),
+        prompt(f"You may play {card.name}, or pass.", seat),
+    ]
+
+
+def _pass(state: HtdState, event: Event) -> Result:
+    seat = _seat(state, event)
+    _their_turn(state, seat)
+    _not_forced(state, seat)
+    if not state.drawn:
+        raise Illegal("Play a card, or draw one, before passing.", seat)
+    card = state.drawn[0]
+    if card is not None and state.require is not None and can_play(card, state.top, state.require):
+        raise Illegal(
+            f"{card.cap_name} answers the Hit the Deck card, so you must play it (HTD-11).", seat
+        )
+    state = _advance(state)
+    return state, [legal(f"{_name(state, seat)} passed; {_name(state, state.turn)}'s turn.", seat)]
+
+
+def _cut(state: HtdState, event: Event) -> Result:
+    seat = _seat(state, event)
+    named = _opt_card(event)
+    at = _int(event, "at")
+    _their_turn(state, seat)
+    if state.forced != "cut":
+        raise Illegal("Nobody played Cut the Deck on you: there is nothing to cut.", seat)
+    pile = state.draw
+    if not pile:
+        state = _advance(state)
+        return state, [legal("The draw pile is empty: there is nothing to cut (HTD-22).", seat)]
+    if at is None:
+        at = _cut_position(pile, named)
+    if at >= len(pile):
+        raise Illegal(f"The draw pile has only {len(pile)} cards; cut above one of them.", seat)
+    card = _reveal_top(state, pile[at], named, f"revealed by cutting {at} cards")
+    state = evolve(state, draw=pile[:at] + pile[at + 1 :], discard=(card, *state.discard))
+    state = _advance(state)
+    said = f"{_name(state, seat)} cut the deck and revealed {card.name}; turn over."
+    state, verdicts = _take_effect(state, card, seat, event.t_ns)
+    return state, [legal(said, seat, card=format_card(card), at=at), *verdicts]
+
+
+def _cut_position(pile: Pile, named: HtdCard | None) -> int:
+    """Where the cut was, when the event does not say: about half (HTD-7)."""
+    middle = len(pile) // 2
+    if named is None:
+        return middle
+    spots = [i for i, c in enumerate(pile) if c == named] or [
+        i for i, c in enumerate(pile) if c is None
+    ]
+    if not spots:
+        raise Illegal(f"{named.cap_name} is not in the draw pile.")
+    return min(spots, key=lambda i: (abs(i - middle), i))
+
+
+def _flip(state: HtdState, event: Event) -> Result:
+    seat = _seat(state, event)
+    named = _opt_card(event)
+    _their_turn(state, seat)
+    if state.forced != "flip":
+        raise Illegal("Nobody played Flip the Deck on you: there is nothing to flip.", seat)
+    state = evolve(state, direction=-state.direction, forced=None, require=None)
+    if not state.draw:
+        state = _advance(state)
+        return state, [
+            legal(
+                "The draw pile is empty: only the direction of play reverses (HTD-22); "
+                f"{_name(state, state.turn)}'s turn.",
+                seat,
+            )
+        ]
+    new_discard = tuple(reversed(state.draw))
+    new_draw = tuple(reversed(state.discard))
+    card = _reveal_top(state, new_discard[0], named, "revealed by the flip")
+    state = evolve(state, draw=new_draw, discard=(card, *new_discard[1:]))
+    state = _advance(state)
+    said = (
+        f"{_name(state, seat)} flipped the deck and revealed {card.name}. Play reverses: "
+        f"{_name(state, state.turn)}'s turn."
+    )
+    if card.type is Type.FLIP:
+        state = evolve(state, reveal_by=seat, reveal_ctx="flip")
+        state, verdicts = _flip_on_flip(state, card, said)
+        return state, verdicts
+    state, verdicts = _take_effect(state, card, seat, event.t_ns)
+    return state, [legal(said, seat, card=format_card(card)), *verdicts]
+
+
+def _slap(state: HtdState, event: Event) -> Result:
+    seat = _seat(state, event)
+    if event.t_ns is None:
+        raise EventError("a slap needs t_ns (monotonic nanoseconds from its pad, camera or tablet)")
+    if state.phase is not Phase.PLAY:
+        return state, [info("No round is being played: the slap is ignored.", seat)]
+    return slaps.slap(state, seat, event.t_ns)
+
+
+def _race_close(state: HtdState, event: Event) -> Result:
+    last = event.get("last")
+    seats_ok = isinstance(last, list) and all(
+        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < state.n for s in last
+    )
+    if last is not None and not seats_ok:
+        raise EventError(f"'last' must be a list of seats 0..{state.n - 1}")
+    if state.race is not None:
+        return slaps.close_race(state, last)
+    if state.held:
+        return slaps.resolve_held(state)
+    raise Illegal("There is no slap race to close.")
+
+
+def _forgot_yell(state: HtdState, event: Event) -> Result:
+    if event.seat is not None:
+        _seat(state, event)
+    race = state.race or state.closed_race
+    if race is None:
+        raise Illegal("No Hit the Deck with a Hand card is waiting for its yell.")
+    if event.seat is not None and event.seat != race.by:
+        raise Illegal(
+            f"{_name(state, race.by)} played the Hand card, so only they had to yell.", event.seat
+        )
+    if race.yell_penalised:
+        raise Illegal(f"{_name(state, race.by)} already drew for not yelling.", race.by)
+    return slaps.forgot_yell(state, race.by)
+
+
+def _hand(state: HtdState, event: Event) -> Result:
+    seat = _seat(state, event)
+    if state.phase is not Phase.SCORING:
+        raise Illegal("Hands are entered when a round is over.", seat)
+    if state.round_points[seat] is not None:
+        raise Illegal(f"{_name(state, seat)}'s hand is already scored.", seat)
+    cards_in, points = event.get("cards"), _int(event, "points")
+    if (cards_in is None) == (points is None):
+        raise EventError("a hand needs either 'cards' (a list) or 'points' (a number)")
+    hand = state.hands[seat]
+    if cards_in is not None:
+        cards = _pile(cards_in, "cards")
+        if any(c is None for c in cards):
+            raise EventError("name every card of the hand, or give its points")
+        if len(cards) != len(hand):
+            raise Illegal(f"{_name(state, seat)} holds {len(hand)} cards, not {len(cards)}.", seat)
+        missing = Counter(hand.known) - Counter(cards)
+        if missing:
+            what = ", ".join(c.name for c in missing.elements())
+            raise Illegal(f"{_name(state, seat)} also holds {what}.", seat)
+        points = hand_points(c for c in cards if c is not None)
+    assert points is not None
+    pts = list(state.round_points)
+    pts[seat] = points
+    state = evolve(state, round_points=tuple(pts))
+    verdicts: list[Verdict] = [legal(f"{_name(state, seat)} scores {points}.", seat, points=points)]
+    if all(p is not None for p in pts):
+        state, more = finish_round(state)
+        verdicts += more
+    return state, verdicts
+
+
+HANDLERS: Mapping[str, Callable[[HtdState, Event], Result]] = {
+    "deal": _deal,
+    "turn_up": _turn_up,
+    "shuffle": _shuffle,
+    "play": _play,
+    "draw": _draw,
+    "pass": _pass,
+    "cut": _cut,
+    "flip": _flip,
+    "slap": _slap,
+    "race_close": _race_close,
+    "forgot_yell": _forgot_yell,
+    "hand": _hand,
+}
+
+
+def apply(state: HtdState, event: Event) -> Result:
+    """The next state and the verdicts (see module docstring)."""
+    handler = HANDLERS.get(event.kind)
+    if handler is None:
+        raise EventError(
+            f"unknown event kind {event.kind!r} for Hit the Deck; known: {', '.join(HANDLERS)}"
+        )
+    start = state
+    verdicts: list[Verdict] = []
+    try:
+        late_closers = event.kind not in ("slap", "race_close")
+        if late_closers and state.race is not None and event.t_ns is not None:
+            end = slaps.deadline(state, state.race)
+            if end is not None and event.t_ns > end:
+                state, verdicts = slaps.close_race(state)  # the window has passed (HTD-13)
+                state, more = settle(state)
+                verdicts += more
+        if event.kind in TURN_KINDS:
+            if state.race is not None:
+                waiting = sorted(set(range(state.n)) - slaps.slapped_seats(state, state.race))
+                who = ", ".join(_name(state, s) for s in waiting)
+                raise Illegal(
+                    f"Wait: the slap race is still open ({who} still to slap). It ends when "
+                    "everyone has slapped or its time is up (HTD-13)."
+                )
+            state = evolve(state, closed_race=None)
+        state, more = handler(state, event)
+        verdicts += more
+        if event.kind in TURN_KINDS and state.held:
+            state, more = slaps.resolve_held(state)
+            verdicts += more
+    except Illegal as exc:
+        seat = exc.seat if exc.seat is not None else event.seat
+        return start, [illegal(exc.reason, seat)]
+    state, more = settle(state)
+    return state, verdicts + more

@@ -1,0 +1,162 @@
+"""Hit the Deck as a ``referee.game.Game``: options, state, apply, scoreboard and view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.events import Event
+from referee.game import GameError, OptionSpec, Scoreboard, check_players, resolve_options
+from referee.hitthedeck import engine
+from referee.hitthedeck.cards import format_card
+from referee.hitthedeck.state import HtdState, Phase
+from referee.verdicts import Verdict
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "target_score", 100, "the game ends when someone reaches this total", ruling="HTD-21"
+    ),
+    OptionSpec("hand_size", 7, "cards dealt to each player", ruling="HTD-24"),
+    OptionSpec(
+        "race_window_ms", 3000, "how long after a Hand card a slap still counts", ruling="HTD-13"
+    ),
+    OptionSpec(
+        "race_tie_ns", 1000, "slaps closer than this (ns) are a tie for last", ruling="HTD-16"
+    ),
+    OptionSpec(
+        "race_tie",
+        "all",
+        "on a tie for last: 'all' tied seats draw 4, or 'none' does",
+        choices=("all", "none"),
+        ruling="HTD-16",
+    ),
+    OptionSpec(
+        "early_lockout_ms",
+        0,
+        "a slap this long before the Hand card locks the seat out of the race (0 = off)",
+        ruling="HTD-15",
+    ),
+    OptionSpec(
+        "must_play_if_able",
+        True,
+        "a player who can play may not draw instead (when the referee sees the hand)",
+        ruling="HTD-10",
+    ),
+    OptionSpec(
+        "strict_deck",
+        True,
+        "a deal must account for exactly the 110 cards of deck.json",
+        ruling="HTD-1",
+    ),
+)
+
+EVENT_KINDS: Mapping[str, str] = {
+    "deal": "payload hands: one card list (e.g. ['R3','HAND']) or count per seat; "
+    "draw: card list top first, or a count (default: the rest of the deck, unseen); "
+    "dealer: seat (default: rotates left each round)",
+    "turn_up": "turn the top of the draw pile onto the discard pile; card: the card "
+    "(required when the referee cannot know it)",
+    "shuffle": "the draw pile was shuffled as asked; draw: the new order top first (optional)",
+    "play": "seat plays card: 'G4'; yelled: false when a Hand card was played silently",
+    "draw": "seat draws one card; card: what it was (optional in table mode)",
+    "pass": "seat keeps the card just drawn and ends the turn",
+    "cut": "seat cuts the deck; at: cards lifted (optional), card: the card revealed",
+    "flip": "seat flips both piles; card: the card revealed on the new discard pile",
+    "slap": "seat slapped the pile; t_ns (required): monotonic ns at the pad/camera/tablet",
+    "race_close": "end the slap race now; last: [seats] when people, not pads, say who was last",
+    "forgot_yell": "the Hand card was played without the yell (seat optional: its player)",
+    "hand": "end of round, a hand the referee could not see; cards: list, or points: number",
+}
+
+
+class HitTheDeck:
+    name = "hit-the-deck"
+    title = "Hit the Deck"
+    min_players = 2
+    max_players = 6
+
+    def options(self) -> Sequence[OptionSpec]:
+        return OPTIONS
+
+    def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> HtdState:
+        names = check_players(self, players)
+        opts = resolve_options(OPTIONS, options)
+        for key in ("target_score", "hand_size", "race_window_ms"):
+            if opts[key] < 1:
+                raise GameError(f"option {key!r} must be at least 1, got {opts[key]}")
+        for key in ("race_tie_ns", "early_lockout_ms"):
+            if opts[key] < 0:
+                raise GameError(f"option {key!r} must not be negative, got {opts[key]}")
+        n = len(names)
+        return HtdState(
+            players=names,
+            options=tuple(sorted(opts.items())),
+            totals=(0,) * n,
+            owed=(0,) * n,
+        )
+
+    def apply(self, state: HtdState, event: Event) -> tuple[HtdState, list[Verdict]]:
+        return engine.apply(state, event)
+
+    def scoreboard(self, state: HtdState) -> Scoreboard:
+        return Scoreboard(
+            game=self.name,
+            players=state.players,
+            totals=state.totals,
+            round=state.round,
+            turn=state.turn if state.phase is Phase.PLAY else None,
+            rounds=state.rounds,
+            finished=state.phase is Phase.GAME_OVER,
+            winners=state.winners,
+            lower_is_better=True,
+            extra={
+                "target_score": state.option("target_score"),
+                "cards_in_hand": [len(h) for h in state.hands],
+            },
+        )
+
+    def view(self, state: HtdState) -> dict[str, Any]:
+        race = state.race
+        return {
+            "phase": state.phase.value,
+            "round": state.round,
+            "dealer": state.dealer,
+            "turn": state.turn if state.phase is Phase.PLAY else None,
+            "direction": "left" if state.direction == 1 else "right",
+            "top": format_card(state.top) if state.top else None,
+            "discard": [format_card(c) if c else "?" for c in state.discard],
+            "draw_count": len(state.draw),
+            "hand_sizes": [len(h) for h in state.hands],
+            "forced": state.forced,
+            "require": (
+                None
+                if state.require is None
+                else {
+                    "number": state.require.number,
+                    "color": state.require.color.value if state.require.color else None,
+                }
+            ),
+            "drawn": bool(state.drawn),
+            "need": state.need.value if state.need else None,
+            "race": (
+                None
+                if race is None
+                else {
+                    "by": race.by,
+                    "trigger_ns": race.trigger_ns,
+                    "slaps": [p.to_dict() for p in race.presses],
+                }
+            ),
+            "pending_slaps": [p.to_dict() for p in state.held],
+            "owed": list(state.owed),
+            "round_points": list(state.round_points),
+            "totals": list(state.totals),
+            "rounds": [list(r) for r in state.rounds],
+            "winners": list(state.winners),
+        }
+
+    def event_kinds(self) -> Mapping[str, str]:
+        return EVENT_KINDS
+
+
+GAME = HitTheDeck()

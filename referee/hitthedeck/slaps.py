@@ -1,0 +1,216 @@
+"""The Hit the Deck With A Hand slap race, fake-outs and the forgotten yell.
+
+The referee reads no clock: a race closes when every seat has slapped, when a
+``race_close`` event arrives, or when any later event carries a ``t_ns`` past the
+window (HTD-13). Who slapped last is decided by ``referee.races.last_slapper`` from
+the slaps' source timestamps; its evidence goes into the verdict for the dashboard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from referee.hitthedeck.state import ClosedRace, HtdState, Race, evolve
+from referee.races import PRESSED, Press, RaceDecision, fake_outs, last_slapper
+from referee.verdicts import Verdict, info, prompt
+
+RACE_PENALTY = 4  # the last to slap draws four
+YELL_PENALTY = 4  # forgetting to yell "Hit the Deck With A Hand" draws four
+FAKE_OUT_PENALTY = 2  # slapping when no Hand card was played draws two
+
+Result = tuple[HtdState, list[Verdict]]
+
+
+def owe(state: HtdState, seat: int, cards: int) -> HtdState:
+    owed = list(state.owed)
+    owed[seat] += cards
+    return evolve(state, owed=tuple(owed))
+
+
+def deadline(state: HtdState, race: Race) -> int | None:
+    if race.trigger_ns is None:
+        return None
+    return race.trigger_ns + state.race_rules().window_ns
+
+
+def slapped_seats(state: HtdState, race: Race) -> set[int]:
+    """Seats with a slap that counts (inside the window) so far."""
+    end = deadline(state, race)
+    if race.trigger_ns is None or end is None:
+        return {p.seat for p in race.presses}
+    return {p.seat for p in race.presses if race.trigger_ns <= p.t_ns <= end}
+
+
+def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -> Result:
+    """A Hand card hit the pile: everybody slaps, and slaps already seen may belong (HTD-15)."""
+    rules = state.race_rules()
+    held = state.held
+    verdicts: list[Verdict] = [
+        prompt(
+            f"Hit the Deck with a Hand! {state.players[by]} yells it and everyone slaps the "
+            f"pile — the last to slap draws {RACE_PENALTY}.",
+            by,
+            race="open",
+        )
+    ]
+    trigger = t_ns
+    if trigger is None and held:
+        trigger = min(p.t_ns for p in held)  # HTD-14: the first slap stands in for the card
+    joined: tuple[Press, ...] = held
+    if trigger is not None and held:
+        early = fake_outs(held, [trigger], rules)
+        joined = tuple(p for p in held if p not in early)
+        state, more = penalise_fake_outs(state, early)
+        verdicts += more
+    state = evolve(state, held=(), race=Race(by, trigger, joined), closed_race=None)
+    if not yelled:
+        state, more = forgot_yell(state, by)
+        verdicts += more
+    state, more = close_if_everyone_slapped(state)
+    return state, verdicts + more
+
+
+def close_if_everyone_slapped(state: HtdState) -> Result:
+    race = state.race
+    if race is not None and len(slapped_seats(state, race)) == state.n:
+        return close_race(state)
+    return state, []
+
+
+def slap(state: HtdState, seat: int, t_ns: int) -> Result:
+    """One slap, from a pad, the camera or the tablet."""
+    press = Press(seat, t_ns)
+    verdicts: list[Verdict] = []
+    race = state.race
+    if race is not None:
+        end = deadline(state, race)
+        if end is not None and t_ns > end:
+            state, verdicts = close_race(state)  # the window is over: judge first
+        else:
+            trigger = race.trigger_ns if race.trigger_ns is not None else t_ns
+            if seat in slapped_seats(state, race):
+                note = f"{state.players[seat]} slapped again; only the first slap counts."
+            else:
+                note = f"{state.players[seat]} slapped."
+            state = evolve(
+                state, race=evolve(race, trigger_ns=trigger, presses=(*race.presses, press))
+            )
+            state, more = close_if_everyone_slapped(state)
+            return state, [info(note, seat, t_ns=t_ns), *more]
+    if state.closed_race is not None:
+        return state, [
+            *verdicts,
+            info(
+                f"{state.players[seat]}'s slap counts with the Hand card just judged, "
+                "not as a fake-out (HTD-17).",
+                seat,
+                t_ns=t_ns,
+            ),
+        ]
+    state = evolve(state, held=(*state.held, press))
+    return state, [
+        *verdicts,
+        info(
+            f"{state.players[seat]} slapped, and no Hit the Deck with a Hand card has been seen. "
+            f"Unless one was just played, that is a fake-out: draw {FAKE_OUT_PENALTY}.",
+            seat,
+            t_ns=t_ns,
+            pending="fake_out",
+        ),
+    ]
+
+
+def penalise_fake_outs(state: HtdState, presses: Sequence[Press]) -> Result:
+    """Each seat with a slap outside every race draws two, once per batch (HTD-15)."""
+    verdicts = []
+    for seat in sorted({p.seat for p in presses}):
+        times = sorted(p.t_ns for p in presses if p.seat == seat)
+        state = owe(state, seat, FAKE_OUT_PENALTY)
+        verdicts.append(
+            prompt(
+                f"Faked out! {state.players[seat]} slapped when no Hit the Deck with a Hand "
+                f"card was played: draw {FAKE_OUT_PENALTY} cards.",
+                seat,
+                penalty="fake_out",
+                draw=FAKE_OUT_PENALTY,
+                t_ns=times,
+            )
+        )
+    return state, verdicts
+
+
+def resolve_held(state: HtdState) -> Result:
+    """Held slaps that no Hand card claimed are fake-outs."""
+    if not state.held:
+        return state, []
+    held = state.held
+    return penalise_fake_outs(evolve(state, held=()), held)
+
+
+def close_race(state: HtdState, decided: Sequence[int] | None = None) -> Result:
+    """Judge the open race: the last slapper (or every seat that missed) draws four.
+
+    ``decided`` is the table's own verdict (the tablet names the loser(s)) when no pad or
+    camera timed the slaps.
+    """
+    race = state.race
+    assert race is not None
+    rules = state.race_rules()
+    trigger = race.trigger_ns if race.trigger_ns is not None else 0
+    decision: RaceDecision | None = None
+    if decided is not None:
+        losers = tuple(sorted(set(decided)))
+        names = ", ".join(state.players[s] for s in losers) or "nobody"
+        reason = f"The table says the last to slap was {names}."
+    else:
+        decision = last_slapper(trigger, range(state.n), race.presses, rules)
+        losers = decision.seats
+        reason = decision.reason
+        genuine_tie = decision.tie and all(
+            decision.timing(s).status == PRESSED for s in decision.seats
+        )
+        if genuine_tie and state.option("race_tie") == "none":
+            losers = ()
+            reason += " Nobody draws on a tie (option race_tie = none, HTD-16)."
+    data = {"race": decision.to_dict() if decision else {"seats": list(losers), "by": "table"}}
+    verdicts = [info(reason, None, **data)]
+    for seat in losers:
+        state = owe(state, seat, RACE_PENALTY)
+        verdicts.append(
+            prompt(
+                f"{state.players[seat]} was the last to slap: draw {RACE_PENALTY} cards.",
+                seat,
+                penalty="last_slap",
+                draw=RACE_PENALTY,
+                **data,
+            )
+        )
+    closed = ClosedRace(race.by, trigger, trigger + rules.window_ns, race.yell_penalised)
+    return evolve(state, race=None, closed_race=closed), verdicts
+
+
+def forgot_yell(state: HtdState, seat: int | None) -> Result:
+    """Whoever played (or revealed) the Hand card without yelling draws four (HTD-18)."""
+    race = state.race or state.closed_race
+    if race is None:
+        return state, []
+    by = race.by if seat is None else seat
+    if by != race.by:
+        return state, []
+    if race.yell_penalised:
+        return state, []
+    state = owe(state, by, YELL_PENALTY)
+    if state.race is not None:
+        state = evolve(state, race=evolve(state.race, yell_penalised=True))
+    else:
+        assert state.closed_race is not None
+        state = evolve(state, closed_race=evolve(state.closed_race, yell_penalised=True))
+    return state, [
+        prompt(
+            f'{state.players[by]} forgot to yell "Hit the Deck with a Hand": draw '
+            f"{YELL_PENALTY} cards.",
+            by,
+            penalty="no_yell",
+            draw=YELL_PENALTY,
+        )
+    ]

@@ -1,0 +1,614 @@
+"""Wash Dash rules engine: ``GAME`` (see docs/events/wash-dash.md for every event).
+
+Flow: ``setup`` (shuffled order, or nothing in table mode) → per round ``reveal`` (the
+active player's cards; more single-card reveals while only events show) → ``done`` claims
+(seat, ``t_ns``, card, optional dryer state) and ``dryer`` readings → the round ends when
+every revealed task is taken (2 players: at the first) → ``mistake`` / ``forfeit`` during
+the end-of-round check → next ``reveal``. The game ends at the end of a round when the
+draw pile is empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from referee.events import Event, EventError
+from referee.game import OptionSpec, Scoreboard, check_players, resolve_options
+from referee.hands import Hidden
+from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt, score
+from referee.washdash.checker import EXTRA_FORBID, EXTRA_IGNORE, satisfies
+from referee.washdash.deck import Deck, default_deck
+from referee.washdash.dryer import Dryer, DryerError
+from referee.washdash.pieces import EventCard
+from referee.washdash.state import (
+    BOXED_FOR,
+    CARDS_PER_ROUND,
+    OK,
+    UNCHECKED,
+    WRONG,
+    Claim,
+    Round,
+    WashDashState,
+    allocation,
+    commit,
+    earlier_tasks,
+    game_over,
+    holdings,
+    needs_task,
+    revealed_events,
+    revealed_tasks,
+    round_over,
+    totals,
+    winners,
+)
+
+PENALTY = "penalty"
+RETRY = "retry"
+
+_EVENT_KINDS = {
+    "setup": "{order?: [54 card ids, top first] (omit in table mode), first?: seat of the "
+    "oldest player} — shuffled deck; 20 go back in the box for 2–4 players",
+    "reveal": "seat? (active player), t_ns? ('go!'), {cards?: [card ids]} — the round's cards; "
+    "omit cards when the deck order is known; one card at a time when only events show",
+    "done": "seat, t_ns?, {card: task id, dryer?: dryer state} — the seat took that task card",
+    "dryer": "seat, {dryer: dryer state} — a reading of the seat's dryer (camera or tablet)",
+    "mistake": "seat, {reason?: text} — the table found the seat's task this round done wrong",
+    "forfeit": "seat, {card: id} — after a mistake, the earlier task card the seat gives up",
+}
+
+
+def _seat(state: WashDashState, event: Event, required: bool = True) -> int | None:
+    seat = event.seat
+    if seat is None:
+        if required:
+            raise EventError(f"event {event.kind!r} needs a seat")
+        return None
+    if seat >= state.n:
+        raise EventError(f"seat {seat} is not at this table (seats 0–{state.n - 1})")
+    return seat
+
+
+def _card_id(deck: Deck, value: Any) -> str:
+    if not isinstance(value, str) or value not in deck:
+        raise EventError(f"unknown Wash Dash card {value!r} (ids like T07 or opposite-1)")
+    return value
+
+
+def _card_list(deck: Deck, value: Any, field: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise EventError(f"{field!r} must be a list of card ids")
+    return tuple(_card_id(deck, v) for v in value)
+
+
+def _dryer(value: Any) -> Dryer:
+    try:
+        return Dryer.from_dict(value)
+    except DryerError as exc:
+        raise EventError(f"dryer state: {exc}") from None
+
+
+def _list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class WashDash:
+    name = "wash-dash"
+    title = "Wash Dash"
+    min_players = 2
+    max_players = 6
+
+    def __init__(self, deck: Deck | None = None) -> None:
+        self._deck = deck
+
+    @property
+    def deck(self) -> Deck:
+        if self._deck is None:
+            self._deck = default_deck()
+        return self._deck
+
+    # --- protocol ----------------------------------------------------------------
+    def options(self) -> Sequence[OptionSpec]:
+        return (
+            OptionSpec(
+                "wrong_done",
+                PENALTY,
+                "a 'done' whose dryer is wrong: 'penalty' (the rules' mistake: lose the card "
+                "and an earlier one) or 'retry' (the referee refuses it; keep trying)",
+                choices=(PENALTY, RETRY),
+                ruling="WD-7",
+            ),
+            OptionSpec(
+                "extra_items",
+                EXTRA_IGNORE,
+                "pieces and pins hanging apart from the task: 'ignore' or 'forbid'",
+                choices=(EXTRA_IGNORE, EXTRA_FORBID),
+                ruling="WD-4",
+            ),
+        )
+
+    def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> WashDashState:
+        names = check_players(self, players)
+        opts = resolve_options(self.options(), options)
+        n = len(names)
+        return WashDashState(
+            players=names,
+            wrong_done=opts["wrong_done"],
+            extra_items=opts["extra_items"],
+            won=((),) * n,
+            dryers=(None,) * n,
+        )
+
+    def event_kinds(self) -> Mapping[str, str]:
+        return dict(_EVENT_KINDS)
+
+    def apply(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
+        handler = getattr(self, f"_on_{event.kind}", None)
+        if event.kind not in _EVENT_KINDS or handler is None:
+            raise EventError(
+                f"unknown Wash Dash event {event.kind!r}; known: {', '.join(_EVENT_KINDS)}"
+            )
+        return handler(state, event)
+
+    # --- events ------------------------------------------------------------------
+    def _on_setup(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
+        deck = self.deck
+        first = event.get("first", 0)
+        if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < state.n:
+            raise EventError(f"'first' must be a seat 0–{state.n - 1}, got {first!r}")
+        order = event.get("order")
+        if order is not None:
+            order = _card_list(deck, order, "order")
+            if sorted(order) != sorted(deck.order):
+                raise EventError(f"'order' must list each of the {len(deck)} cards exactly once")
+        if state.started:
+            return state, [illegal("The game is already set up.")]
+        boxed_n = BOXED_FOR[state.n]
+        if order is not None:
+            boxed: Hidden[str] = Hidden(order[:boxed_n])
+            pile: Hidden[str] = Hidden(order[boxed_n:])
+        else:
+            boxed = Hidden(unknown=boxed_n)
+            pile = Hidden(unknown=len(deck) - boxed_n)
+        new = replace(
+            state,
+            started=True,
+            full_info=order is not None,
+            first=first,
+            pile=pile,
+            boxed=boxed,
+        )
+        boxed_txt = f"{boxed_n} cards go back in the box; " if boxed_n else ""
+        return new, [
+            legal(
+                f"Cards shuffled: {boxed_txt}{len(pile)} in the draw pile. "
+                f"{state.players[first]} is the first active player.",
+                first,
+                pile=len(pile),
+                boxed=boxed_n,
+            )
+        ]
+
+    def _on_reveal(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
+        deck = self.deck
+        seat = _seat(state, event, required=False)
+        cards = event.get("cards")
+        named = None if cards is None else _card_list(deck, cards, "cards")
+        if not state.started:
+            return state, [illegal("Set up the game first (shuffle and deal the dryers).")]
+        if game_over(state, deck):
+            return state, [illegal("The game is over: the draw pile is empty.")]
+        rnd = state.current
+        draw_on = rnd is not None and not round_over(state, deck) and needs_task(deck, rnd)
+        if rnd is not None and not draw_on and not round_over(state, deck):
+            open_n = sum(1 for c in revealed_tasks(deck, rnd) if rnd.claim_for(c) is None)
+            return state, [
+                illegal(f"Finish this round first: {open_n} task card(s) are still open.", seat)
+            ]
+        if draw_on:
+            active = rnd.active  # type: ignore[union-attr]
+            count = 1
+        else:
+            owed = allocation(state, deck).owed
+            if owed:
+                who = _list([state.players[s] for s in owed])
+                return state, [
+                    illegal(
+                        f"{who} made a mistake and must first choose an earlier task card to "
+                        "give up.",
+                        owed[0],
+                    )
+                ]
+            active = state.first if rnd is None else (rnd.active + 1) % state.n
+            count = min(CARDS_PER_ROUND[state.n], len(state.pile))
+        if seat is not None and seat != active:
+            return state, [illegal(f"It is {state.players[active]}'s turn to reveal.", seat)]
+        pile = state.pile
+        if named is None:
+            if not state.full_info:
+                return state, [
+                    illegal("Say which cards were revealed (the referee cannot see the pile).")
+                ]
+            named = pile.known[:count]
+        if len(named) != count:
+            what = "one more card" if draw_on else f"{count} card(s)"
+            return state, [illegal(f"Reveal {what}, not {len(named)}.", seat)]
+        if len(set(named)) != len(named):
+            return state, [illegal("The same card is named twice.", seat)]
+        if state.full_info:
+            if tuple(named) != pile.known[:count]:
+                top = ", ".join(pile.known[:count])
+                return state, [
+                    illegal(f"Those are not the top cards of the draw pile (they are {top}).")
+                ]
+        else:
+            seen = self._seen(state)
+            already = [c for c in named if c in seen]
+            if already:
+                return state, [illegal(f"{_list(already)} is already out of the draw pile.")]
+        try:
+            pile = pile.remove_all(named)
+        except KeyError:
+            return state, [illegal("The draw pile does not have that many cards.")]
+        if draw_on:
+            new_round = rnd.with_revealed(deck, tuple(named))  # type: ignore[union-attr]
+            new = replace(state, pile=pile, current=new_round)
+        else:
+            new = commit(state, deck)
+            number = len(new.rounds) + 1
+            new = replace(
+                new,
+                pile=pile,
+                current=Round(number, active, (), start_ns=event.t_ns).with_revealed(
+                    deck, tuple(named)
+                ),
+            )
+        return new, self._reveal_verdicts(new, named, draw_on)
+
+    def _reveal_verdicts(
+        self, state: WashDashState, named: Sequence[str], draw_on: bool
+    ) -> list[Verdict]:
+        deck = self.deck
+        rnd = state.current
+        assert rnd is not None
+        tasks = [c for c in named if deck[c].is_task]
+        events = [deck[c].event for c in named if deck[c].event is not None]
+        label = "Drawn on" if draw_on else f"Round {rnd.number}"
+        parts = [f"{c}: {deck[c].task.describe()}" for c in tasks]  # type: ignore[union-attr]
+        parts += [f"event {e.title}" for e in events]  # type: ignore[union-attr]
+        out = [legal(f"{label}: {'; '.join(parts)}.", rnd.active, cards=list(named))]
+        for e in dict.fromkeys(events):
+            if e is EventCard.ONE_HANDED:
+                out.append(info("One handed: everyone uses only one hand this round."))
+            elif e is EventCard.FIRST_BONUS:
+                out.append(info("First bonus: the first to complete a task gets +3."))
+            elif e is EventCard.OPPOSITE:
+                out.append(info("Opposite: clothes mean pins and pins mean clothes this round."))
+        if needs_task(deck, rnd):
+            if round_over(state, deck):
+                out.extend(self._round_end(state))
+            else:
+                out.append(prompt("Only event cards so far: draw another card.", rnd.active))
+        return out
+
+    def _seen(self, state: WashDashState) -> set[str]:
+        seen = set(state.discarded) | set(state.boxed.known) | set(state.pile.known)
+        for cards in state.won:
+            seen.update(cards)
+        if state.current is not None:
+            seen.update(state.current.revealed)
+        return seen
+
+    def _on_done(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
+        deck = self.deck
+        seat = _seat(state, event)
+        assert seat is not None
+        card = _card_id(deck, event.require("card"))
+        dryer = _dryer(event.get("dryer")) if event.get("dryer") is not None else None
+        who = state.players[seat]
+        rnd = state.current
+        if rnd is None:
+            return state, [illegal("No cards have been revealed yet.", seat)]
+        if round_over(state, deck):
+            return state, [illegal("The round is over.", seat)]
+        if needs_task(deck, rnd):
+            return state, [illegal("No task card has been revealed yet.", seat)]
+        if card not in rnd.revealed:
+            return state, [illegal(f"{card} is not on the table this round.", seat)]
+        if not deck[card].is_task:
+            return state, [illegal(f"{card} is an event card, not a task.", seat)]
+        mine = rnd.claim_of(seat)
+        if mine is not None:
+            return state, [
+                illegal(
+                    f"{who} already completed {mine.card} this round: one task per round.", seat
+                )
+            ]
+        taken = rnd.claim_for(card)
+        if taken is not None:
+            return state, [
+                illegal(f"{card} was already taken by {state.players[taken.seat]}.", seat)
+            ]
+        task = deck[card].task
+        assert task is not None
+        verdicts: list[Verdict] = []
+        if dryer is None:
+            status, reason = UNCHECKED, "no dryer reading yet"
+            verdicts.append(legal(f"{who} takes {card}: {task.describe()}.", seat, card=card))
+            verdicts.append(
+                prompt(f"Show {who}'s dryer to the camera or enter it on the tablet.", seat)
+            )
+        else:
+            check = satisfies(
+                task, dryer, revealed_events(deck, rnd), extra_items=state.extra_items
+            )
+            if not check.ok and state.wrong_done == RETRY:
+                return state, [illegal(f"{who}, not yet — {card}: {check.reason}", seat)]
+            status, reason = (OK if check.ok else WRONG), check.reason
+            if check.ok:
+                verdicts.append(legal(f"{who} takes {card}. {check.reason}", seat, card=card))
+            else:
+                verdicts.append(self._mistake_verdict(state, seat, card, check.reason))
+        claim = Claim(seat, card, rnd.arrivals, event.t_ns, status, reason)
+        new_round = replace(rnd, claims=(*rnd.claims, claim), arrivals=rnd.arrivals + 1)
+        dryers = state.dryers if dryer is None else _set(state.dryers, seat, dryer)
+        new = replace(state, current=new_round, dryers=dryers)
+        if round_over(new, deck):
+            verdicts.extend(self._round_end(new))
+        return new, verdicts
+
+    def _mistake_verdict(self, state: WashDashState, seat: int, card: str, why: str) -> Verdict:
+        who = state.players[seat]
+        lose = (
+            " and one earlier task card of their choice"
+            if earlier_tasks(state, self.deck, seat)
+            else ""
+        )
+        return Verdict(
+            Outcome.SCORE,
+            f"Mistake: {who} took {card} — {why.rstrip('.')}. {who} loses {card}{lose}.",
+            seat,
+            {"card": card, "mistake": True},
+        )
+
+    def _on_dryer(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
+        deck = self.deck
+        seat = _seat(state, event)
+        assert seat is not None
+        dryer = _dryer(event.require("dryer"))
+        who = state.players[seat]
+        new = replace(state, dryers=_set(state.dryers, seat, dryer))
+        rnd = state.current
+        claim = rnd.claim_of(seat) if rnd is not None else None
+        if rnd is None or claim is None or claim.status != UNCHECKED:
+            return new, [info(f"{who}'s dryer: {dryer.to_text()}.", seat)]
+        task = deck[claim.card].task
+        assert task is not None
+        was_over = round_over(state, deck)
+        check = satisfies(task, dryer, revealed_events(deck, rnd), extra_items=state.extra_items)
+        if check.ok:
+            claims = _replace_claim(rnd, replace(claim, status=OK, reason=check.reason))
+            verdicts = [legal(f"{who}'s {claim.card} is done. {check.reason}", seat)]
+        elif state.wrong_done == RETRY:
+            claims = tuple(c for c in rnd.claims if c.seat != seat)
+            verdicts = [
+                prompt(
+                    f"{who}, not yet — {claim.card}: {check.reason} "
+                    f"{claim.card} goes back on the table.",
+                    seat,
+                    card=claim.card,
+                )
+            ]
+        else:
+            claims = _replace_claim(rnd, replace(claim, status=WRONG, reason=check.reason))
+            verdicts = [self._mistake_verdict(state, seat, claim.card, check.reason)]
+        new = replace(new, current=replace(rnd, claims=claims))
+        if was_over and round_over(new, deck):
+            verdicts.extend(self._round_end(new, update=True))
+        elif was_over:
+            verdicts.append(info(f"Round {rnd.number} goes on: {claim.card} is open again."))
+        return new, verdicts
+
+    def _on_mistake(
+        self, state: WashDashState, event: Event
+    ) -> tuple[WashDashState, list[Verdict]]:
+        seat = _seat(state, event)
+        assert seat is not None
+        why = event.get("reason") or "the table says it was not done correctly"
+        if not isinstance(why, str):
+            raise EventError("'reason' must be text")
+        rnd = state.current
+        claim = rnd.claim_of(seat) if rnd is not None else None
+        who = state.players[seat]
+        if rnd is None or claim is None:
+            return state, [illegal(f"{who} has no task card from this round.", seat)]
+        if claim.status == WRONG:
+            return state, [illegal(f"{who}'s {claim.card} is already a mistake.", seat)]
+        was_over = round_over(state, self.deck)
+        claims = _replace_claim(rnd, replace(claim, status=WRONG, reason=why))
+        new = replace(state, current=replace(rnd, claims=claims))
+        verdicts = [self._mistake_verdict(state, seat, claim.card, why)]
+        if was_over:
+            verdicts.extend(self._round_end(new, update=True))
+        return new, verdicts
+
+    def _on_forfeit(
+        self, state: WashDashState, event: Event
+    ) -> tuple[WashDashState, list[Verdict]]:
+        deck = self.deck
+        seat = _seat(state, event)
+        assert seat is not None
+        card = _card_id(deck, event.require("card"))
+        who = state.players[seat]
+        if not round_over(state, deck):
+            return state, [illegal("Mistakes are settled when the round is over.", seat)]
+        if seat not in allocation(state, deck).owed:
+            return state, [illegal(f"{who} has no earlier card to give up.", seat)]
+        if card not in earlier_tasks(state, deck, seat):
+            options = ", ".join(earlier_tasks(state, deck, seat))
+            return state, [
+                illegal(f"{card} is not one of {who}'s earlier task cards ({options}).", seat)
+            ]
+        rnd = state.current
+        assert rnd is not None
+        new = replace(state, current=replace(rnd, forfeits=(*rnd.forfeits, (seat, card))))
+        verdicts = [
+            score(
+                f"{who} gives up {card} ({deck[card].points} points).",
+                seat,
+                card=card,
+                points=-deck[card].points,
+            )
+        ]
+        if game_over(new, deck):
+            verdicts.append(self._game_end(new))
+        return new, verdicts
+
+    # --- round end -----------------------------------------------------------------
+    def _round_end(self, state: WashDashState, update: bool = False) -> list[Verdict]:
+        deck = self.deck
+        rnd = state.current
+        assert rnd is not None
+        alloc = allocation(state, deck)
+        verb = "Round {n} result, corrected" if update else "Round {n} is over"
+        parts = []
+        for s, cards in enumerate(alloc.gained):
+            if cards:
+                pts = alloc.scores[s]
+                parts.append(f"{state.players[s]} +{pts} ({', '.join(cards)})")
+        summary = "; ".join(parts) if parts else "nobody scores"
+        out = [
+            Verdict(
+                Outcome.ROUND_END,
+                f"{verb.format(n=rnd.number)}: {summary}. Check each other's dryers, then "
+                "empty them.",
+                None,
+                {"round": rnd.number, "scores": list(alloc.scores)},
+            )
+        ]
+        if alloc.first_bonus_to is not None and any(
+            deck[c].event is EventCard.FIRST_BONUS for c in rnd.revealed
+        ):
+            out.append(
+                score(
+                    f"First bonus goes to {state.players[alloc.first_bonus_to]}, "
+                    "the first to complete a task.",
+                    alloc.first_bonus_to,
+                )
+            )
+        for s in alloc.owed:
+            out.append(
+                prompt(
+                    f"{state.players[s]} made a mistake: choose one earlier task card to give "
+                    f"up ({', '.join(earlier_tasks(state, deck, s))}).",
+                    s,
+                )
+            )
+        if len(state.pile) == 0:
+            out.append(self._game_end(state))
+        else:
+            nxt = (rnd.active + 1) % state.n
+            out.append(info(f"{state.players[nxt]} reveals the next round.", nxt))
+        return out
+
+    def _game_end(self, state: WashDashState) -> Verdict:
+        deck = self.deck
+        alloc = allocation(state, deck)
+        win = winners(state, deck, alloc)
+        all_pts = totals(state, deck, alloc)
+        names = _list([state.players[s] for s in win])
+        text = f"{names} share the victory" if len(win) > 1 else f"{names} wins"
+        pts = all_pts[win[0]]
+        result = f"{text} with {pts} points."
+        if alloc.owed:
+            who = _list([state.players[s] for s in alloc.owed])
+            result = (
+                f"For now {names} lead{'' if len(win) > 1 else 's'} with {pts} points: "
+                f"{who} must still give up a card for the mistake."
+            )
+        return Verdict(
+            Outcome.GAME_END,
+            f"The draw pile is empty: game over. {result}",
+            None,
+            {"winners": list(win), "totals": list(all_pts), "final": not alloc.owed},
+        )
+
+    # --- read-outs -----------------------------------------------------------------
+    def scoreboard(self, state: WashDashState) -> Scoreboard:
+        deck = self.deck
+        over = round_over(state, deck)
+        alloc = allocation(state, deck)
+        rounds = state.rounds + ((alloc.scores,) if over else ())
+        finished = game_over(state, deck)
+        held = holdings(state, deck, alloc)
+        rnd = state.current
+        active = state.first if rnd is None else rnd.active
+        return Scoreboard(
+            game=self.name,
+            players=state.players,
+            totals=totals(state, deck, alloc),
+            round=len(state.rounds) + (1 if rnd is not None else 0),
+            turn=active if state.started and not finished else None,
+            rounds=rounds,
+            finished=finished,
+            winners=winners(state, deck, alloc) if finished else (),
+            lower_is_better=False,
+            extra={"cards": [len(h) for h in held], "owed_forfeit": list(alloc.owed)},
+        )
+
+    def view(self, state: WashDashState) -> dict[str, Any]:
+        deck = self.deck
+        rnd = state.current
+        alloc = allocation(state, deck)
+        table = []
+        if rnd is not None:
+            for c in rnd.revealed:
+                claim = rnd.claim_for(c)
+                table.append(
+                    {
+                        **deck[c].to_dict(),
+                        "taken_by": None if claim is None else claim.seat,
+                    }
+                )
+        return {
+            "phase": self._phase(state),
+            "active": None if rnd is None else rnd.active,
+            "round": None if rnd is None else rnd.number,
+            "draw_pile": len(state.pile),
+            "boxed": len(state.boxed),
+            "table": table,
+            "events_in_force": sorted(e.value for e in revealed_events(deck, rnd))
+            if rnd is not None
+            else [],
+            "claims": [c.to_dict() for c in rnd.claims] if rnd is not None else [],
+            "cards": [list(h) for h in holdings(state, deck, alloc)],
+            "discarded": list(state.discarded) + list(alloc.discarded),
+            "dryers": [None if d is None else d.to_dict() for d in state.dryers],
+            "owed_forfeit": list(alloc.owed),
+            "first_bonus_to": alloc.first_bonus_to,
+            "options": {"wrong_done": state.wrong_done, "extra_items": state.extra_items},
+        }
+
+    def _phase(self, state: WashDashState) -> str:
+        deck = self.deck
+        if not state.started:
+            return "setup"
+        if game_over(state, deck):
+            return "over"
+        if state.current is None or round_over(state, deck):
+            return "between_rounds"
+        if needs_task(deck, state.current):
+            return "draw_on"
+        return "racing"
+
+
+def _set(items: tuple[Dryer | None, ...], seat: int, value: Dryer) -> tuple[Dryer | None, ...]:
+    return items[:seat] + (value,) + items[seat + 1 :]
+
+
+def _replace_claim(rnd: Round, claim: Claim) -> tuple[Claim, ...]:
+    return tuple(claim if c.seat == claim.seat else c for c in rnd.claims)
+
+
+GAME = WashDash()

@@ -1,0 +1,250 @@
+"""Wash Dash state, and what follows from it (who gets which card this round).
+
+The round in play is kept as a record — revealed cards, claims, forfeits — and its
+outcome (``allocation``) is *derived* from that record, never stored. So a mistake
+declared at the end of the round, or a late dryer reading, simply changes the record and
+every consequence (First bonus, scores, round end) follows. The round is committed
+into ``won``/``discarded``/``rounds`` when the next round is revealed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from referee.hands import Hidden
+from referee.washdash.deck import Deck
+from referee.washdash.dryer import Dryer
+from referee.washdash.pieces import EventCard
+
+# Claim status
+OK = "ok"  # the dryer was checked and completes the task
+WRONG = "wrong"  # a mistake: wrong dryer, or declared by the table
+UNCHECKED = "unchecked"  # no dryer reading yet; stands unless someone objects (WD-12)
+
+# Cards revealed per round, by number of players (rules' table).
+CARDS_PER_ROUND = {2: 2, 3: 2, 4: 3, 5: 4, 6: 5}
+BOXED_FOR = {2: 20, 3: 20, 4: 20, 5: 0, 6: 0}  # cards put back in the box at setup
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A seat took a task card ("done")."""
+
+    seat: int
+    card: str
+    arrival: int  # 0, 1, … in the order the referee received the claims
+    t_ns: int | None
+    status: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "seat": self.seat,
+            "card": self.card,
+            "t_ns": self.t_ns,
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int  # 1, 2, …
+    active: int
+    revealed: tuple[str, ...]
+    start_ns: int | None = None
+    claims: tuple[Claim, ...] = ()
+    forfeits: tuple[tuple[int, str], ...] = ()  # (seat, earlier card given up)
+    arrivals: int = 0  # claims ever received (a withdrawn claim keeps its number)
+    tasks: tuple[str, ...] = ()  # the revealed task cards (kept with ``revealed``)
+    events: frozenset[EventCard] = frozenset()  # the revealed events, in force this round
+
+    def with_revealed(self, deck: Deck, cards: tuple[str, ...]) -> Round:
+        """This round with more cards revealed (tasks and events kept in step)."""
+        revealed = self.revealed + cards
+        return replace(
+            self,
+            revealed=revealed,
+            tasks=tuple(c for c in revealed if deck[c].is_task),
+            events=frozenset(deck[c].event for c in revealed if deck[c].event is not None),  # type: ignore[misc]
+        )
+
+    def claim_of(self, seat: int) -> Claim | None:
+        return next((c for c in self.claims if c.seat == seat), None)
+
+    def claim_for(self, card: str) -> Claim | None:
+        return next((c for c in self.claims if c.card == card), None)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Where the round's cards go, and what each seat scores for it."""
+
+    gained: tuple[tuple[str, ...], ...]  # cards each seat receives this round
+    discarded: tuple[str, ...]  # events, mistaken tasks, leftovers, forfeits
+    forfeited: tuple[tuple[str, ...], ...]  # earlier cards each seat gives up
+    owed: tuple[int, ...]  # seats that still must choose an earlier card to give up
+    scores: tuple[int, ...]
+    first_bonus_to: int | None
+
+
+@dataclass(frozen=True)
+class WashDashState:
+    players: tuple[str, ...]
+    wrong_done: str
+    extra_items: str
+    started: bool = False
+    full_info: bool = False
+    first: int = 0  # the oldest player: first active player
+    pile: Hidden[str] = field(default_factory=Hidden)  # face down, top first when known
+    boxed: Hidden[str] = field(default_factory=Hidden)  # put back in the box at setup
+    won: tuple[tuple[str, ...], ...] = ()  # committed cards per seat
+    discarded: tuple[str, ...] = ()
+    rounds: tuple[tuple[int, ...], ...] = ()  # committed round scores
+    current: Round | None = None
+    dryers: tuple[Dryer | None, ...] = ()  # latest reading per seat, this round
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+
+def revealed_events(deck: Deck, rnd: Round) -> frozenset[EventCard]:
+    return rnd.events
+
+
+def revealed_tasks(deck: Deck, rnd: Round) -> tuple[str, ...]:
+    return rnd.tasks
+
+
+def needs_task(deck: Deck, rnd: Round) -> bool:
+    """All revealed cards are events: the active player draws on (rules)."""
+    return not rnd.tasks
+
+
+def round_over(state: WashDashState, deck: Deck) -> bool:
+    rnd = state.current
+    if rnd is None:
+        return False
+    if needs_task(deck, rnd):
+        return len(state.pile) == 0  # WD-9: nothing left to draw
+    if state.n == 2:
+        return bool(rnd.claims)  # only the first completion scores
+    return len(rnd.claims) == len(rnd.tasks)  # claims are for distinct revealed tasks
+
+
+def game_over(state: WashDashState, deck: Deck) -> bool:
+    return round_over(state, deck) and len(state.pile) == 0
+
+
+def completion_order(rnd: Round) -> list[Claim]:
+    """Fastest first (WD-8): by ``t_ns`` when every claim has one, else as received."""
+    claims = list(rnd.claims)
+    if claims and all(c.t_ns is not None for c in claims):
+        return sorted(claims, key=lambda c: (c.t_ns, c.arrival))
+    return sorted(claims, key=lambda c: c.arrival)
+
+
+def earlier_tasks(state: WashDashState, deck: Deck, seat: int) -> tuple[str, ...]:
+    """Task cards the seat completed in earlier rounds (may be given up, WD-11)."""
+    return tuple(c for c in state.won[seat] if deck[c].is_task)
+
+
+def allocation(state: WashDashState, deck: Deck) -> Allocation:
+    n = state.n
+    rnd = state.current
+    if rnd is None:
+        empty = ((),) * n
+        return Allocation(empty, (), empty, (), (0,) * n, None)
+    over = round_over(state, deck)
+    gained: list[list[str]] = [[] for _ in range(n)]
+    forfeited: list[list[str]] = [[] for _ in range(n)]
+    discarded: list[str] = []
+    owed: list[int] = []
+    order = completion_order(rnd)
+    for claim in sorted(rnd.claims, key=lambda c: c.arrival):
+        if claim.status == WRONG:
+            discarded.append(claim.card)
+        else:
+            gained[claim.seat].append(claim.card)
+    for seat, card in rnd.forfeits:
+        forfeited[seat].append(card)
+        discarded.append(card)
+    for claim in rnd.claims:
+        seat = claim.seat
+        if claim.status == WRONG and not forfeited[seat] and earlier_tasks(state, deck, seat):
+            owed.append(seat)
+    bonus_to = None
+    if over:
+        correct = [c for c in order if c.status != WRONG]
+        bonus_to = correct[0].seat if correct else None
+        for card in rnd.revealed:
+            info = deck[card]
+            if info.event is EventCard.FIRST_BONUS and bonus_to is not None:
+                gained[bonus_to].append(card)
+            elif not info.is_task or rnd.claim_for(card) is None:
+                discarded.append(card)  # events, and tasks nobody took (WD-10)
+    scores = tuple(
+        sum(deck[c].points for c in gained[s]) - sum(deck[c].points for c in forfeited[s])
+        for s in range(n)
+    )
+    return Allocation(
+        tuple(tuple(g) for g in gained),
+        tuple(discarded),
+        tuple(tuple(f) for f in forfeited),
+        tuple(sorted(owed)),
+        scores,
+        bonus_to,
+    )
+
+
+def holdings(
+    state: WashDashState, deck: Deck, alloc: Allocation | None = None
+) -> tuple[tuple[str, ...], ...]:
+    """Each seat's cards now: committed cards, less forfeits, plus this round's."""
+    alloc = alloc or allocation(state, deck)
+    return tuple(
+        tuple(c for c in state.won[s] if c not in alloc.forfeited[s]) + alloc.gained[s]
+        for s in range(state.n)
+    )
+
+
+def totals(state: WashDashState, deck: Deck, alloc: Allocation | None = None) -> tuple[int, ...]:
+    return tuple(sum(deck[c].points for c in cards) for cards in holdings(state, deck, alloc))
+
+
+def winners(state: WashDashState, deck: Deck, alloc: Allocation | None = None) -> tuple[int, ...]:
+    """Most points; then fewest cards (WD-14: every card held counts); then shared."""
+    alloc = alloc or allocation(state, deck)
+    held = holdings(state, deck, alloc)
+    pts = totals(state, deck, alloc)
+    best = max(pts)
+    tied = [s for s in range(state.n) if pts[s] == best]
+    fewest = min(len(held[s]) for s in tied)
+    return tuple(s for s in tied if len(held[s]) == fewest)
+
+
+def commit(state: WashDashState, deck: Deck) -> WashDashState:
+    """Close the round in play: its cards go where the allocation says."""
+    if state.current is None:
+        return state
+    alloc = allocation(state, deck)
+    won = tuple(
+        tuple(c for c in state.won[s] if c not in alloc.forfeited[s]) + alloc.gained[s]
+        for s in range(state.n)
+    )
+    return WashDashState(
+        players=state.players,
+        wrong_done=state.wrong_done,
+        extra_items=state.extra_items,
+        started=state.started,
+        full_info=state.full_info,
+        first=state.first,
+        pile=state.pile,
+        boxed=state.boxed,
+        won=won,
+        discarded=state.discarded + alloc.discarded,
+        rounds=(*state.rounds, alloc.scores),
+        current=None,
+        dryers=(None,) * state.n,
+    )

@@ -1,0 +1,353 @@
+"""Randomized conformance: random legal Deck Dash games from deal to end.
+
+The generator below deals random decks and picks random legal moves through the same
+``GAME.apply`` interface a camera or tablet uses. After every event it checks invariants
+with its own bookkeeping (not the engine's): every card is in exactly one place, totals
+are the sums of the round scores, turns follow the direction and the lost turns, and
+the game ends. Running this file as a script writes ``tests/data/deck-dash-12.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.cards import Card, Special, format_cards, full_deck
+from referee.deckdash.check import find_dash, hand_off
+from referee.deckdash.game import GAME
+from referee.deckdash.state import DeckDashState, Phase
+from referee.events import Event, Source
+from referee.replay import replay
+from referee.verdicts import Outcome
+
+STEAL = Card.action(Special.DECK_STEAL)
+BLOCK = Card.action(Special.BLOCK_YOU)
+DRAW_ACTIONS = {Special.KEEP_TWO, Special.DRAW2_DISCARD1, Special.DRAW4_DISCARD3}
+MAX_EVENTS = 40_000
+DECK_SIZE = 128
+
+
+def ev(kind: str, seat: int | None = None, **payload: Any) -> Event:
+    return Event(kind, seat, payload, source=Source.SCRIPT)
+
+
+def cards_in_play(state: DeckDashState) -> Counter[str]:
+    """Where every card is, as card tokens (strings hash fast; Cards do not)."""
+    rnd = state.round
+    assert rnd is not None
+    places: list[Card] = []
+    for hand in rnd.hands:
+        assert hand.unknown == 0
+        places += hand.known
+    places += rnd.draw_pile.known
+    places += rnd.discard
+    for laid in rnd.table:
+        places += laid.group.cards
+    places += [BLOCK] * len(rnd.blocks)
+    if rnd.action is not None and rnd.phase is Phase.ACTION_DRAW:
+        places.append(rnd.action)
+    return Counter(map(token, places))
+
+
+def token(card: Card) -> str:
+    """``format_card`` without the enum property look-ups (the census runs very often)."""
+    if card.special is not None:
+        return card.special._value_
+    if card.color is None:
+        return "W"
+    return card.color._value_ + str(card.number)
+
+
+def card_count(state: DeckDashState) -> int:
+    rnd = state.round
+    assert rnd is not None
+    return (
+        sum(len(h) for h in rnd.hands)
+        + len(rnd.draw_pile)
+        + len(rnd.discard)
+        + sum(laid.group.size for laid in rnd.table)
+        + len(rnd.blocks)
+        + (1 if rnd.action is not None and rnd.phase is Phase.ACTION_DRAW else 0)
+    )
+
+
+def stealable(state: DeckDashState, card: Card | None) -> bool:
+    if card is None or card.is_special:
+        return False
+    return not card.is_wild or state.settings.wild_from_discard
+
+
+class RandomTable:
+    """Plays one random legal game and checks invariants after each event."""
+
+    def __init__(self, rng: random.Random, players: list[str], options: dict[str, Any]) -> None:
+        self.rng = rng
+        self.players = players
+        self.options = options
+        self.state: DeckDashState = GAME.new_state(players, options)
+        self.events: list[Event] = []
+        self.deck = Counter(format_cards(full_deck()))
+
+    # -- sending and checking ---------------------------------------------------------------
+    def send(self, event: Event) -> list[Any]:
+        before = self.state
+        after, verdicts = GAME.apply(before, event)
+        bad = [v.reason for v in verdicts if v.outcome is Outcome.ILLEGAL]
+        assert not bad, f"{event.to_json()}: {bad}"
+        self.events.append(event)
+        self.state = after
+        self.check(before, event, after)
+        return verdicts
+
+    def check(self, before: DeckDashState, event: Event, after: DeckDashState) -> None:
+        totals = [sum(r.scores[s] for r in after.results if not r.tiebreak) for s in range(after.n)]
+        assert list(after.totals) == totals
+        assert list(GAME.scoreboard(after).totals) == totals
+        if after.round is not None:
+            # The full card census when the turn passes; a cheap count otherwise.
+            if before.round is None or after.round.turns != before.round.turns:
+                assert cards_in_play(after) == self.deck
+            else:
+                assert card_count(after) == DECK_SIZE
+            for seat in range(after.n):
+                if seat not in after.round.active:
+                    assert len(after.round.hands[seat]) == 0
+        if before.round is not None and after.round is not None:
+            self.check_turn(before, event, after)
+
+    def check_turn(self, before: DeckDashState, event: Event, after: DeckDashState) -> None:
+        b, a = before.round, after.round
+        assert b is not None and a is not None
+        card = event.get("card")
+        if card == "REV" and event.kind == "discard" and b.phase is Phase.PLAY:
+            assert a.direction == -b.direction
+        elif event.kind != "deal":
+            assert a.direction == b.direction
+        if a.turn == b.turn and a.turns == b.turns:
+            assert a.skips == b.skips or event.kind == "discard"
+            return
+        # The turn passed: walk from the last player in the (new) direction, using up the
+        # lost turns that were pending, plus the ones this very event added.
+        marks = list(b.skips)
+        if event.kind == "discard" and card == "SKIP":
+            added = [x - y for x, y in zip(a.skips, b.skips, strict=True)]
+            victims = [s for s in range(after.n) if s != a.turn]
+            assert any(marks[s] >= 0 for s in victims)
+            target = event.get("target")
+            if target is not None and target not in b.blocks:
+                marks[target] += 1
+            elif target is None:
+                nxt = self.next_seat(b.active, b.turn, a.direction)
+                if nxt not in b.blocks:
+                    marks[nxt] += 1
+            del added
+        elif event.kind == "discard" and card == "SKIP2":
+            others = self.others(b.active, b.turn, a.direction)
+            for v in (others * 2)[:2]:
+                if v not in b.blocks:
+                    marks[v] += 1
+        seat = self.next_seat(b.active, b.turn, a.direction)
+        while marks[seat] > 0:
+            marks[seat] -= 1
+            seat = self.next_seat(b.active, seat, a.direction)
+        assert a.turn == seat, (event.to_json(), b.turn, a.turn, seat)
+        assert list(a.skips) == marks
+        assert (a.phase is Phase.BLOCKED) == (seat in a.blocks)
+
+    @staticmethod
+    def next_seat(active: tuple[int, ...], seat: int, direction: int) -> int:
+        n = max(active) + 1 if active else 0
+        n = max(n, seat + 1)
+        s = seat
+        while True:
+            s = (s + direction) % max(n, 1)
+            if s in active:
+                return s
+
+    def others(self, active: tuple[int, ...], seat: int, direction: int) -> list[int]:
+        out, s = [], seat
+        for _ in range(len(active) - 1):
+            s = self.next_seat(active, s, direction)
+            out.append(s)
+        return out
+
+    # -- moves -------------------------------------------------------------------------------
+    def deal(self) -> None:
+        st = self.state
+        active = st.tiebreak or tuple(range(st.n))
+        dealer = None
+        if st.last_dealer is None:
+            dealer = self.rng.choice(active)
+        deck = full_deck()
+        self.rng.shuffle(deck)
+        hands = []
+        for seat in range(st.n):
+            if seat in active:
+                hands.append(format_cards(deck[:12]))
+                deck = deck[12:]
+            else:
+                hands.append([])
+        start, rest = deck[0], deck[1:]
+        payload: dict[str, Any] = {
+            "hands": hands,
+            "start": str(start),
+            "draw_pile": format_cards(rest),
+        }
+        if dealer is not None:
+            payload["dealer"] = dealer
+        self.send(ev("deal", **payload))
+
+    def hand(self, seat: int) -> list[Card]:
+        assert self.state.round is not None
+        return list(self.state.round.hands[seat].known)
+
+    def maybe_steal(self) -> None:
+        rnd = self.state.round
+        assert rnd is not None
+        if not stealable(self.state, rnd.top):
+            return
+        holders = [s for s in rnd.active if STEAL in rnd.hands[s].known]
+        if holders and self.rng.random() < 0.3:
+            self.send(ev("steal", self.rng.choice(holders), card=str(rnd.top)))
+
+    def take_turn_step(self) -> None:
+        st = self.state
+        rnd = st.round
+        assert rnd is not None
+        seat = rnd.turn
+        rng = self.rng
+        if rng.random() < 0.05:
+            self.maybe_steal()
+            return
+        if rnd.phase is Phase.BLOCKED:
+            if rng.random() < 0.5:
+                self.send(ev("return_block", seat))
+            else:
+                self.send(ev("discard", seat, card="BLOCK"))
+            return
+        if rnd.phase in (Phase.DRAW, Phase.ACTION_DRAW):
+            top_ok = rnd.top is not None and (rnd.start_pickup or stealable(st, rnd.top))
+            empty = len(rnd.draw_pile) == 0
+            if empty and (not top_ok or rng.random() < 0.5):
+                order = list(rnd.discard)
+                rng.shuffle(order)
+                self.send(ev("reshuffle", order=format_cards(order)))
+            elif top_ok and (empty or rng.random() < 0.3):
+                self.send(ev("draw", seat, **{"from": "discard", "card": str(rnd.top)}))
+            else:
+                self.send(ev("draw", seat, **{"from": "draw"}))
+            return
+        hand = self.hand(seat)
+        if rnd.phase is Phase.ACTION_DISCARD:
+            self.send(ev("discard", seat, card=str(rng.choice(hand))))
+            return
+        assert rnd.phase is Phase.PLAY
+        level = st.settings.level
+        if seat not in rnd.laid:
+            found = find_dash(level, rnd.dash, hand)
+            if found is not None:
+                cards = [c for g in found.groups for c in g.cards]
+                self.send(ev("lay", seat, cards=format_cards(cards)))
+                return
+        else:
+            order = list(range(len(rnd.table)))
+            rng.shuffle(order)
+            for card in sorted(set(hand), key=str):
+                if card.is_special:
+                    continue
+                for i in order:
+                    if hand_off(rnd.table[i].group, card) is not None:
+                        self.send(ev("handoff", seat, card=str(card), group=i))
+                        return
+        actions = [c for c in hand if c.special in DRAW_ACTIONS]
+        if actions and rng.random() < 0.4:
+            self.send(ev("play", seat, card=str(rng.choice(actions))))
+            return
+        plain = [c for c in hand if c.special not in DRAW_ACTIONS] or hand
+        card = rng.choice(plain)
+        payload: dict[str, Any] = {"card": str(card)}
+        if card.special in (Special.SKIP_YOU, Special.BLOCK_YOU):
+            others = [s for s in rnd.active if s != seat and s not in rnd.blocks]
+            if others and rng.random() < 0.7:
+                payload["target"] = rng.choice(others)
+            elif others:
+                nxt = self.next_seat(rnd.active, seat, rnd.direction)
+                if nxt in rnd.blocks:
+                    payload["target"] = rng.choice(others)
+        self.send(ev("discard", seat, **payload))
+
+    def play(self) -> DeckDashState:
+        while not self.state.finished:
+            assert len(self.events) < MAX_EVENTS, "the game did not end"
+            if self.state.round is None:
+                self.deal()
+            else:
+                self.take_turn_step()
+        return self.state
+
+
+def random_options(rng: random.Random, short: bool) -> dict[str, Any]:
+    opts: dict[str, Any] = {"level": rng.choice(["easy", "advanced"])}
+    if short:
+        dashes = list(range(1, 13))
+        rng.shuffle(dashes)
+        opts["dashes"] = dashes[: rng.randint(1, 3)]
+        opts["dash_count"] = len(opts["dashes"])
+    opts["points"] = rng.random() < 0.8
+    opts["end_on_empty_draw"] = rng.random() < 0.3
+    opts["winner"] = rng.choice(["dashes", "points"])
+    opts["first_to_scoring"] = rng.choice(["fixed", "hand"])
+    opts["wild_from_discard"] = rng.random() < 0.3
+    return opts
+
+
+NAMES = ["Ana", "Bea", "Cy", "Dov", "Eli", "Fay", "Gus", "Hal"]
+
+
+def random_game(seed: int, short: bool = True) -> RandomTable:
+    rng = random.Random(seed)
+    players = NAMES[: rng.choice([2, 2, 3, 3, 4, 5, 6, 8])]
+    table = RandomTable(rng, players, random_options(rng, short))
+    table.play()
+    return table
+
+
+def test_random_games_conform() -> None:
+    """1,000 short random games (1-3 Dashes, every option) end and keep every invariant."""
+    ended = 0
+    for seed in range(1000):
+        table = random_game(seed)
+        assert table.state.finished and table.state.winners
+        ended += 1
+    assert ended == 1000
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_full_games_conform_and_replay(seed: int) -> None:
+    """Full 12-Dash games; replaying the log gives the state reached live."""
+    table = random_game(10_000 + seed, short=False)
+    result = replay(GAME, table.players, table.options, table.events)
+    assert result.state == table.state
+    assert len(table.state.counted) == 12
+
+
+def write_twelve(path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    players = ["Ana", "Bea", "Cy"]
+    table = RandomTable(rng, players, {"level": "advanced"})
+    table.play()
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"game": "deck-dash", "players": players, "options": table.options}))
+        fh.write("\n")
+        for event in table.events:
+            fh.write(event.to_json() + "\n")
+
+
+if __name__ == "__main__":
+    write_twelve(Path(sys.argv[1]), int(sys.argv[2]))

@@ -1,0 +1,47 @@
+"""Every ruling in docs/RULINGS.md is named by a test, and every named ruling exists."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RULING_HEADING = re.compile(r"^### ([A-Z]+-\d+) · ", re.M)
+TEST_NAME = re.compile(r"def (test_ruling_([a-z]+)(\d+)\w*)\(")
+
+
+def ruling_ids() -> list[str]:
+    return RULING_HEADING.findall((ROOT / "docs" / "RULINGS.md").read_text(encoding="utf-8"))
+
+
+def tests_naming_rulings() -> dict[str, list[str]]:
+    named: dict[str, list[str]] = {}
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        for name, prefix, number in TEST_NAME.findall(path.read_text(encoding="utf-8")):
+            named.setdefault(f"{prefix.upper()}-{int(number)}", []).append(f"{path.name}::{name}")
+    return named
+
+
+def test_rulings_are_numbered_uniquely():
+    ids = ruling_ids()
+    assert len(ids) > 0
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_every_ruling_is_named_by_a_test():
+    named = tests_naming_rulings()
+    missing = [rid for rid in ruling_ids() if rid not in named]
+    assert missing == []
+
+
+def test_every_test_names_an_existing_ruling():
+    known = set(ruling_ids())
+    unknown = {rid: tests for rid, tests in tests_naming_rulings().items() if rid not in known}
+    assert unknown == {}
+
+
+def test_every_ruling_quotes_the_rules_and_says_if_configurable():
+    text = (ROOT / "docs" / "RULINGS.md").read_text(encoding="utf-8")
+    entries = re.split(r"^### ", text, flags=re.M)[1:]
+    for entry in entries:
+        rid = entry.split(" ", 1)[0]
+        assert "**Ruling:**" in entry, rid
+        assert "**Configurable:**" in entry, rid

@@ -1,0 +1,1 @@
+"""The torch-free runtime: onnxruntime + numpy + OpenCV only (no Ultralytics, no torch)."""

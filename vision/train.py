@@ -1,0 +1,170 @@
+"""Training with Ultralytics, kept offline and reproducible (train-time only: imports torch).
+
+Design (see docs/VISION.md): an oriented-box detector with two classes (card face, card back)
+finds cards; two small classifiers read each rectified crop: its *symbol* (1-12 or an action
+picture) and its *colour* (red, yellow, green, blue, none). Fine classes from scratch do not
+converge on a 2-core CPU budget; a 2-class detector and crop classifiers do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIG_DIR = REPO / "runs" / "ultralytics-config"
+
+
+def setup_offline(config_dir: Path = CONFIG_DIR) -> None:
+    """Keep Ultralytics from touching the network: offline flag, own settings dir, a local
+    font where it would download Arial.ttf. Must run before ``import ultralytics``."""
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_CONFIG_DIR"] = str(config_dir)
+    os.environ.setdefault("YOLO_VERBOSE", "True")
+    target = config_dir / "Ultralytics"
+    target.mkdir(parents=True, exist_ok=True)
+    from vision.render.fonts import matplotlib_font_dir
+
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if not (target / name).exists():
+            shutil.copy(matplotlib_font_dir() / "DejaVuSans.ttf", target / name)
+
+
+def _threads_callback(threads: int):
+    def set_threads(_trainer) -> None:
+        import torch
+
+        torch.set_num_threads(threads)
+
+    return set_threads
+
+
+# Augmentations that would teach the model wrong things about cards.
+CARD_SAFE = {"fliplr": 0.0, "flipud": 0.0, "hsv_h": 0.0, "amp": False}
+
+
+def _yolo(cfg: str, threads: int):
+    from ultralytics import YOLO
+
+    model = YOLO(cfg)  # from .yaml: random init, no weight download
+    cb = _threads_callback(threads)
+    for event in ("on_pretrain_routine_start", "on_train_epoch_start", "on_val_start"):
+        model.add_callback(event, cb)
+    return model
+
+
+DETECTOR_CFG = REPO / "models" / "cfg" / "card-obb-t.yaml"
+
+
+def train_detector(data_yaml: Path, out: Path, *, epochs: int, imgsz: int, seed: int,
+                   batch: int = 16, threads: int = 1, name: str = "detector",
+                   model_cfg: str = str(DETECTOR_CFG)) -> Path:
+    model = _yolo(model_cfg, threads)
+    model.train(
+        data=str(data_yaml), epochs=epochs, imgsz=imgsz, batch=batch, seed=seed,
+        deterministic=True, device="cpu", workers=0, project=str(out), name=name,
+        exist_ok=True, plots=False, degrees=0.0, scale=0.25, mosaic=1.0,
+        close_mosaic=max(1, epochs // 6), patience=epochs, verbose=True, **CARD_SAFE,
+    )
+    return out / name / "weights" / "best.pt"
+
+
+def train_classifier(root: Path, out: Path, *, epochs: int, imgsz: int, seed: int,
+                     batch: int = 64, threads: int = 1, name: str,
+                     model_cfg: str = "yolov8n-cls.yaml") -> Path:
+    model = _yolo(model_cfg, threads)
+    model.train(
+        data=str(root), epochs=epochs, imgsz=imgsz, batch=batch, seed=seed, deterministic=True,
+        device="cpu", workers=0, project=str(out), name=name, exist_ok=True, plots=False,
+        auto_augment=None, erasing=0.0, scale=0.1, hsv_s=0.3, hsv_v=0.3, patience=epochs,
+        verbose=True, **CARD_SAFE,
+    )
+    return out / name / "weights" / "best.pt"
+
+
+def export_onnx(weights: Path, imgsz: int, dest: Path) -> Path:
+    from ultralytics import YOLO
+
+    onnx_path = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17,
+                                               simplify=False, dynamic=False))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(onnx_path, dest)
+    return dest
+
+
+@dataclass(frozen=True)
+class TrainPlan:
+    """Everything that decides the shipped model; stored next to it for the model card."""
+
+    seed: int = 0
+    decks: tuple[str, ...] = ("deck-dash", "dos", "hit-the-deck")
+    det_train: int = 500
+    det_val: int = 60
+    det_epochs: int = 24
+    det_imgsz: int = 320
+    crops_train: int = 6000
+    crops_val: int = 600
+    sym_epochs: int = 15
+    sym_imgsz: int = 64
+    col_epochs: int = 5
+    col_imgsz: int = 32
+    # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
+    threads: int = 1
+
+
+def run_plan(plan: TrainPlan, work: Path, models_dir: Path, *, log=print) -> dict:
+    """Render data, train the three networks, export ONNX into ``models_dir``."""
+    setup_offline()
+    from vision.decks import load_deck
+    from vision.render.dataset import write_crops, write_detector_dataset
+    from vision.render.faces import TRAIN_STYLES
+
+    decks = [load_deck(d) for d in plan.decks]
+    timings: dict[str, float] = {}
+    t0 = time.time()
+    crops = work / "crops"
+    if not (crops / "done").exists():
+        shutil.rmtree(crops, ignore_errors=True)
+        write_crops(crops, plan.crops_train, plan.seed * 1000 + 11, decks, TRAIN_STYLES, "train")
+        write_crops(crops, plan.crops_val, plan.seed * 1000 + 12, decks, TRAIN_STYLES, "val")
+        (crops / "done").touch()
+    timings["render_crops_s"] = time.time() - t0
+    log(f"crops rendered in {timings['render_crops_s']:.0f}s")
+    t = time.time()
+    det = work / "detector-data"
+    if not (det / "done").exists():
+        shutil.rmtree(det, ignore_errors=True)
+        write_detector_dataset(det, plan.det_train, plan.det_val, plan.seed * 1000 + 21, decks,
+                               TRAIN_STYLES)
+        (det / "done").touch()
+    timings["render_scenes_s"] = time.time() - t
+    log(f"scenes rendered in {timings['render_scenes_s']:.0f}s")
+    out = work / "train"
+    results: dict[str, str] = {}
+    t = time.time()
+    sym = train_classifier(crops / "symbol", out, epochs=plan.sym_epochs, imgsz=plan.sym_imgsz,
+                           seed=plan.seed, threads=plan.threads, name="symbol")
+    timings["train_symbol_s"] = time.time() - t
+    results["symbol"] = str(export_onnx(sym, plan.sym_imgsz, models_dir / "card-symbol.onnx"))
+    shutil.copy(sym, models_dir / "card-symbol.pt")
+    t = time.time()
+    col = train_classifier(crops / "color", out, epochs=plan.col_epochs, imgsz=plan.col_imgsz,
+                           seed=plan.seed, threads=plan.threads, name="color")
+    timings["train_color_s"] = time.time() - t
+    results["color"] = str(export_onnx(col, plan.col_imgsz, models_dir / "card-color.onnx"))
+    shutil.copy(col, models_dir / "card-color.pt")
+    t = time.time()
+    detw = train_detector(det / "data.yaml", out, epochs=plan.det_epochs, imgsz=plan.det_imgsz,
+                          seed=plan.seed, threads=plan.threads)
+    timings["train_detector_s"] = time.time() - t
+    results["detector"] = str(export_onnx(detw, plan.det_imgsz, models_dir / "card-detector.onnx"))
+    shutil.copy(detw, models_dir / "card-detector.pt")
+    timings["total_s"] = time.time() - t0
+    meta = {"plan": asdict(plan), "timings": timings, "outputs": results}
+    (models_dir / "cards-training.json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(json.dumps(meta, indent=2))
+    return meta

@@ -1,0 +1,194 @@
+"""The Flask app factory: services are built (or injected) here and shared by blueprints."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from referee.events import Event, Source
+from web.config import WebConfig, coerce
+from web.errors import BadInput
+from web.security import Throttle, check_csrf, csrf_token, is_referee
+from web.services.camera import Annotator, CameraFeed, FeedError, FileFeed
+from web.services.games import GameService
+from web.services.hub import Hub
+from web.services.pads import PadPress, PadService, VirtualPads
+from web.services.settings import Settings
+from web.services.zones import ZoneStore
+
+log = logging.getLogger(__name__)
+
+
+class StreamLimiter:
+    """Caps concurrent live streams so page requests always find a free server thread."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._sem = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self.active = 0
+
+    def acquire(self) -> bool:
+        if not self._sem.acquire(blocking=False):
+            return False
+        with self._lock:
+            self.active += 1
+        return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.active -= 1
+        self._sem.release()
+
+
+@dataclass
+class Services:
+    config: WebConfig
+    settings: Settings
+    games: GameService
+    hub: Hub
+    zones: ZoneStore
+    pads: PadService
+    camera: CameraFeed | None
+    camera_error: str | None
+    streams: StreamLimiter
+    annotator: Annotator = field(default_factory=Annotator)
+    throttle: Throttle = field(default_factory=Throttle)
+    pad_log: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _camera(cfg: WebConfig) -> tuple[CameraFeed | None, str | None]:
+    if cfg.camera_feed is not None:
+        return cfg.camera_feed, None
+    if not cfg.camera:
+        return None, None
+    try:
+        return FileFeed(cfg.camera), None
+    except FeedError as exc:
+        log.warning("camera: %s", exc)
+        return None, str(exc)
+
+
+def _bridge_pads(services: Services) -> None:
+    """A pad press becomes an event of the running game, when the game has that kind."""
+
+    def on_press(press: PadPress) -> None:
+        note: dict[str, Any] = {**press.to_dict(), "accepted": None, "message": ""}
+        services.hub.publish("pads", note)
+        kind = services.config.pad_events.get(press.device)
+        game_id = services.games.current_id()
+        if kind is None or game_id is None:
+            return
+        try:
+            record = services.games.record(game_id)
+            if record.ended_at is not None:
+                return
+            kinds = services.games.rules(record.game).event_kinds()
+            if kind not in kinds:
+                return
+            out = services.games.append(
+                game_id, Event(kind, seat=press.seat, t_ns=press.t_ns, source=Source.PAD)
+            )
+            note.update(accepted=True, message=f"event #{out['seq']}", seq=out["seq"])
+        except BadInput as exc:
+            note.update(accepted=False, message=exc.message)
+        services.pad_log.append(note)
+        del services.pad_log[:-50]
+        services.hub.publish("pads", note)
+
+    services.pads.subscribe(on_press)
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or (
+        request.accept_mimetypes.best_match(["application/json", "text/html"]) == "application/json"
+    )
+
+
+def _error(status: int, message: str) -> tuple[Response | str, int]:
+    if _wants_json():
+        return jsonify(error=message, status=status), status
+    return render_template("error.html", status=status, message=message), status
+
+
+def create_app(config: Any = None) -> Flask:
+    cfg = coerce(config)
+    app = Flask(__name__)
+    settings = Settings(cfg.db_path)
+    app.config.update(
+        SECRET_KEY=cfg.secret_key or settings.secret_key(),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_NAME="tabletop_session",
+        MAX_CONTENT_LENGTH=256 * 1024,
+        MAX_FORM_MEMORY_SIZE=64 * 1024,
+        MAX_FORM_PARTS=200,
+        TESTING=cfg.testing,
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    hub = Hub()
+    camera, camera_error = _camera(cfg)
+    services = Services(
+        config=cfg,
+        settings=settings,
+        games=GameService(cfg.db_path, settings, hub),
+        hub=hub,
+        zones=ZoneStore(cfg.zones_file),
+        pads=cfg.pads if cfg.pads is not None else VirtualPads(cfg.seats),
+        camera=camera,
+        camera_error=camera_error,
+        streams=StreamLimiter(cfg.max_streams),
+    )
+    app.extensions["tabletop"] = services
+    _bridge_pads(services)
+
+    from web.blueprints import api, auth, live, pages
+
+    for bp in (pages.bp, auth.bp, api.bp, live.bp):
+        app.register_blueprint(bp)
+
+    app.before_request(check_csrf)
+
+    @app.context_processor
+    def _globals() -> dict[str, Any]:
+        return {
+            "csrf_token": csrf_token,
+            "is_referee": is_referee(),
+            "pin_is_set": settings.pin_is_set,
+            "nav": pages.NAV,
+        }
+
+    @app.after_request
+    def _headers(resp: Response) -> Response:
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        resp.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+            "script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+        )
+        return resp
+
+    @app.errorhandler(BadInput)
+    def _bad_input(exc: BadInput) -> Any:
+        return _error(exc.status, exc.message)
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Any:
+        return _error(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Any:
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return _error(
+            500, "something went wrong inside the dashboard; the request was not completed"
+        )
+
+    return app

@@ -1,0 +1,1 @@
+"""Route groups: pages (HTML), auth (PIN), api (JSON), live (streams, camera, QR)."""

@@ -1,0 +1,193 @@
+"""The JSON API the pages use. Reads are open; every change is referee-only (+ CSRF)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from referee.events import Event, EventError, Source
+from web.blueprints.common import int_field, json_body, services
+from web.errors import BadInput
+from web.security import is_referee, referee_required
+from web.services import history as hist
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.get("/whoami")
+def whoami() -> Response:
+    s = services()
+    return jsonify(referee=is_referee(), pin_is_set=s.settings.pin_is_set)
+
+
+@bp.get("/catalogue")
+def catalogue() -> Response:
+    return jsonify(games=services().games.catalogue())
+
+
+@bp.get("/games")
+def games() -> Response:
+    s = services()
+    return jsonify(
+        current=s.games.current_id(),
+        games=[
+            {
+                "id": g.id,
+                "game": g.game,
+                "players": list(g.players),
+                "created_at": g.created_at,
+                "ended_at": g.ended_at,
+            }
+            for g in s.games.log.games()
+        ],
+    )
+
+
+@bp.get("/games/current")
+def current() -> Response:
+    return jsonify(id=services().games.current_id())
+
+
+@bp.post("/games")
+@referee_required
+def create() -> tuple[Response, int]:
+    data = json_body()
+    game_id = services().games.create(data.get("game"), data.get("players"), data.get("options"))
+    return jsonify(id=game_id), 201
+
+
+@bp.get("/games/<int:game_id>")
+def game(game_id: int) -> Response:
+    return jsonify(services().games.snapshot(game_id))
+
+
+def _event(data: Any) -> Event:
+    if not isinstance(data, dict):
+        raise BadInput("send the event as a JSON object")
+    data = dict(data)
+    data.setdefault("source", Source.MANUAL.value)
+    if data.get("seat") == "":
+        data.pop("seat")
+    if data.get("t_ns") == "now":  # a tap on the tablet: stamped on arrival, pads' clock
+        data["t_ns"] = time.monotonic_ns()
+    try:
+        return Event.from_dict(data)
+    except EventError as exc:
+        raise BadInput(str(exc)) from None
+
+
+@bp.post("/games/<int:game_id>/events")
+@referee_required
+def append(game_id: int) -> tuple[Response, int]:
+    event = _event(json_body())
+    return jsonify(services().games.append(game_id, event)), 201
+
+
+@bp.post("/games/<int:game_id>/undo")
+@referee_required
+def undo(game_id: int) -> tuple[Response, int]:
+    target = int_field(json_body(), "target")
+    return jsonify(services().games.undo(game_id, target)), 201
+
+
+@bp.post("/games/<int:game_id>/overrule")
+@referee_required
+def overrule(game_id: int) -> tuple[Response, int]:
+    data = json_body()
+    target = int_field(data, "target")
+    replacement = _event(data.get("event"))
+    return jsonify(services().games.overrule(game_id, target, replacement.to_dict())), 201
+
+
+@bp.post("/games/<int:game_id>/accept")
+@referee_required
+def accept(game_id: int) -> Response:
+    seq = int_field(json_body(), "seq")
+    services().games.accept(game_id, seq)
+    return jsonify(ok=True, seq=seq)
+
+
+@bp.post("/games/<int:game_id>/end")
+@referee_required
+def end(game_id: int) -> Response:
+    return jsonify(services().games.end(game_id))
+
+
+@bp.get("/history")
+def history() -> Response:
+    summaries = hist.all_summaries(services().games)
+    return jsonify(games=summaries, players=hist.player_stats(summaries))
+
+
+@bp.get("/history.json")
+def history_json() -> Response:
+    """Everything, including each game's full event log, for keeping or analysis."""
+    s = services()
+    summaries = hist.all_summaries(s.games)
+    for summary in summaries:
+        summary["events"] = [
+            {"seq": e.seq, "recorded_at": e.recorded_at, "event": e.event.to_dict()}
+            for e in s.games.log.entries(summary["id"])
+            if e.event is not None
+        ]
+    body = json.dumps(
+        {"games": summaries, "players": hist.player_stats(summaries)}, indent=1, default=str
+    )
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": "attachment; filename=tabletop-history.json"},
+    )
+
+
+@bp.get("/history.csv")
+def history_csv() -> Response:
+    return Response(
+        hist.to_csv(hist.all_summaries(services().games)),
+        mimetype="text/csv",
+        headers={"Content-Disposition": "attachment; filename=tabletop-history.csv"},
+    )
+
+
+@bp.get("/zones")
+def zones() -> Response:
+    return jsonify(services().zones.load())
+
+
+@bp.post("/zones")
+@referee_required
+def save_zones() -> Response:
+    return jsonify(services().zones.save(json_body()))
+
+
+@bp.get("/pads")
+def pads() -> Response:
+    s = services()
+    return jsonify(
+        seats=list(s.pads.seats()),
+        devices=list(s.pads.devices()),
+        virtual=bool(getattr(s.pads, "virtual", False)),
+        recent=[p.to_dict() for p in s.pads.recent()],
+        log=list(s.pad_log),
+    )
+
+
+@bp.post("/pads/press")
+@referee_required
+def press() -> Response:
+    s = services()
+    if not getattr(s.pads, "virtual", False):
+        raise BadInput("these are real pads: press them at the table", 409)
+    data = json_body()
+    seat = int_field(data, "seat")
+    device = data.get("device", "pad")
+    if not isinstance(device, str):
+        raise BadInput("'device' must be text")
+    try:
+        event = s.pads.press(seat, device)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    return jsonify(event.to_dict())

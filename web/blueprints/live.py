@@ -1,0 +1,205 @@
+"""Live streams: Server-Sent Events for game/pad updates, camera JPEG/MJPEG, the QR code.
+
+Each stream holds a server thread, so the number of streams is capped (``max_streams``);
+the rest of the thread pool stays free for page loads. Streams send a heartbeat so a
+vanished tablet is noticed, and end after ``stream_max_age_s`` (EventSource reconnects).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from web.blueprints.common import game_arg, services
+from web.errors import BadInput
+
+bp = Blueprint("live", __name__)
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def _sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n".encode()
+
+
+class _Slot:
+    """A stream body holding one stream slot; the server's ``close()`` gives it back,
+    even when the stream never started (a generator's ``finally`` would not run then)."""
+
+    def __init__(self, gen: Iterator[bytes]) -> None:
+        self._gen = gen
+        self._limiter = services().streams
+        self._closed = False
+
+    def __iter__(self) -> _Slot:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._gen)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._gen.close()
+            self._limiter.release()
+
+
+def _stream(gen: Iterator[bytes]) -> _Slot:
+    return _Slot(gen)
+
+
+def _acquire() -> None:
+    if not services().streams.acquire():
+        raise BadInput("too many live screens are open; close one and reload", 503)
+
+
+@bp.get("/api/stream")
+def stream() -> Response:
+    """SSE: ``state`` (the whole game snapshot) on every change, ``pad`` on presses."""
+    s = services()
+    want_pads = request.args.get("pads") == "1"
+    follow = request.args.get("game") in (None, "", "current")
+    game_id = game_arg()
+    _acquire()
+    topics = ("game", "pads") if want_pads else ("game",)
+    heartbeat = s.config.stream_heartbeat_s
+    max_age = s.config.stream_max_age_s
+
+    def gen() -> Iterator[bytes]:
+        nonlocal game_id
+        sub = s.hub.subscribe(*topics)
+        try:
+            yield b"retry: 1000\n\n"
+            if game_id is not None:
+                try:
+                    yield _sse("state", s.games.snapshot(game_id))
+                except BadInput as exc:
+                    yield _sse("problem", {"error": exc.message})
+            else:
+                yield _sse("nogame", {})
+            start = time.monotonic()
+            while time.monotonic() - start < max_age:
+                item = sub.get(timeout=heartbeat)
+                if item is None:
+                    yield b": ping\n\n"
+                    continue
+                topic, data = item
+                if topic == "pads":
+                    yield _sse("pad", data)
+                    continue
+                gid = data.get("game", {}).get("id")
+                if gid == game_id or (follow and data.get("why") == "created"):
+                    game_id = gid
+                    yield _sse("state", data)
+        finally:
+            s.hub.unsubscribe(sub)
+
+    return Response(_stream(gen()), mimetype="text/event-stream", headers=SSE_HEADERS)
+
+
+def _frame_or_404() -> Any:
+    s = services()
+    if s.camera is None:
+        raise BadInput("no camera is configured", 404)
+    frame = s.camera.latest()
+    if frame is None:
+        raise BadInput("the camera has not delivered a frame yet", 503)
+    return frame
+
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+@bp.get("/api/camera/status")
+def camera_status() -> Response:
+    s = services()
+    frame = s.camera.latest() if s.camera else None
+    return jsonify(
+        configured=s.camera is not None,
+        source=s.camera.describe() if s.camera else None,
+        error=s.camera_error or getattr(s.camera, "error", None),
+        t_ns=frame.t_ns if frame else None,
+        width=frame.width if frame else None,
+        height=frame.height if frame else None,
+        detections=[
+            {"label": d.label, "confidence": d.confidence, "box": list(d.box), "zone": d.zone}
+            for d in (frame.detections if frame else ())
+        ],
+    )
+
+
+@bp.get("/api/camera/snapshot.jpg")
+def snapshot() -> Response:
+    """The raw frame (for drawing zones on)."""
+    frame = _frame_or_404()
+    headers = {**NO_STORE, "X-Frame-T-Ns": str(frame.t_ns)}
+    return Response(frame.jpeg, mimetype="image/jpeg", headers=headers)
+
+
+def _annotated(frame: Any) -> bytes:
+    s = services()
+    zones = s.zones.load()["zones"]
+    return s.annotator.get(frame, zones, s.zones.version)
+
+
+@bp.get("/api/camera/frame.jpg")
+def frame_jpg() -> Response:
+    """The newest frame with zones and detections drawn (the Live page polls it)."""
+    frame = _frame_or_404()
+    headers = {**NO_STORE, "X-Frame-T-Ns": str(frame.t_ns)}
+    return Response(_annotated(frame), mimetype="image/jpeg", headers=headers)
+
+
+@bp.get("/api/camera/stream.mjpg")
+def mjpeg() -> Response:
+    """MJPEG (multipart/x-mixed-replace) of the annotated frames, at most ``mjpeg_fps``."""
+    s = services()
+    _frame_or_404()
+    _acquire()
+    period = 1.0 / s.config.mjpeg_fps
+    max_age = s.config.stream_max_age_s
+    camera = s.camera
+    assert camera is not None
+
+    def gen() -> Iterator[bytes]:
+        start = time.monotonic()
+        last_seq = -1
+        while time.monotonic() - start < max_age:
+            frame = camera.latest()
+            if frame is not None and frame.seq != last_seq:
+                last_seq = frame.seq
+                jpeg = _annotated(frame)
+                yield (
+                    b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                    + str(len(jpeg)).encode()
+                    + b"\r\n\r\n"
+                    + jpeg
+                    + b"\r\n"
+                )
+            time.sleep(period)
+
+    return Response(
+        _stream(gen()),
+        mimetype="multipart/x-mixed-replace; boundary=frame",
+        headers=NO_STORE,
+    )
+
+
+@bp.get("/qr.svg")
+def qr() -> Response:
+    """A QR code of the join URL, made locally with segno."""
+    import segno
+
+    svg = io.BytesIO()
+    segno.make(join_url(), error="m").save(svg, kind="svg", scale=8, border=2, dark="#111")
+    return Response(svg.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
+def join_url() -> str:
+    base = services().config.public_url or request.host_url
+    return base.rstrip("/") + "/j"

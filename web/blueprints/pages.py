@@ -1,0 +1,105 @@
+"""The HTML pages. They are thin shells; live data comes from the JSON API and SSE."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, redirect, render_template, url_for
+
+from web.blueprints.common import game_arg, services
+from web.services import history as hist
+from web.services.zones import zone_names
+
+bp = Blueprint("pages", __name__)
+
+NAV = (
+    ("pages.scoreboard", "Scoreboard"),
+    ("pages.console", "Referee"),
+    ("pages.live", "Live"),
+    ("pages.setup", "Setup"),
+    ("pages.history", "History"),
+    ("pages.calibration", "Calibrate"),
+    ("pages.hardware", "Pads"),
+)
+
+
+@bp.get("/")
+def index() -> Response:
+    return redirect(url_for("pages.scoreboard"))  # type: ignore[return-value]
+
+
+@bp.get("/j")
+def join() -> Response:
+    """The short URL printed under the QR code."""
+    return redirect(url_for("pages.scoreboard"))  # type: ignore[return-value]
+
+
+@bp.get("/scoreboard")
+def scoreboard() -> str:
+    return render_template("scoreboard.html", game_id=game_arg(), page="scoreboard")
+
+
+@bp.get("/console")
+def console() -> str:
+    return render_template("console.html", game_id=game_arg(), page="console")
+
+
+@bp.get("/live")
+def live() -> str:
+    s = services()
+    return render_template(
+        "live.html",
+        game_id=game_arg(),
+        page="live",
+        camera=s.camera.describe() if s.camera else None,
+        camera_error=s.camera_error,
+    )
+
+
+@bp.get("/setup")
+def setup() -> str:
+    return render_template("setup.html", game_id=services().games.current_id(), page="setup")
+
+
+@bp.get("/history")
+def history() -> str:
+    games = services().games
+    summaries = hist.all_summaries(games)
+    return render_template(
+        "history.html",
+        summaries=summaries,
+        stats=hist.player_stats(summaries),
+        page="history",
+    )
+
+
+@bp.get("/history/<int:game_id>")
+def history_game(game_id: int) -> str:
+    s = services()
+    summary = hist.summary(s.games, game_id)
+    snap = s.games.snapshot(game_id)
+    return render_template(
+        "history_game.html", s=summary, feed=snap["feed"], page="history", iso=hist.iso
+    )
+
+
+@bp.get("/calibration")
+def calibration() -> str:
+    s = services()
+    return render_template(
+        "calibration.html",
+        page="calibration",
+        camera=s.camera.describe() if s.camera else None,
+        camera_error=s.camera_error,
+        names=zone_names(s.config.seats),
+    )
+
+
+@bp.get("/hardware")
+def hardware() -> str:
+    s = services()
+    return render_template(
+        "hardware.html",
+        page="hardware",
+        seats=list(s.pads.seats()),
+        devices=list(s.pads.devices()),
+        virtual=bool(getattr(s.pads, "virtual", False)),
+    )

@@ -1,0 +1,74 @@
+"""``tabletop serve``: the dashboard on the LAN, served by waitress (never Flask's debug server).
+
+Light module: Flask, OpenCV and waitress are imported inside the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from web.config import DEFAULT_CONFIG, ConfigError, WebConfig, load_file
+
+    cfg = WebConfig()
+    config_path = Path(args.config) if args.config else DEFAULT_CONFIG
+    try:
+        if args.config or config_path.exists():
+            cfg = load_file(config_path, cfg)
+    except ConfigError as exc:
+        print(f"tabletop serve: {exc}", file=sys.stderr)
+        return 2
+    if args.db:
+        cfg.db_path = Path(args.db)
+    elif "TABLETOP_DB" in os.environ:
+        cfg.db_path = Path(os.environ["TABLETOP_DB"])
+    if args.host:
+        cfg.host = args.host
+    if args.port:
+        cfg.port = args.port
+    if args.camera:
+        cfg.camera = args.camera
+    if args.threads:
+        cfg.threads = args.threads
+    if cfg.max_streams > cfg.threads - 8:
+        cfg.max_streams = max(1, cfg.threads - 8)  # keep 8 threads free for pages
+
+    import waitress
+
+    from web.app import create_app
+
+    app = create_app(cfg)
+    services = app.extensions["tabletop"]
+    shown = "localhost" if cfg.host in ("0.0.0.0", "::") else cfg.host
+    print(f"Tabletop Referee dashboard on http://{shown}:{cfg.port}/  (database {cfg.db_path})")
+    if not services.settings.pin_is_set:
+        print(
+            f"No referee PIN yet. Open http://{shown}:{cfg.port}/pin/setup and enter "
+            f"setup code {services.settings.setup_code}"
+        )
+    sys.stdout.flush()
+    waitress.serve(
+        app,
+        host=cfg.host,
+        port=cfg.port,
+        threads=cfg.threads,
+        connection_limit=max(100, cfg.threads * 4),
+        channel_timeout=60,
+        ident="tabletop",
+    )
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="serve the tablet dashboard on the network (waitress)")
+    p.add_argument("--host", help="address to bind (default 127.0.0.1; 0.0.0.0 for the LAN)")
+    p.add_argument("--port", type=int, help="TCP port (default 8080)")
+    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
+    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.add_argument("--camera", help="video file or image folder to show as the camera")
+    p.add_argument("--threads", type=int, help="server threads (default 48)")
+    p.set_defaults(handler=_serve)

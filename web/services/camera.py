@@ -1,0 +1,206 @@
+"""The camera picture for the Live and Calibration pages.
+
+``CameraFeed`` is what the dashboard needs from any camera: the latest JPEG frame, its
+source time (monotonic ns, the pads' clock) and the detections drawn on it. ``FileFeed``
+plays a video file or a folder of images (a laptop demo, tests); the vision pipeline
+supplies the live implementation. Annotated JPEGs are encoded once per frame and shared by
+every viewer, so eight tablets cost one encode, not eight.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One thing the camera recognised; ``box`` is (x1, y1, x2, y2) normalised to 0..1."""
+
+    label: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    zone: str | None = None
+
+
+@dataclass(frozen=True)
+class Frame:
+    jpeg: bytes
+    t_ns: int
+    width: int
+    height: int
+    seq: int
+    detections: tuple[Detection, ...] = field(default=())
+
+
+class CameraFeed(Protocol):
+    def latest(self) -> Frame | None:
+        """The newest frame, or None before the first one."""
+        ...
+
+    def describe(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+class FeedError(ValueError):
+    """The camera source cannot be opened; the message names it."""
+
+
+class FileFeed:
+    """Frames from a video file (looped) or an image folder (cycled), paced to ``fps``.
+
+    A background thread decodes lazily (it starts with the first viewer), keeps only the
+    newest frame, and stamps each with ``time.monotonic_ns()`` when it is read.
+    """
+
+    def __init__(self, source: str | Path, fps: float = 10.0, quality: int = 80) -> None:
+        self.source = Path(source)
+        if not self.source.exists():
+            raise FeedError(f"camera source {self.source} does not exist")
+        if self.source.is_dir():
+            self._images = sorted(
+                p for p in self.source.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+            )
+            if not self._images:
+                raise FeedError(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.source}")
+        else:
+            self._images = []
+        self.fps = fps
+        self.quality = quality
+        self._lock = threading.Lock()
+        self._latest: Frame | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._seq = 0
+        self.error: str | None = None
+
+    def describe(self) -> str:
+        kind = "image folder" if self._images else "video file"
+        return f"{kind} {self.source}"
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="web-camera", daemon=True)
+                self._thread.start()
+
+    def latest(self) -> Frame | None:
+        if self._thread is None:
+            self._start()
+            deadline = time.monotonic() + 2.0
+            while self._latest is None and self.error is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return self._latest
+
+    def _frames(self) -> Any:
+        import cv2
+
+        if self._images:
+            while not self._stop.is_set():
+                for path in self._images:
+                    img = cv2.imread(str(path))
+                    if img is not None:
+                        yield img
+                    if self._stop.is_set():
+                        return
+            return
+        while not self._stop.is_set():
+            cap = cv2.VideoCapture(str(self.source))
+            if not cap.isOpened():
+                self.error = f"cannot open video {self.source}"
+                return
+            got = 0
+            while not self._stop.is_set():
+                ok, img = cap.read()
+                if not ok:
+                    break
+                got += 1
+                yield img
+            cap.release()
+            if got == 0:
+                self.error = f"no frames in video {self.source}"
+                return
+
+    def _run(self) -> None:
+        import cv2
+
+        period = 1.0 / self.fps
+        next_t = time.monotonic()
+        for img in self._frames():
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+            if ok:
+                self._seq += 1
+                h, w = img.shape[:2]
+                self._latest = Frame(buf.tobytes(), time.monotonic_ns(), w, h, self._seq)
+            next_t += period
+            delay = next_t - time.monotonic()
+            if delay > 0:
+                self._stop.wait(delay)
+            else:
+                next_t = time.monotonic()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+
+def _color(kind: str) -> tuple[int, int, int]:
+    return {
+        "draw_pile": (255, 200, 0),
+        "discard_pile": (0, 200, 255),
+        "seat_area": (0, 220, 0),
+        "dryer": (255, 0, 255),
+        "dryer_bar": (180, 100, 255),
+    }.get(kind, (255, 255, 255))
+
+
+def annotate(frame: Frame, zones: Sequence[dict[str, Any]], quality: int = 75) -> bytes:
+    """The frame's JPEG with zone polygons and detection boxes drawn on it."""
+    if not zones and not frame.detections:
+        return frame.jpeg
+    import cv2
+    import numpy as np
+
+    img = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if img is None:
+        return frame.jpeg
+    h, w = img.shape[:2]
+    for zone in zones:
+        pts = np.array([[int(x * w), int(y * h)] for x, y in zone["points"]], np.int32)
+        color = _color(zone.get("kind", ""))
+        cv2.polylines(img, [pts], True, color, 2)
+        x, y = pts[0]
+        cv2.putText(img, zone["name"], (int(x) + 3, int(y) + 14), 0, 0.45, color, 1)
+    for det in frame.detections:
+        x1, y1, x2, y2 = det.box
+        p1, p2 = (int(x1 * w), int(y1 * h)), (int(x2 * w), int(y2 * h))
+        cv2.rectangle(img, p1, p2, (0, 255, 255), 2)
+        label = f"{det.label} {det.confidence:.0%}"
+        cv2.putText(img, label, (p1[0], max(12, p1[1] - 4)), 0, 0.5, (0, 255, 255), 1)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return buf.tobytes() if ok else frame.jpeg
+
+
+class Annotator:
+    """Caches the annotated JPEG of the newest frame for every viewer."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[int, int] | None = None
+        self._jpeg = b""
+
+    def get(self, frame: Frame, zones: Sequence[dict[str, Any]], zones_version: int) -> bytes:
+        key = (frame.seq, zones_version)
+        with self._lock:
+            if key != self._key:
+                self._jpeg = annotate(frame, zones)
+                self._key = key
+            return self._jpeg

@@ -1,0 +1,104 @@
+"""Past games: summaries, per-round tables, per-player stats, CSV/JSON export."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from web.errors import BadInput
+from web.services.games import GameService
+
+
+def iso(t: float | None) -> str:
+    return "" if t is None else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def summary(games: GameService, game_id: int) -> dict[str, Any]:
+    """One game for the history: scoreboard (as ended, else as now), winners, rounds."""
+    record = games.record(game_id)
+    out: dict[str, Any] = {
+        "id": record.id,
+        "game": record.game,
+        "players": list(record.players),
+        "created": iso(record.created_at),
+        "ended": iso(record.ended_at),
+        "running": record.ended_at is None,
+        "error": None,
+    }
+    board = None
+    if record.result and isinstance(record.result.get("scoreboard"), dict):
+        board = record.result["scoreboard"]
+    else:
+        try:
+            board = games.snapshot(game_id)["scoreboard"]
+        except BadInput as exc:
+            out["error"] = exc.message
+    if board is None:
+        out.update(title=record.game, totals=[], rounds=[], winners=[], round=0)
+        out["error"] = out["error"] or "no scoreboard"
+        return out
+    if record.result and isinstance(record.result.get("winners"), list):
+        winners = record.result["winners"]
+    else:
+        winners = board.get("winners") or []
+    try:
+        out["title"] = games.rules(record.game).title
+    except BadInput:
+        out["title"] = record.game
+    out.update(
+        totals=list(board.get("totals", [])),
+        rounds=[list(r) for r in board.get("rounds", [])],
+        winners=[w for w in winners if isinstance(w, int)],
+        round=board.get("round", 0),
+        lower_is_better=board.get("lower_is_better", True),
+    )
+    out["winner_names"] = [out["players"][w] for w in out["winners"] if w < len(out["players"])]
+    return out
+
+
+def all_summaries(games: GameService) -> list[dict[str, Any]]:
+    return [summary(games, g.id) for g in reversed(games.log.games())]
+
+
+def player_stats(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per player name: games played, games won (ended games only count wins)."""
+    stats: dict[str, dict[str, Any]] = {}
+    for s in summaries:
+        for seat, name in enumerate(s["players"]):
+            row = stats.setdefault(name, {"player": name, "games": 0, "wins": 0, "ended": 0})
+            row["games"] += 1
+            if not s["running"]:
+                row["ended"] += 1
+                if seat in s["winners"]:
+                    row["wins"] += 1
+    return sorted(stats.values(), key=lambda r: (-r["wins"], -r["games"], r["player"]))
+
+
+def to_csv(summaries: list[dict[str, Any]]) -> str:
+    """One row per game and seat, with each round's score in its own column."""
+    n_rounds = max((len(s["rounds"]) for s in summaries), default=0)
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(
+        ["game_id", "game", "created", "ended", "seat", "player", "total", "winner"]
+        + [f"round_{i}" for i in range(1, n_rounds + 1)]
+    )
+    for s in summaries:
+        for seat, name in enumerate(s["players"]):
+            total = s["totals"][seat] if seat < len(s["totals"]) else ""
+            rounds = [r[seat] if seat < len(r) else "" for r in s["rounds"]]
+            rounds += [""] * (n_rounds - len(rounds))
+            writer.writerow(
+                [s["id"], s["game"], s["created"], s["ended"], seat, _safe(name), total]
+                + ["yes" if seat in s["winners"] else "no"]
+                + rounds
+            )
+    return buf.getvalue()
+
+
+def _safe(text: str) -> str:
+    """Defuse spreadsheet formulas in player names (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

@@ -1,0 +1,96 @@
+/* Shared helpers: CSRF-aware JSON calls, live stream, tiny DOM builder, toasts. */
+"use strict";
+const TT = (() => {
+  const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
+  const body = document.body;
+
+  async function api(method, url, data) {
+    const opts = { method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+    if (method !== "GET") {
+      opts.headers["X-CSRF-Token"] = csrf();
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(data === undefined ? {} : data);
+    }
+    let res, json = null;
+    try {
+      res = await fetch(url, opts);
+      json = await res.json().catch(() => null);
+    } catch (err) {
+      return { ok: false, status: 0, data: { error: "the referee cannot be reached: " + err } };
+    }
+    return { ok: res.ok, status: res.status, data: json || {} };
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  let toastTimer = null;
+  function toast(msg, kind) {
+    let t = document.getElementById("toast");
+    if (!t) { t = el("div", { id: "toast", class: "toast", role: "status" }); document.body.append(t); }
+    t.className = "toast " + (kind || "");
+    t.textContent = msg;
+    t.classList.remove("hidden");
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => t.classList.add("hidden"), 4000);
+  }
+
+  /* Live updates: handlers.state(snapshot), .pad(press), .nogame(). EventSource reconnects. */
+  function stream(handlers, opts) {
+    const params = new URLSearchParams();
+    const game = (opts && opts.game) || body.dataset.game || "current";
+    params.set("game", (opts && opts.follow) ? "current" : game);
+    if (opts && opts.pads) params.set("pads", "1");
+    const es = new EventSource("/api/stream?" + params.toString());
+    for (const name of ["state", "pad", "nogame", "problem"]) {
+      if (handlers[name]) es.addEventListener(name, (e) => handlers[name](JSON.parse(e.data)));
+    }
+    window.addEventListener("pagehide", () => es.close());
+    return es;
+  }
+
+  function seatName(snap, seat) {
+    if (seat === null || seat === undefined) return "";
+    const p = snap && snap.game && snap.game.players;
+    return p && p[seat] !== undefined ? p[seat] : "seat " + seat;
+  }
+
+  /* Render any JSON (a game's view) as nested key/value lists; card tokens as chips. */
+  const CARD = /^([RYGB])(\d{1,2})$|^(W|REV|STEAL|KEEP2|D2D1|D4D3|BLOCK|SKIP|SKIP2)$/;
+  function renderJSON(value, depth) {
+    depth = depth || 0;
+    if (value === null || value === undefined) return el("span", { class: "muted", text: "–" });
+    if (Array.isArray(value)) {
+      if (!value.length) return el("span", { class: "muted", text: "none" });
+      if (value.every((v) => typeof v !== "object" || v === null)) {
+        return el("span", {}, value.map((v) => {
+          const m = typeof v === "string" && v.match(CARD);
+          return el("span", { class: "chip " + (m && m[1] ? m[1] : ""), text: String(v) });
+        }));
+      }
+      return el("div", {}, value.map((v, i) => el("div", { class: "kv" },
+        el("span", { class: "k", text: "#" + i }), renderJSON(v, depth + 1))));
+    }
+    if (typeof value === "object") {
+      return el("div", { class: "kv" }, Object.entries(value).map(([k, v]) => [
+        el("span", { class: "k", text: k.replace(/_/g, " ") }), el("div", {}, renderJSON(v, depth + 1))]));
+    }
+    return el("span", { text: String(value) });
+  }
+
+  /* Pin keypads on login pages */
+  return { api, el, toast, stream, seatName, renderJSON, csrf, referee: body.dataset.referee === "1" };
+})();

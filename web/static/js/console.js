@@ -1,0 +1,220 @@
+/* Referee console: state, verdict feed (accept / overrule / undo), manual event entry. */
+"use strict";
+(() => {
+  const { el, api, toast } = TT;
+  let snap = null, catalogue = {}, kind = null, seat = null, overruleTarget = null, overruleTns = null;
+  const $ = (id) => document.getElementById(id);
+
+  /* Payload fields guessed from an event kind's one-line description. Two styles occur:
+     "{card: 'R7', pile?: 'left'|'right'}" and "seat: the player; card: the card (optional)".
+     "seat" and "t_ns" are event fields, not payload, and get their own controls. */
+  const NOT_PAYLOAD = new Set(["seat", "t_ns", "payload"]);
+  function guessFields(desc) {
+    const out = [], seen = new Set();
+    const add = (name, optional, hint) => {
+      if (NOT_PAYLOAD.has(name) || seen.has(name)) return;
+      seen.add(name);
+      out.push({ name, optional: optional || /optional/i.test(hint), hint: hint.trim() });
+    };
+    const braces = desc.match(/\{(.*)\}/s);
+    if (braces) {
+      const re = /["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*(\??)\s*:\s*((?:\[[^\]]*\]|[^,}])*)/g;
+      let f;
+      while ((f = re.exec(braces[1])) !== null) add(f[1], !!f[2], f[3]);
+      return out;
+    }
+    for (const seg of desc.split(";")) {
+      const f = seg.match(/(^|[\s(])([A-Za-z_][A-Za-z0-9_]*)(\??)\s*:\s*(.*)$/s);
+      if (f && !/\/$/.test(seg.slice(0, seg.indexOf(f[2])))) add(f[2], !!f[3], f[4]);
+    }
+    return out;
+  }
+
+  function typed(hint, raw) {
+    const text = raw.trim();
+    if (text === "") return undefined;
+    if (/^(int|integer|number|count|n)\b/i.test(hint) && /^-?\d+$/.test(text)) return parseInt(text, 10);
+    if (/^bool/i.test(hint)) return /^(true|yes|1|on)$/i.test(text);
+    if (/^\[|\blist\b|^(the |exactly the )?cards\b/i.test(hint)) {
+      try { const v = JSON.parse(text); if (Array.isArray(v)) return v; } catch (e) { /* tokens */ }
+      return text.split(/[\s,]+/).filter(Boolean);
+    }
+    try { return JSON.parse(text); } catch (e) { return text; }
+  }
+
+  function syncPayload() {
+    const payload = {};
+    document.querySelectorAll("#fields input[data-field]").forEach((inp) => {
+      const v = typed(inp.dataset.hint || "", inp.value);
+      if (v !== undefined) payload[inp.dataset.field] = v;
+    });
+    $("payload").value = JSON.stringify(payload);
+  }
+
+  function chooseKind(k, preset) {
+    kind = k;
+    document.querySelectorAll("#kinds button").forEach((b) => b.classList.toggle("selected", b.dataset.kind === k));
+    const desc = (catalogue.event_kinds || {})[k] || "";
+    $("kind-desc").textContent = k + ": " + desc;
+    const fields = guessFields(desc);
+    $("fields").replaceChildren(...fields.map((f) => el("div", {},
+      el("label", { for: "f-" + f.name, text: f.name + (f.optional ? " (optional)" : "") + " — " + f.hint }),
+      el("input", { id: "f-" + f.name, "data-field": f.name, "data-hint": f.hint, oninput: syncPayload }))));
+    const payload = (preset && preset.payload) || {};
+    fields.forEach((f) => {
+      if (payload[f.name] !== undefined) {
+        const v = payload[f.name];
+        $("f-" + f.name).value = Array.isArray(v) && v.every((x) => typeof x !== "object") ? v.join(" ")
+          : (typeof v === "object" ? JSON.stringify(v) : String(v));
+      }
+    });
+    $("payload").value = JSON.stringify(payload);
+    $("stamp").checked = /t_ns/.test(desc) || (preset && preset.t_ns !== undefined);
+  }
+
+  function chooseSeat(s) {
+    seat = s;
+    document.querySelectorAll("#seats button").forEach((b) =>
+      b.classList.toggle("selected", String(s) === b.dataset.seat));
+  }
+
+  function buildEntry() {
+    const kinds = Object.keys(catalogue.event_kinds || {});
+    $("kinds").replaceChildren(...kinds.map((k) =>
+      el("button", { class: "small", "data-kind": k, onclick: () => chooseKind(k) }, k)));
+    const players = snap ? snap.game.players : [];
+    $("seats").replaceChildren(
+      el("button", { class: "small", "data-seat": "", onclick: () => chooseSeat(null) }, "no seat"),
+      ...players.map((p, i) => el("button", { class: "small", "data-seat": i, onclick: () => chooseSeat(i) }, i + " · " + p)));
+    chooseSeat(seat);
+    if (kind && kinds.includes(kind)) chooseKind(kind); else if (kinds.length) chooseKind(kinds[0]);
+  }
+
+  function startOverrule(item) {
+    const ev = item.replacement || item.event;
+    overruleTarget = item.seq;
+    overruleTns = ev.t_ns === undefined ? null : ev.t_ns;
+    $("entry-title").textContent = "Overrule event #" + item.seq;
+    $("overrule-note").textContent = "Say what really happened instead of #" + item.seq + " (" + item.event.kind + "), then Send.";
+    $("overrule-note").classList.remove("hidden");
+    $("cancel-overrule").classList.remove("hidden");
+    chooseSeat(ev.seat === undefined ? null : ev.seat);
+    chooseKind(ev.kind, ev);
+    $("entry-panel").scrollIntoView({ behavior: "smooth" });
+  }
+
+  function stopOverrule() {
+    overruleTarget = null;
+    $("entry-title").textContent = "Enter an event";
+    $("overrule-note").classList.add("hidden");
+    $("cancel-overrule").classList.add("hidden");
+  }
+
+  async function post(path, data, okMsg) {
+    if (!snap) return null;
+    const r = await api("POST", "/api/games/" + snap.game.id + path, data);
+    if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return null; }
+    if (okMsg) toast(okMsg, "ok");
+    return r.data;
+  }
+
+  async function send() {
+    let payload;
+    try { payload = JSON.parse($("payload").value || "{}"); } catch (e) { toast("the payload is not valid JSON", "bad"); return; }
+    if (!kind) { toast("choose an event kind", "bad"); return; }
+    const event = { kind, payload };
+    if (seat !== null && seat !== undefined) event.seat = seat;
+    if (overruleTarget !== null && overruleTns !== null) event.t_ns = overruleTns;
+    else if ($("stamp").checked) event.t_ns = "now";
+    if (overruleTarget !== null) {
+      const r = await post("/overrule", { target: overruleTarget, event }, "overruled #" + overruleTarget);
+      if (r) stopOverrule();
+    } else {
+      const r = await post("/events", event, null);
+      if (r) toast("#" + r.seq + " " + (r.verdicts.map((v) => v.reason).join(" · ") || "recorded"), "ok");
+    }
+  }
+
+  function describeEvent(ev) {
+    if (!ev) return "unreadable entry";
+    let text = ev.kind;
+    if (ev.seat !== undefined) text += " · " + TT.seatName(snap, ev.seat);
+    const p = ev.payload || {};
+    if (ev.kind === "undo") return "undo #" + p.target;
+    if (ev.kind === "overrule") return "overrule #" + p.target + " → " + describeEvent(p.event);
+    const keys = Object.keys(p);
+    if (keys.length) text += " · " + keys.map((k) => k + "=" + (Array.isArray(p[k]) ? p[k].join(" ") : JSON.stringify(p[k]))).join(", ");
+    if (ev.source && ev.source !== "manual") text += " [" + ev.source + "]";
+    return text;
+  }
+
+  function feedItem(item) {
+    const isMeta = item.status === "meta" || item.status === "meta-undone";
+    const buttons = [];
+    if (TT.referee && !snap.game.ended_at) {
+      if (!isMeta && item.verdicts.length && item.status !== "undone" && item.review !== "accepted")
+        buttons.push(el("button", { class: "small ok", "data-action": "accept", onclick: () => post("/accept", { seq: item.seq }, "accepted #" + item.seq) }, "Accept"));
+      if (!isMeta && item.event && item.status !== "undone")
+        buttons.push(el("button", { class: "small", "data-action": "overrule", onclick: () => startOverrule(item) }, "Overrule"));
+      if (item.status !== "undone" && item.status !== "meta-undone" && item.event)
+        buttons.push(el("button", { class: "small danger", "data-action": "undo", onclick: () => post("/undo", { target: item.seq }, "undid #" + item.seq) }, "Undo"));
+    }
+    return el("li", { class: item.status, "data-seq": item.seq },
+      el("div", {}, el("span", { class: "seq", text: "#" + item.seq }),
+        el("span", { class: "ev", text: describeEvent(item.event) }),
+        item.status !== "ok" ? el("span", { class: "tag", text: item.status }) : null,
+        item.review ? el("span", { class: "tag accepted", text: item.review }) : null),
+      item.replacement ? el("div", { class: "muted", text: "→ now: " + describeEvent(item.replacement) }) : null,
+      item.error ? el("div", { class: "verdict illegal", text: item.error }) : null,
+      item.verdicts.map((v) => el("div", { class: "verdict " + v.outcome },
+        el("span", { class: "tag", text: v.outcome }), " ", v.reason)),
+      buttons.length ? el("div", { class: "row" }, buttons) : null);
+  }
+
+  function render(s) {
+    const first = !snap || snap.game.id !== s.game.id;
+    snap = s;
+    $("c-empty").classList.add("hidden");
+    $("c-main").classList.remove("hidden");
+    $("c-problem").classList.toggle("hidden", !s.error);
+    $("c-problem").textContent = s.error || "";
+    $("c-title").textContent = s.game.title + " · game " + s.game.id + (s.game.ended_at ? " (ended)" : "");
+    const sb = s.scoreboard;
+    if (sb) {
+      $("c-meta").textContent = "Round " + sb.round + (sb.turn !== null && sb.turn !== undefined ? " · " + sb.players[sb.turn] + " to play" : "");
+      $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (sb.turn === i ? " turn" : ""), "data-seat": i },
+        el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
+    }
+    $("c-view").replaceChildren(TT.renderJSON(s.view));
+    $("feed").replaceChildren(...[...s.feed].reverse().map(feedItem));
+    if (first) {
+      api("GET", "/api/catalogue").then((r) => {
+        catalogue = (r.data.games || []).find((g) => g.name === s.game.name) || {};
+        buildEntry();
+      });
+    }
+    $("send").disabled = !TT.referee || !!s.game.ended_at;
+    $("end-game").disabled = !TT.referee || !!s.game.ended_at;
+  }
+
+  let endArmed = false;
+  $("end-game").addEventListener("click", async () => {
+    if (!endArmed) {
+      endArmed = true;
+      $("end-game").textContent = "Tap again to end";
+      setTimeout(() => { endArmed = false; $("end-game").textContent = "End game"; }, 4000);
+      return;
+    }
+    endArmed = false;
+    const r = await post("/end", {}, "game ended");
+    if (r) location.href = "/history/" + snap.game.id;
+  });
+  $("send").addEventListener("click", send);
+  $("cancel-overrule").addEventListener("click", stopOverrule);
+
+  TT.stream({
+    state: render,
+    nogame: () => { $("c-empty").classList.remove("hidden"); $("c-main").classList.add("hidden"); },
+    problem: (p) => { $("c-problem").textContent = p.error; $("c-problem").classList.remove("hidden"); },
+  }, { follow: !new URLSearchParams(location.search).get("game") });
+})();

@@ -1,0 +1,59 @@
+/* Live: camera JPEG refreshed as fast as it arrives (max ~5/s), race timeline, pad presses. */
+"use strict";
+(() => {
+  const { el } = TT;
+  const $ = (id) => document.getElementById(id);
+  const cam = $("cam");
+  if (cam) {
+    const next = () => setTimeout(() => { cam.src = cam.dataset.src + "?t=" + Date.now(); }, 200);
+    cam.addEventListener("load", () => { $("cam-info").textContent = "updated " + new Date().toLocaleTimeString(); next(); });
+    cam.addEventListener("error", () => { $("cam-info").textContent = "no picture yet"; setTimeout(next, 1000); });
+    cam.src = cam.dataset.src + "?t=" + Date.now();
+  }
+
+  /* Race evidence lives in verdict data: {"evidence": [{seat, relative_ms, status}], "seats": [...]}
+     directly or one level down (e.g. data.race). */
+  function findRace(data) {
+    if (!data || typeof data !== "object") return null;
+    if (Array.isArray(data.evidence)) return data;
+    for (const v of Object.values(data)) if (v && typeof v === "object" && Array.isArray(v.evidence)) return v;
+    return null;
+  }
+
+  let snap = null;
+  function render(s) {
+    snap = s;
+    let race = null, reason = null;
+    for (const item of [...(s.feed || [])].reverse()) {
+      for (const v of item.verdicts || []) {
+        const r = findRace(v.data);
+        if (r) { race = r; reason = v.reason; break; }
+      }
+      if (race) break;
+    }
+    if (!race) return;
+    $("race-reason").textContent = reason || race.reason || "";
+    const times = race.evidence.map((e) => (typeof e.relative_ms === "number" ? e.relative_ms
+      : typeof e.relative_ns === "number" ? e.relative_ns / 1e6 : null));
+    const max = Math.max(1, ...times.filter((t) => t !== null).map(Math.abs));
+    const marked = new Set(race.seats || []);
+    $("timeline").replaceChildren(...race.evidence.map((e, i) => {
+      const t = times[i];
+      const row = el("div", { class: "tl-row" + (marked.has(e.seat) ? " loser" : "") + (t === null ? " missed" : "") },
+        el("div", { text: TT.seatName(snap, e.seat) }),
+        el("div", { class: "tl-track" }, t === null ? null : el("div", { class: "tl-bar" })),
+        el("div", { class: "num", text: t === null ? (e.status || "missed") : t.toFixed(1) + " ms" }));
+      const bar = row.querySelector(".tl-bar");
+      if (bar) bar.style.width = Math.max(2, (100 * Math.abs(t)) / max) + "%";
+      return row;
+    }));
+  }
+
+  function pad(p) {
+    const line = el("div", { text: (p.device + " · " + TT.seatName(snap, p.seat)) +
+      (p.accepted === true ? " → " + p.message : p.accepted === false ? " ✗ " + p.message : "") });
+    $("presses").prepend(line);
+    while ($("presses").childElementCount > 30) $("presses").lastChild.remove();
+  }
+  TT.stream({ state: render, pad }, { follow: true, pads: true });
+})();

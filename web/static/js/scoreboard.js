@@ -1,0 +1,61 @@
+/* The scoreboard: live via SSE; follows the current game unless ?game= is given. */
+"use strict";
+(() => {
+  const { el } = TT;
+  const follow = !new URLSearchParams(location.search).get("game");
+  let lastTotals = null;
+  document.getElementById("join-url").textContent = location.origin + "/j";
+
+  function render(snap) {
+    const problem = document.getElementById("sb-problem");
+    problem.classList.toggle("hidden", !snap.error);
+    problem.textContent = snap.error || "";
+    document.getElementById("sb-empty").classList.add("hidden");
+    const sb = snap.scoreboard;
+    document.getElementById("sb-title").textContent = snap.game.title + " · game " + snap.game.id;
+    if (!sb) return;
+    document.getElementById("sb-round").textContent = "Round " + sb.round;
+    let status = "";
+    if (snap.game.ended_at) status = "· ended";
+    else if (sb.finished) status = "· finished";
+    else if (sb.turn !== null && sb.turn !== undefined) status = "· " + sb.players[sb.turn] + " to play";
+    document.getElementById("sb-status").textContent = status;
+    const box = document.getElementById("players");
+    box.replaceChildren(...sb.players.map((name, i) => {
+      const cls = ["player"];
+      if (sb.turn === i && !sb.finished) cls.push("turn");
+      if (sb.leaders.includes(i)) cls.push("leader");
+      if (sb.winners.includes(i)) cls.push("winner");
+      if (lastTotals && lastTotals[i] !== sb.totals[i]) cls.push("flash");
+      const extra = Object.entries(sb.extra || {})
+        .filter(([, v]) => Array.isArray(v) && v.length === sb.players.length)
+        .map(([k, v]) => k.replace(/_/g, " ") + ": " + v[i]).join(" · ");
+      return el("div", { class: cls.join(" "), "data-seat": i },
+        sb.turn === i && !sb.finished ? el("span", { class: "turn-tag", text: "turn" }) : null,
+        el("div", { class: "name", text: name }),
+        el("div", { class: "total", text: sb.totals[i] }),
+        el("div", { class: "sub", text: extra || (sb.lower_is_better ? "points (low wins)" : "points") }));
+    }));
+    setTimeout(() => box.querySelectorAll(".flash").forEach((n) => n.classList.remove("flash")), 600);
+    lastTotals = sb.totals.slice();
+    const rp = document.getElementById("sb-rounds-panel");
+    rp.classList.toggle("hidden", !sb.rounds.length);
+    document.getElementById("sb-rounds").replaceChildren(
+      el("tr", {}, el("th", { text: "Round" }), sb.players.map((p) => el("th", { class: "num", text: p }))),
+      ...sb.rounds.map((r, i) => el("tr", {}, el("td", { text: i + 1 }),
+        r.map((v) => el("td", { class: "num", text: v })))));
+    const last = [...snap.feed].reverse().find((f) => f.verdicts && f.verdicts.length && f.status === "ok" || f.status === "overruled");
+    const lastBox = document.getElementById("sb-last");
+    if (last && last.verdicts.length) {
+      const v = last.verdicts[last.verdicts.length - 1];
+      lastBox.replaceChildren(el("div", { class: "verdict " + v.outcome, text: v.reason }));
+      lastBox.classList.remove("hidden");
+    } else lastBox.classList.add("hidden");
+  }
+
+  TT.stream({
+    state: render,
+    nogame: () => document.getElementById("sb-empty").classList.remove("hidden"),
+    problem: (p) => { const b = document.getElementById("sb-problem"); b.textContent = p.error; b.classList.remove("hidden"); },
+  }, { follow });
+})();

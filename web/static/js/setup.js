@@ -1,0 +1,104 @@
+/* Setup: choose a game, name the players (seat order), set options, start. */
+"use strict";
+(() => {
+  const { el, api, toast } = TT;
+  const $ = (id) => document.getElementById(id);
+  let games = [], game = null;
+  const saved = JSON.parse(localStorage.getItem("tt-players") || "null");
+  let players = Array.isArray(saved) && saved.length ? saved : ["", ""];
+
+  function renderPlayers() {
+    $("player-list").replaceChildren(...players.map((p, i) => el("li", {},
+      el("input", { value: p, placeholder: "Player at seat " + i, "aria-label": "player " + i, "data-seat": i, maxlength: 40,
+        oninput: (e) => { players[i] = e.target.value; } }))));
+    if (game) $("player-range").textContent = "(" + game.min_players + "–" + game.max_players + ")";
+  }
+
+  function optionInput(o) {
+    const id = "opt-" + o.name;
+    let input;
+    if (o.type === "bool") {
+      input = el("input", { type: "checkbox", id, "data-opt": o.name, "data-type": o.type });
+      input.checked = !!o.default;
+    } else if (o.type === "choice") {
+      input = el("select", { id, "data-opt": o.name, "data-type": o.type },
+        o.choices.map((c, i) => el("option", { value: i, selected: JSON.stringify(c) === JSON.stringify(o.default) }, String(c))));
+    } else {
+      const value = o.type === "list" ? (o.default || []).join(" ") : (o.default === null ? "" : String(o.default));
+      input = el("input", { id, value, "data-opt": o.name, "data-type": o.type,
+        inputmode: o.type === "int" || o.type === "float" ? "decimal" : null });
+    }
+    return el("div", { class: "panel" },
+      el("label", { for: id }, el("strong", { text: o.name.replace(/_/g, " ") }),
+        o.ruling ? el("span", { class: "tag", text: o.ruling }) : null),
+      input, el("div", { class: "muted", text: o.description }));
+  }
+
+  function chooseGame(name) {
+    game = games.find((g) => g.name === name) || null;
+    document.querySelectorAll("#game-choices button").forEach((b) => b.classList.toggle("selected", b.dataset.game === name));
+    $("options").replaceChildren(...(game ? game.options.map(optionInput) : []));
+    if (game && !game.options.length) $("options").append(el("p", { class: "muted", text: "This game has no options." }));
+    while (game && players.length < game.min_players) players.push("");
+    renderPlayers();
+  }
+
+  function readOptions() {
+    const out = {};
+    document.querySelectorAll("[data-opt]").forEach((inp) => {
+      const o = game.options.find((x) => x.name === inp.dataset.opt);
+      if (o.type === "bool") out[o.name] = inp.checked;
+      else if (o.type === "choice") out[o.name] = o.choices[parseInt(inp.value, 10)];
+      else if (o.type === "int") out[o.name] = /^-?\d+$/.test(inp.value.trim()) ? parseInt(inp.value, 10) : inp.value;
+      else if (o.type === "float") out[o.name] = isNaN(parseFloat(inp.value)) ? inp.value : parseFloat(inp.value);
+      else if (o.type === "list") out[o.name] = inp.value.split(/[\s,]+/).filter(Boolean);
+      else out[o.name] = inp.value;
+    });
+    return out;
+  }
+
+  async function start() {
+    if (!game) { toast("choose a game", "bad"); return; }
+    const names = players.map((p) => p.trim());
+    const r = await api("POST", "/api/games", { game: game.name, players: names, options: readOptions() });
+    if (!r.ok) {
+      $("setup-error").textContent = r.data.error || ("error " + r.status);
+      $("setup-error").classList.remove("hidden");
+      return;
+    }
+    localStorage.setItem("tt-players", JSON.stringify(names));
+    location.href = "/console?game=" + r.data.id;
+  }
+
+  async function showRunning() {
+    const cur = await api("GET", "/api/games/current");
+    if (!cur.data.id) return;
+    const g = await api("GET", "/api/games/" + cur.data.id);
+    if (!g.ok || g.data.game.ended_at) return;
+    const box = $("running");
+    box.replaceChildren(el("strong", { text: "Running: " + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
+      el("a", { class: "btn small", href: "/console?game=" + g.data.game.id }, "Open console"), " ",
+      TT.referee ? el("button", { class: "small danger", id: "end-running", onclick: async () => {
+        const r = await api("POST", "/api/games/" + g.data.game.id + "/end", {});
+        if (r.ok) { toast("game ended", "ok"); box.classList.add("hidden"); } else toast(r.data.error, "bad");
+      } }, "End it") : null);
+    box.classList.remove("hidden");
+  }
+
+  $("add-player").addEventListener("click", () => {
+    if (!game || players.length < game.max_players) { players.push(""); renderPlayers(); }
+  });
+  $("remove-player").addEventListener("click", () => {
+    if (players.length > (game ? game.min_players : 1)) { players.pop(); renderPlayers(); }
+  });
+  $("start").addEventListener("click", start);
+
+  api("GET", "/api/catalogue").then((r) => {
+    games = r.data.games || [];
+    $("game-choices").replaceChildren(...games.map((g) =>
+      el("button", { "data-game": g.name, onclick: () => chooseGame(g.name) }, g.title)));
+    if (!games.length) $("game-choices").append(el("p", { class: "muted", text: "No game rules are installed." }));
+    else chooseGame(games[0].name);
+  });
+  showRunning();
+})();
