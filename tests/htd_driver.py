@@ -18,6 +18,7 @@ from referee.hitthedeck.rules import can_play, playable
 from referee.hitthedeck.state import HtdState, Need, Phase, ShuffleWhy
 
 MS = 1_000_000
+_DECK = tuple(full_deck())
 
 
 def _tokens(cards) -> list[str]:
@@ -38,7 +39,7 @@ class RandomTable:
     def next_events(self, state: HtdState) -> Iterator[Event]:
         rng = self.rng
         if state.phase in (Phase.DEAL, Phase.ROUND_OVER):
-            deck = full_deck()
+            deck = list(_DECK)
             rng.shuffle(deck)
             size = state.option("hand_size")
             hands = [_tokens(deck[i * size : (i + 1) * size]) for i in range(state.n)]
@@ -81,8 +82,9 @@ class RandomTable:
         for t, seat in sorted(times):
             yield Event("slap", seat=seat, t_ns=t, source=Source.PAD)
         self.t_ns = max(self.t_ns, base + (window + 10) * MS)
-        # a close that comes after the window; ignored when everyone slapped (race gone)
-        yield Event("race_close", t_ns=self.t_ns, source=Source.PAD)
+        if len({seat for _, seat in times} | slapped) < state.n:
+            # somebody never slapped: the pads' timer closes the race after the window
+            yield Event("race_close", t_ns=self.t_ns, source=Source.PAD)
 
     def _turn(self, state: HtdState) -> Event:
         rng = self.rng
@@ -129,3 +131,30 @@ def all_cards(state: HtdState) -> Counter[HtdCard]:
 def same_cards(state: HtdState) -> bool:
     """Every card of the deck is in exactly one place (a dict compare runs in C)."""
     return dict.__eq__(all_cards(state), composition())
+
+
+def example_log(seed: int, players: list[str], options: dict) -> list[str]:
+    """A whole random game as ``tabletop replay`` lines (header, then events)."""
+    import json
+
+    from referee.hitthedeck.game import GAME
+
+    state = GAME.new_state(players, options)
+    table = RandomTable(seed)
+    lines = [json.dumps({"game": GAME.name, "players": players, "options": options})]
+    while state.phase is not Phase.GAME_OVER:
+        for event in list(table.next_events(state)):
+            state, _ = GAME.apply(state, event)
+            lines.append(json.dumps(event.to_dict()))
+    return lines
+
+
+if __name__ == "__main__":  # regenerate tests/data/hit-the-deck-example.jsonl
+    import sys
+    from pathlib import Path
+
+    out = Path(__file__).parent / "data" / "hit-the-deck-example.jsonl"
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    text = "\n".join(example_log(seed, ["Ann", "Bob", "Cat"], {"target_score": 30})) + "\n"
+    out.write_text(text, encoding="utf-8")
+    print(out, len(text.splitlines()), "lines")

@@ -46,6 +46,7 @@ TABLE = [
     ("easy", 8, "Y2 G3 B4 R5 Y6 G7 B8 B10", X),
     # Easy 9: 1 set of 5 + 1 set of 3
     ("easy", 9, "R7 Y7 G7 B7 W R10 Y10 G10", V),
+    ("easy", 9, "R7 Y7 G7 B7 W W W W", V),  # both sets of 7s, a 7 in each
     ("easy", 9, "R7 Y7 G7 B7 R10 Y10 G10 B10", X),
     # Easy 10: 8 cards of the same color
     ("easy", 10, "B1 B2 B3 B4 B5 B6 B7 B8", V),
@@ -76,6 +77,7 @@ TABLE = [
     # Advanced 6: 2 runs of 5
     ("advanced", 6, "R1 R2 R3 R4 R5 Y1 Y2 Y3 Y4 Y5", V),
     ("advanced", 6, "R1 R2 R3 R4 R5 W W W W Y9", V),
+    ("advanced", 6, "R3 R4 R5 R6 R7 W W W W W", V),  # one run lends a number to the other
     ("advanced", 6, "R1 R2 R3 R4 R5 Y1 Y2 Y3 Y4 Y6", X),
     # Advanced 7: First to 4 sets of 3 same color
     ("advanced", 7, "R1 R5 R9 Y2 Y3 Y12 G4 G4 W B7 B8 B1", V),

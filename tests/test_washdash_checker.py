@@ -154,6 +154,14 @@ def test_dryer_json_round_trip_and_schema():
     assert Dryer.from_dict("dress:yellow+blue / pants:red / -") == dryer
 
 
+def test_canonical_dryer_ignores_listing_order_but_keeps_bars():
+    a = Dryer.parse("shirt:red; pants:red / dress:blue+yellow / -")
+    b = Dryer.parse("pants:red; shirt:red / dress:yellow+blue / -")
+    assert a != b and a.canonical() == b.canonical()
+    assert a.canonical().to_text() == "pants:red; shirt:red / dress:yellow+blue / -"
+    assert Dryer.parse("- / pants:red / -").canonical() != Dryer.parse("pants:red / - / -")
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -14,9 +15,9 @@ def _train(args: argparse.Namespace) -> int:
         seed=args.seed,
         det_train=args.det_images,
         det_val=max(8, args.det_images // 8),
-        crops_val=max(60, args.crops // 10),
         det_epochs=args.det_epochs,
         crops_train=args.crops,
+        crops_val=max(60, args.crops // 10),
         sym_epochs=args.sym_epochs,
         col_epochs=args.col_epochs,
         threads=args.threads,
@@ -24,6 +25,89 @@ def _train(args: argparse.Namespace) -> int:
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True))
     return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from vision.train import export_all
+
+    for path in export_all(Path(args.models), dynamic_classifiers=not args.fixed_batch):
+        print(path)
+    return 0
+
+
+def _reader(args: argparse.Namespace):
+    from vision.decks import load_deck
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    deck = load_deck(args.deck) if args.deck else None
+    return CardReader(args.models, deck, ReaderConfig(conf=args.conf, threads=args.threads))
+
+
+def read_image(path: str):
+    """BGR image or None; reads bytes ourselves so OpenCV prints no warnings for bad files."""
+    import cv2
+    import numpy as np
+
+    try:
+        data = np.fromfile(path, np.uint8)
+    except OSError:
+        return None
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+
+
+def _identify(args: argparse.Namespace) -> int:
+    from vision.decks import DeckError
+
+    try:
+        reader = _reader(args)
+    except (DeckError, FileNotFoundError) as exc:
+        print(f"tabletop vision identify: {exc}", file=sys.stderr)
+        return 2
+    failed = 0
+    for path in args.images:
+        image = read_image(path)
+        if image is None:
+            failed += 1
+            print(json.dumps({"image": path, "error": "cannot read image"}), flush=True)
+            continue
+        print(json.dumps({"image": path, "cards": reader(image).cards()}), flush=True)
+    return 1 if failed else 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate
+
+    root = Path(args.dataset)
+    if not (root / "data.yaml").is_file():
+        print(f"tabletop vision eval: {root}/data.yaml not found", file=sys.stderr)
+        return 2
+    reader = _reader(args)
+    report = evaluate(root, reader, log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(report.table())
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from vision.decks import load_deck
+    from vision.render.dataset import write_eval_dataset
+    from vision.render.faces import HELDOUT_STYLE, TRAIN_STYLES
+
+    decks = [load_deck(d) for d in args.decks.split(",")]
+    styles = (HELDOUT_STYLE,) if args.kind == "heldout" else TRAIN_STYLES
+    out = write_eval_dataset(
+        Path(args.out), args.n, args.seed, decks, styles, empty=args.kind == "empty"
+    )
+    print(out)
+    return 0
+
+
+def _runtime_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--deck", help="deck profile name (models/decks/NAME.json) or a JSON path")
+    p.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
+    p.add_argument("--conf", type=float, default=0.4, help="detector confidence threshold")
+    p.add_argument("--threads", type=int, default=2)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +125,30 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--col-epochs", type=int, default=5)
     tr.add_argument("--threads", type=int, default=1)
     tr.set_defaults(handler=_train)
+
+    ex = vsub.add_parser("export", help="export the trained .pt models in MODELS to ONNX")
+    ex.add_argument("--models", default="models")
+    ex.add_argument("--fixed-batch", action="store_true", help="classifiers take batch 1 only")
+    ex.set_defaults(handler=_export)
+
+    ident = vsub.add_parser("identify", help="name the cards in images (one JSON line each)")
+    ident.add_argument("images", nargs="+", metavar="IMAGE")
+    _runtime_args(ident)
+    ident.set_defaults(handler=_identify)
+
+    ev = vsub.add_parser("eval", help="mAP and card identity accuracy on a YOLO-format dataset")
+    ev.add_argument("dataset", metavar="DATASET", help="folder with data.yaml, images/, labels/")
+    ev.add_argument("--json", help="also write the full report as JSON here")
+    _runtime_args(ev)
+    ev.set_defaults(handler=_eval)
+
+    rd = vsub.add_parser("render", help="render a labelled evaluation set of table scenes")
+    rd.add_argument("out", metavar="OUT")
+    rd.add_argument("--kind", choices=["scenes", "heldout", "empty"], default="scenes")
+    rd.add_argument("--n", type=int, default=200)
+    rd.add_argument("--seed", type=int, default=1000)
+    rd.add_argument("--decks", default="deck-dash,dos,hit-the-deck")
+    rd.set_defaults(handler=_render)
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience

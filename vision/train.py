@@ -60,37 +60,89 @@ def _yolo(cfg: str, threads: int):
 DETECTOR_CFG = REPO / "models" / "cfg" / "card-obb-t.yaml"
 
 
-def train_detector(data_yaml: Path, out: Path, *, epochs: int, imgsz: int, seed: int,
-                   batch: int = 16, threads: int = 1, name: str = "detector",
-                   model_cfg: str = str(DETECTOR_CFG)) -> Path:
+def train_detector(
+    data_yaml: Path,
+    out: Path,
+    *,
+    epochs: int,
+    imgsz: int,
+    seed: int,
+    batch: int = 16,
+    threads: int = 1,
+    name: str = "detector",
+    model_cfg: str = str(DETECTOR_CFG),
+) -> Path:
     model = _yolo(model_cfg, threads)
     model.train(
-        data=str(data_yaml), epochs=epochs, imgsz=imgsz, batch=batch, seed=seed,
-        deterministic=True, device="cpu", workers=0, project=str(out), name=name,
-        exist_ok=True, plots=False, degrees=0.0, scale=0.25, mosaic=1.0,
-        close_mosaic=max(1, epochs // 6), patience=epochs, verbose=True, **CARD_SAFE,
+        data=str(data_yaml),
+        epochs=epochs,
+        imgsz=imgsz,
+        batch=batch,
+        seed=seed,
+        deterministic=True,
+        device="cpu",
+        workers=0,
+        project=str(out),
+        name=name,
+        exist_ok=True,
+        plots=False,
+        degrees=0.0,
+        scale=0.25,
+        mosaic=1.0,
+        close_mosaic=max(1, epochs // 6),
+        patience=epochs,
+        verbose=True,
+        **CARD_SAFE,
     )
-    return out / name / "weights" / "best.pt"
+    return Path(model.trainer.save_dir) / "weights" / "best.pt"
 
 
-def train_classifier(root: Path, out: Path, *, epochs: int, imgsz: int, seed: int,
-                     batch: int = 64, threads: int = 1, name: str,
-                     model_cfg: str = "yolov8n-cls.yaml") -> Path:
+def train_classifier(
+    root: Path,
+    out: Path,
+    *,
+    epochs: int,
+    imgsz: int,
+    seed: int,
+    batch: int = 64,
+    threads: int = 1,
+    name: str,
+    model_cfg: str = "yolov8n-cls.yaml",
+) -> Path:
     model = _yolo(model_cfg, threads)
     model.train(
-        data=str(root), epochs=epochs, imgsz=imgsz, batch=batch, seed=seed, deterministic=True,
-        device="cpu", workers=0, project=str(out), name=name, exist_ok=True, plots=False,
-        auto_augment=None, erasing=0.0, scale=0.1, hsv_s=0.3, hsv_v=0.3, patience=epochs,
-        verbose=True, **CARD_SAFE,
+        data=str(root),
+        epochs=epochs,
+        imgsz=imgsz,
+        batch=batch,
+        seed=seed,
+        deterministic=True,
+        device="cpu",
+        workers=0,
+        project=str(out),
+        name=name,
+        exist_ok=True,
+        plots=False,
+        auto_augment=None,
+        erasing=0.0,
+        scale=0.1,
+        hsv_s=0.3,
+        hsv_v=0.3,
+        patience=epochs,
+        verbose=True,
+        **CARD_SAFE,
     )
-    return out / name / "weights" / "best.pt"
+    return Path(model.trainer.save_dir) / "weights" / "best.pt"
 
 
 def export_onnx(weights: Path, imgsz: int, dest: Path) -> Path:
     from ultralytics import YOLO
 
-    onnx_path = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17,
-                                               simplify=False, dynamic=False))
+    onnx_path = Path(
+        YOLO(str(weights)).export(
+            format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False
+        )
+    )
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(onnx_path, dest)
     return dest
@@ -138,28 +190,49 @@ def run_plan(plan: TrainPlan, work: Path, models_dir: Path, *, log=print) -> dic
     det = work / "detector-data"
     if not (det / "done").exists():
         shutil.rmtree(det, ignore_errors=True)
-        write_detector_dataset(det, plan.det_train, plan.det_val, plan.seed * 1000 + 21, decks,
-                               TRAIN_STYLES)
+        write_detector_dataset(
+            det, plan.det_train, plan.det_val, plan.seed * 1000 + 21, decks, TRAIN_STYLES
+        )
         (det / "done").touch()
     timings["render_scenes_s"] = time.time() - t
     log(f"scenes rendered in {timings['render_scenes_s']:.0f}s")
-    out = work / "train"
+    out = work.resolve() / "train"
     results: dict[str, str] = {}
     t = time.time()
-    sym = train_classifier(crops / "symbol", out, epochs=plan.sym_epochs, imgsz=plan.sym_imgsz,
-                           seed=plan.seed, threads=plan.threads, name="symbol")
+    sym = train_classifier(
+        crops / "symbol",
+        out,
+        epochs=plan.sym_epochs,
+        imgsz=plan.sym_imgsz,
+        seed=plan.seed,
+        threads=plan.threads,
+        name="symbol",
+    )
     timings["train_symbol_s"] = time.time() - t
     results["symbol"] = str(export_onnx(sym, plan.sym_imgsz, models_dir / "card-symbol.onnx"))
     shutil.copy(sym, models_dir / "card-symbol.pt")
     t = time.time()
-    col = train_classifier(crops / "color", out, epochs=plan.col_epochs, imgsz=plan.col_imgsz,
-                           seed=plan.seed, threads=plan.threads, name="color")
+    col = train_classifier(
+        crops / "color",
+        out,
+        epochs=plan.col_epochs,
+        imgsz=plan.col_imgsz,
+        seed=plan.seed,
+        threads=plan.threads,
+        name="color",
+    )
     timings["train_color_s"] = time.time() - t
     results["color"] = str(export_onnx(col, plan.col_imgsz, models_dir / "card-color.onnx"))
     shutil.copy(col, models_dir / "card-color.pt")
     t = time.time()
-    detw = train_detector(det / "data.yaml", out, epochs=plan.det_epochs, imgsz=plan.det_imgsz,
-                          seed=plan.seed, threads=plan.threads)
+    detw = train_detector(
+        det / "data.yaml",
+        out,
+        epochs=plan.det_epochs,
+        imgsz=plan.det_imgsz,
+        seed=plan.seed,
+        threads=plan.threads,
+    )
     timings["train_detector_s"] = time.time() - t
     results["detector"] = str(export_onnx(detw, plan.det_imgsz, models_dir / "card-detector.onnx"))
     shutil.copy(detw, models_dir / "card-detector.pt")
@@ -168,3 +241,33 @@ def run_plan(plan: TrainPlan, work: Path, models_dir: Path, *, log=print) -> dic
     (models_dir / "cards-training.json").write_text(json.dumps(meta, indent=2) + "\n")
     log(json.dumps(meta, indent=2))
     return meta
+
+
+MODEL_FILES = {  # .pt in models/ → (ONNX name, input size, is a classifier)
+    "card-detector.pt": ("card-detector.onnx", 320, False),
+    "card-symbol.pt": ("card-symbol.onnx", 64, True),
+    "card-color.pt": ("card-color.onnx", 32, True),
+}
+
+
+def export_all(models_dir: Path, dynamic_classifiers: bool = True) -> list[Path]:
+    """Re-export the shipped .pt weights to ONNX (classifiers with a dynamic batch size so a
+    frame's cards are read in one call)."""
+    setup_offline()
+    from ultralytics import YOLO
+
+    out = []
+    for pt, (onnx_name, imgsz, is_cls) in MODEL_FILES.items():
+        src = models_dir / pt
+        if not src.exists():
+            raise FileNotFoundError(f"{src} not found: train first (tabletop vision train)")
+        path = YOLO(str(src)).export(
+            format="onnx",
+            imgsz=imgsz,
+            opset=17,
+            simplify=False,
+            dynamic=bool(is_cls and dynamic_classifiers),
+        )
+        shutil.copy(path, models_dir / onnx_name)
+        out.append(models_dir / onnx_name)
+    return out

@@ -30,7 +30,8 @@ COLORS = tuple(Color)
 
 
 _CELL_CARDS = tuple(Card.numbered(c, n) for c in COLORS for n in range(1, 13))
-_CELL_OF = {card: i for i, card in enumerate(_CELL_CARDS)}
+_CELL_WORDS = tuple(card_words(card) for card in _CELL_CARDS)
+_COLOR_ROW = {c.value: i * 12 for i, c in enumerate(COLORS)}
 _FACES = {
     (c, n): Face(None if c is None else COLORS[c], n)
     for c in (None, 0, 1, 2, 3)
@@ -48,7 +49,7 @@ def _pool(cards: Sequence[Card]) -> tuple[list[int], int]:
         if card.kind is Kind.WILD:
             wilds += 1
         elif card.kind is Kind.NUMBER:
-            pool[_CELL_OF[card]] += 1
+            pool[_COLOR_ROW[card.color._value_] + card.number - 1] += 1  # type: ignore[union-attr,operator]
     return pool, wilds
 
 
@@ -56,9 +57,10 @@ def _group(part: Part, slots: list[Slot]) -> Group:
     cards = tuple(WILD if cell is None else _CELL_CARDS[cell] for cell, _, _ in slots)
     faces = tuple(_FACES[c, n] for _, c, n in slots)
     kind = part.kind
-    colors = {f.color for f in faces if f.color is not None}
-    numbers = [f.number for f in faces if f.number is not None]
-    color = colors.pop() if kind.keys_on_color and colors else None
+    numbers = [n for _, _, n in slots if n is not None]
+    color = None
+    if kind.keys_on_color:
+        color = next((COLORS[c] for _, c, _ in slots if c is not None), None)
     if kind in (GroupKind.RUN, GroupKind.COLOR_RUN):
         return Group(kind, cards, faces, color=color, low=min(numbers), high=max(numbers))
     if kind is GroupKind.SAME_COLOR:
@@ -96,7 +98,8 @@ def find_dash(level: Level | str, number: int, hand: Sequence[Card]) -> DashChec
     """The best lay-down of the Dash from a whole hand, or None when it cannot be made.
 
     Best (DASH-12): the fewest Wilds, so the Wilds stay in hand for handoffs; among equals,
-    the first found in a fixed order (lower numbers, then red, yellow, green, blue).
+    the first in the search's fixed order (colours red, yellow, green, blue; sets by lower
+    number; runs by higher start).
     Special cards in the hand are ignored (they never count in a Dash).
     """
     dash = get_dash(level, number)
@@ -173,15 +176,11 @@ def _why_not(
             continue
         short = True
         have = join_words(
-            [card_words(Card.numbered(COLORS[c], n)) for _, c, n in naturals]  # type: ignore[index,arg-type]
+            [_CELL_WORDS[cell] for cell, _, _ in naturals]  # type: ignore[index]
             + ([_count(real_wilds, "Wild")] if real_wilds else [])
         )
         pieces.append(f"the {group.label} ({have}) {_missing(group, gaps, missing, real_wilds)}")
-    extra = [
-        card_words(Card.numbered(COLORS[idx // 12], idx % 12 + 1))
-        for idx, n in enumerate(left)
-        for _ in range(n)
-    ]
+    extra = [_CELL_WORDS[idx] for idx, n in enumerate(left) for _ in range(n)]
     if real:
         extra.append(_count(real, "Wild"))
     if extra and laid:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from referee.cards import Card, Color, format_cards
+from referee.cards import Card, Color, Kind, format_cards
 from referee.deckdash.dashes import GroupKind
 
 
@@ -130,7 +130,7 @@ class Group:
     def describe(self) -> str:
         """Label plus the cards, naming what each Wild stands for."""
         parts = [
-            f"a Wild as {face.words}" if card.is_wild else card_words(card)
+            f"a Wild as {face.words}" if card.kind is Kind.WILD else face.words
             for card, face in zip(self.cards, self.stands_for, strict=True)
         ]
         return f"{self.label} ({join_words(parts)})"

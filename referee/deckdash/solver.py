@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 
 from referee.deckdash.dashes import GroupKind, Part
@@ -32,10 +31,6 @@ Option = tuple[tuple[int, ...], list[Slot], int, int]  # key, slots, naturals, w
 Solution = list[tuple[int, list[Slot]]]  # (index of the part in the Dash, slots)
 
 _EMPTY_KEY = (99,)
-
-
-def cell(color: int, number: int) -> int:
-    return color * 12 + number - 1
 
 
 def _order(parts: Sequence[Part]) -> list[int]:
@@ -61,7 +56,22 @@ class _Plan:
     blocks: tuple[tuple[tuple[GroupKind, int, int], ...], ...]  # order[i:] as (kind, size, n)
 
 
-@lru_cache(maxsize=64)
+_PLANS: dict[int, tuple[tuple[Part, ...], _Plan]] = {}
+
+
+def _plan_for(parts: tuple[Part, ...]) -> _Plan:
+    """``_plan`` cached by identity: the Dashes' part tuples are long-lived constants, and
+    hashing parts (dataclasses of enums) on every call costs more than the search."""
+    hit = _PLANS.get(id(parts))
+    if hit is not None and hit[0] is parts:
+        return hit[1]
+    plan = _plan(parts)
+    if len(_PLANS) > 256:
+        _PLANS.clear()
+    _PLANS[id(parts)] = (parts, plan)
+    return plan
+
+
 def _plan(parts: tuple[Part, ...]) -> _Plan:
     order = tuple(_order(parts))
     n = len(order)
@@ -90,11 +100,11 @@ class _Search:
     def __init__(
         self, parts: Sequence[Part], pool: list[int], *, exact: bool, allow_empty: bool
     ) -> None:
-        self.parts = tuple(parts)
+        self.parts = parts if isinstance(parts, tuple) else tuple(parts)
         self.pool = pool
         self.exact = exact
         self.allow_empty = allow_empty
-        plan = _plan(self.parts)
+        plan = _plan_for(self.parts)
         self.order = plan.order
         self.suffix = plan.suffix
         self.later_numbers = plan.later_numbers
@@ -106,10 +116,10 @@ class _Search:
     def _bound(self, i: int) -> int:
         """At most this many natural cards fit into the parts order[i:] (never too low).
 
-        Each run of identical parts is bounded on its own (ignoring what the other parts
-        take, so the sum can only be too high): k groups keyed on the same thing (number,
-        colour or card face) share counts ``c`` with gains min(c, (m+1)s) - min(c, ms),
-        which shrink as m grows, so taking the best gain k times is exact for them.
+        Each block of identical parts is bounded on its own, ignoring what the other blocks
+        take, so the sum can only be too high: sets, pairs and colour groups by
+        ``_greedy_fill`` (exact for a block), one run by its best window, two runs by their
+        best pair of windows.
         """
         pool = self.pool
         total = 0
@@ -137,18 +147,17 @@ class _Search:
         return total
 
     # -- options per kind -------------------------------------------------------------
-    def _num_avail(self, number: int) -> int:
-        p, i = self.pool, number - 1
-        return p[i] + p[12 + i] + p[24 + i] + p[36 + i]
-
     def _sets(self, size: int, budget: int, spare: int) -> Iterator[Option]:
         pool = self.pool
+        # the pool is the same at every resume of this generator: count once
+        counts = [pool[i] + pool[12 + i] + pool[24 + i] + pool[36 + i] for i in range(12)]
+        low = max(1, size - budget)
         for v in NUMBERS:
-            avail = self._num_avail(v)
-            if avail == 0:
+            avail = counts[v - 1]
+            if avail < low:
                 continue
             kmax = min(size, avail)
-            for k in range(kmax, max(1, size - budget, kmax - spare) - 1, -1):
+            for k in range(kmax, max(low, kmax - spare) - 1, -1):
                 slots: list[Slot] = []
                 for c in range(4):
                     take = min(pool[c * 12 + v - 1], k - len(slots))

@@ -64,37 +64,43 @@ class CardParseError(EventError):
         self.token = token
 
 
+_INTERNED: dict[tuple[Color, int | None, Symbol | None], DosCard] = {}
+
+
 @dataclass(frozen=True, eq=False)
 class DosCard:
     """One physical DOS card: a colour and either a number or an action symbol.
 
-    Equality and hashing go through a precomputed key, and ``number``/``action``/
-    ``parse_card`` hand out one shared instance per card: a hand is compared and counted
-    thousands of times per game, and identity makes that cheap.
+    There is exactly one instance per card face (``__new__`` hands out the shared one), so
+    equality and hashing are object identity, done in C: hands are searched and counted
+    hundreds of thousands of times in the conformance test.
     """
 
     color: Color
     number: int | None = None
     symbol: Symbol | None = None
 
-    def __post_init__(self) -> None:
-        if (self.number is None) == (self.symbol is None):
+    def __new__(cls, color: Color, number: int | None = None, symbol: Symbol | None = None):  # type: ignore[no-untyped-def]
+        key = (color, number, symbol)
+        card = _INTERNED.get(key)
+        if card is not None:
+            return card
+        if not isinstance(color, Color):
+            raise ValueError(f"a DOS card needs a Color, got {color!r}")
+        if (number is None) == (symbol is None):
             raise ValueError("a DOS card has a number or a symbol, not both")
-        if self.number is not None and not MIN_NUMBER <= self.number <= MAX_NUMBER:
-            raise ValueError(f"number {self.number} outside {MIN_NUMBER}..{MAX_NUMBER}")
-        face = self.symbol.value if self.symbol is not None else str(self.number)
-        object.__setattr__(self, "_token", self.color.value + face)
-        object.__setattr__(self, "_hash", hash(self.color.value + face))
+        if number is not None and not MIN_NUMBER <= number <= MAX_NUMBER:
+            raise ValueError(f"number {number} outside {MIN_NUMBER}..{MAX_NUMBER}")
+        card = super().__new__(cls)
+        face = symbol.value if symbol is not None else str(number)
+        named = symbol.words if symbol is not None else str(number)
+        object.__setattr__(card, "_token", color.value + face)
+        object.__setattr__(card, "_words", f"{color.word} {named}")
+        _INTERNED[key] = card
+        return card
 
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, DosCard):
-            return NotImplemented
-        return self._token == other._token  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return self._hash  # type: ignore[attr-defined,no-any-return]
+    def __reduce__(self) -> tuple[type[DosCard], tuple[Color, int | None, Symbol | None]]:
+        return (DosCard, (self.color, self.number, self.symbol))
 
     def __lt__(self, other: DosCard) -> bool:
         return self.sort_key < other.sort_key
@@ -119,8 +125,7 @@ class DosCard:
     @property
     def words(self) -> str:
         """A family's name for the card: "red 7", "blue Draw Four"."""
-        face = self.symbol.words if self.symbol is not None else str(self.number)
-        return f"{self.color.word} {face}"
+        return self._words  # type: ignore[attr-defined,no-any-return]
 
     def __str__(self) -> str:
         return format_card(self)
@@ -129,23 +134,12 @@ class DosCard:
         return f"DosCard({format_card(self)})"
 
 
-_INTERNED: dict[tuple[Color, int | None, Symbol | None], DosCard] = {}
-
-
-def _interned(color: Color, value: int | None, symbol: Symbol | None) -> DosCard:
-    key = (color, value, symbol)
-    card = _INTERNED.get(key)
-    if card is None:
-        card = _INTERNED[key] = DosCard(color, value, symbol)
-    return card
-
-
 def number(color: Color, value: int) -> DosCard:
-    return _interned(color, value, None)
+    return DosCard(color, value, None)
 
 
 def action(color: Color, symbol: Symbol) -> DosCard:
-    return _interned(color, None, symbol)
+    return DosCard(color, None, symbol)
 
 
 _PARSED: dict[str, DosCard] = {}

@@ -75,6 +75,7 @@ class HtdCard:
             )
         if self.number is not None and not MIN_NUMBER <= self.number <= MAX_NUMBER:
             raise ValueError(f"number {self.number} outside {MIN_NUMBER}..{MAX_NUMBER}")
+        object.__setattr__(self, "_token", _token(self))
 
     @property
     def is_word(self) -> bool:
@@ -174,6 +175,10 @@ def parse_cards(tokens: Iterable[str] | str) -> list[HtdCard]:
 
 
 def format_card(card: HtdCard) -> str:
+    return card._token  # type: ignore[attr-defined]  # set once per (interned) card
+
+
+def _token(card: HtdCard) -> str:
     color = card.color.value if card.color else ""
     if card.type is Type.NUMBER:
         return f"{color}{card.number}"

@@ -171,28 +171,29 @@ def _set_hand(state: HtdState, seat: int, hand: Hidden[HtdCard]) -> HtdState:
 
 # -- handlers ---------------------------------------------------------------------------------
 def _deal(state: HtdState, event: Event) -> Result:
-    if state.phase not in (Phase.DEAL, Phase.ROUND_OVER):
-        if state.phase is Phase.GAME_OVER:
-            raise Illegal("The game is over.")
-        raise Illegal("A round is still being played; finish it before dealing again.")
     hands_in = event.require("hands")
     if not isinstance(hands_in, list) or len(hands_in) != state.n:
         raise EventError(f"'hands' must list {state.n} hands (card lists or counts)")
     hands = [_pile(h, f"hand {i}") for i, h in enumerate(hands_in)]
+    draw_in = event.get("draw")
+    draw_given = _pile(draw_in, "draw") if draw_in is not None else None
+    dealer = _int(event, "dealer")
+    if dealer is not None and dealer >= state.n:
+        raise EventError(f"dealer {dealer} is not at this table")
+    if state.phase not in (Phase.DEAL, Phase.ROUND_OVER):
+        if state.phase is Phase.GAME_OVER:
+            raise Illegal("The game is over.")
+        raise Illegal("A round is still being played; finish it before dealing again.")
     size = state.option("hand_size")
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             raise Illegal(f"{_name(state, seat)} was dealt {len(hand)} cards; deal {size} each.")
     dealt = sum(len(h) for h in hands)
-    draw_in = event.get("draw")
-    draw = _pile(draw_in, "draw") if draw_in is not None else (None,) * (deck_size() - dealt)
+    draw = draw_given if draw_given is not None else (None,) * max(0, deck_size() - dealt)
     if not draw:
         raise Illegal("The draw pile is empty: there is no card to turn up.")
-    dealer = _int(event, "dealer")
     if dealer is None:
         dealer = state.dealer
-    if dealer >= state.n:
-        raise EventError(f"dealer {dealer} is not at this table")
     if state.option("strict_deck"):
         _check_deck(hands, draw)
     n = state.n
@@ -224,7 +225,8 @@ def _deal(state: HtdState, event: Event) -> Result:
     )
     return state, [
         legal(
-            f"Round {state.round}: {_name(state, dealer)} dealt {size} cards each. "
+            f"Round {state.round}: {_name(state, dealer)} dealt {size} "
+            f"card{'s' if size != 1 else ''} each. "
             "Turn up the top card of the draw pile.",
             dealer,
         )
@@ -237,11 +239,9 @@ def _check_deck(hands: list[Pile], draw: Pile) -> None:
         raise Illegal(f"The deck has {deck_size()} cards but {len(cards)} were dealt and piled.")
     seen = Counter(c for c in cards if c is not None)
     extra = seen - composition()
-    if extra:
+    if extra:  # with the total right, no card over its count means exactly the deck
         what = ", ".join(f"{n} × {format_card(c)}" for c, n in sorted(extra.items(), key=str))
-        raise Illegal(f"These cards are more than the deck holds: {what}.")
-    if seen and sum(seen.values()) == len(cards) and seen != composition():
-        raise Illegal("The named cards are not the Hit the Deck deck (see deck.json).")
+        raise Illegal(f"The deal names more of these cards than the deck holds: {what}.")
 
 
 def _turn_up(state: HtdState, event: Event) -> Result:
@@ -541,6 +541,8 @@ def _race_close(state: HtdState, event: Event) -> Result:
         return slaps.close_race(state, last)
     if state.held:
         return slaps.resolve_held(state)
+    if state.closed_race is not None:  # e.g. the pads' window timer after everyone slapped
+        return state, [info("The slap race was already judged.")]
     raise Illegal("There is no slap race to close.")
 
 
@@ -561,18 +563,18 @@ def _forgot_yell(state: HtdState, event: Event) -> Result:
 
 def _hand(state: HtdState, event: Event) -> Result:
     seat = _seat(state, event)
+    cards_in, points = event.get("cards"), _int(event, "points")
+    if (cards_in is None) == (points is None):
+        raise EventError("a hand needs either 'cards' (a list) or 'points' (a number)")
+    cards = _pile(cards_in, "cards") if cards_in is not None else ()
+    if any(c is None for c in cards):
+        raise EventError("name every card of the hand, or give its points")
     if state.phase is not Phase.SCORING:
         raise Illegal("Hands are entered when a round is over.", seat)
     if state.round_points[seat] is not None:
         raise Illegal(f"{_name(state, seat)}'s hand is already scored.", seat)
-    cards_in, points = event.get("cards"), _int(event, "points")
-    if (cards_in is None) == (points is None):
-        raise EventError("a hand needs either 'cards' (a list) or 'points' (a number)")
     hand = state.hands[seat]
     if cards_in is not None:
-        cards = _pile(cards_in, "cards")
-        if any(c is None for c in cards):
-            raise EventError("name every card of the hand, or give its points")
         if len(cards) != len(hand):
             raise Illegal(f"{_name(state, seat)} holds {len(hand)} cards, not {len(cards)}.", seat)
         missing = Counter(hand.known) - Counter(cards)

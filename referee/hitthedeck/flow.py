@@ -35,7 +35,17 @@ def settle(state: HtdState) -> Result:
             verdicts += more + more2
         if out and not any(state.owed):
             state, more = end_round(state, out[0])
-            verdicts += more
+            return state, verdicts + more
+    if state.need is None and not state.draw and can_reshuffle(state):
+        state = evolve(state, need=Need.SHUFFLE, shuffle_why=ShuffleWhy.EMPTY)
+        verdicts.append(
+            prompt(
+                "The draw pile has run out: keep the top card of the discard pile and shuffle "
+                "the rest into a new draw pile.",
+                None,
+                need="shuffle",
+            )
+        )
     return state, verdicts
 
 
@@ -60,16 +70,6 @@ def _draw_owed(state: HtdState) -> Result:
                 owed = list(state.owed)
                 owed[seat] = 0
                 state = evolve(state, owed=tuple(owed))
-    if state.need is None and not state.draw and can_reshuffle(state):
-        state = evolve(state, need=Need.SHUFFLE, shuffle_why=ShuffleWhy.EMPTY)
-        verdicts.append(
-            prompt(
-                "The draw pile has run out: keep the top card of the discard pile and shuffle "
-                "the rest into a new draw pile.",
-                None,
-                need="shuffle",
-            )
-        )
     return state, verdicts
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from referee.washdash.dryer import Dryer, HungPiece
 from referee.washdash.pieces import ANY, BARS, EventCard, Piece, PinColor, parse_event_card
@@ -134,7 +135,12 @@ def satisfies(
     """Whether ``dryer`` completes ``task`` this round (ruling WD-2, WD-4; Opposite)."""
     if extra_items not in (EXTRA_IGNORE, EXTRA_FORBID):
         raise ValueError(f"extra_items must be {EXTRA_IGNORE!r} or {EXTRA_FORBID!r}")
-    events = in_force(events_in_force)
+    return _satisfies(task, dryer, in_force(events_in_force), extra_items)
+
+
+@lru_cache(maxsize=4096)
+def _satisfies(task: Task, dryer: Dryer, events: frozenset[EventCard], extra_items: str) -> Check:
+    """Cached: a pure function of hashable values (a still camera repeats its readings)."""
     target = effective_task(task, events)
     prefix = ""
     if EventCard.OPPOSITE in events:

@@ -154,3 +154,19 @@ class Dryer:
 
     def is_empty(self) -> bool:
         return not any(self.bars)
+
+    def canonical(self) -> Dryer:
+        """The same dryer with pieces and pins listed in a fixed order (pants, dress, shirt;
+        red, yellow, blue), bar by bar: two readings of one dryer compare equal after this
+        (e.g. for the vision accuracy check). Which bar is which is kept."""
+        pieces = list(Piece)
+        pins = list(PinColor)
+        return Dryer(
+            tuple(
+                tuple(
+                    HungPiece(h.piece, tuple(sorted(h.pins, key=pins.index)))
+                    for h in sorted(bar, key=lambda h: pieces.index(h.piece))
+                )
+                for bar in self.bars
+            )
+        )

@@ -24,6 +24,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from referee.washdash.pieces import (
@@ -203,6 +204,11 @@ def _pin_words(tokens: Sequence[str]) -> str:
 
 
 def describe_hangings(hangings: Iterable[Hanging]) -> str:
+    return _describe(tuple(hangings))
+
+
+@cache
+def _describe(hangings: tuple[Hanging, ...]) -> str:
     return "; ".join(f"{_piece_words(h.piece)} held by {_pin_words(h.pins)}" for h in hangings)
 
 

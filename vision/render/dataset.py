@@ -84,8 +84,11 @@ def write_scenes(
     for i in range(n):
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
         stem = f"{seed}_{i:05d}"
-        cv2.imwrite(str(img_dir / f"{stem}.jpg"), cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
-                    [cv2.IMWRITE_JPEG_QUALITY, 92])
+        cv2.imwrite(
+            str(img_dir / f"{stem}.jpg"),
+            cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
+            [cv2.IMWRITE_JPEG_QUALITY, 92],
+        )
         lines = []
         for o in scene.objects:
             nm = identity_name(o.kind, o.meta) if identity_labels else "card"
@@ -94,18 +97,31 @@ def write_scenes(
     return out
 
 
-def write_detector_dataset(out: Path, n_train: int, n_val: int, seed: int,
-                           decks: list[DeckProfile], styles: tuple[str, ...]) -> Path:
+def write_detector_dataset(
+    out: Path,
+    n_train: int,
+    n_val: int,
+    seed: int,
+    decks: list[DeckProfile],
+    styles: tuple[str, ...],
+) -> Path:
     write_scenes(out, n_train, seed, decks, styles, split="train", empty_fraction=0.08)
     write_scenes(out, n_val, seed + 1, decks, styles, split="val", empty_fraction=0.08)
     _yaml(out / "data.yaml", out, DETECTOR_CLASSES, {"train": "images/train", "val": "images/val"})
     return out / "data.yaml"
 
 
-def write_eval_dataset(out: Path, n: int, seed: int, decks: list[DeckProfile],
-                       styles: tuple[str, ...], empty: bool = False) -> Path:
-    write_scenes(out, n, seed, decks, styles, empty_fraction=1.0 if empty else 0.0,
-                 identity_labels=True)
+def write_eval_dataset(
+    out: Path,
+    n: int,
+    seed: int,
+    decks: list[DeckProfile],
+    styles: tuple[str, ...],
+    empty: bool = False,
+) -> Path:
+    write_scenes(
+        out, n, seed, decks, styles, empty_fraction=1.0 if empty else 0.0, identity_labels=True
+    )
     _yaml(out / "data.yaml", out, identity_names(), {"val": "images"})
     return out / "data.yaml"
 
@@ -123,9 +139,16 @@ def jittered_obb(quad: np.ndarray, rng: np.random.Generator) -> tuple[float, ...
     )
 
 
-def write_crops(out: Path, n: int, seed: int, decks: list[DeckProfile],
-                styles: tuple[str, ...], split: str, back_p: float = 0.05,
-                other_p: float = 0.06) -> None:
+def write_crops(
+    out: Path,
+    n: int,
+    seed: int,
+    decks: list[DeckProfile],
+    styles: tuple[str, ...],
+    split: str,
+    back_p: float = 0.05,
+    other_p: float = 0.06,
+) -> None:
     """Rectified card crops in two folder trees: ``symbol/<split>/<value>`` and
     ``color/<split>/<colour>`` (hard links, the same pixels)."""
     rng = np.random.default_rng(seed)

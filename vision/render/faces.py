@@ -151,18 +151,41 @@ def render_face(
         b = int(rng.integers(4, 9))
         cv2.rectangle(img, (b, b), (W - b - 1, H - b - 1), c, -1)
         oval = np.zeros((H, W), np.float32)
-        cv2.ellipse(oval, (W // 2, H // 2), (int(W * 0.36), int(H * 0.46)),
-                    float(rng.uniform(20, 40)), 0, 360, 1.0, -1, cv2.LINE_AA)
+        cv2.ellipse(
+            oval,
+            (W // 2, H // 2),
+            (int(W * 0.36), int(H * 0.46)),
+            float(rng.uniform(20, 40)),
+            0,
+            360,
+            1.0,
+            -1,
+            cv2.LINE_AA,
+        )
         img[:] = img * (1 - oval[..., None]) + np.array(white, np.float32) * oval[..., None]
-        paste(img, big, W / 2, H / 2, c, outline=(20, 20, 20), outline_px=int(rng.integers(1, 4)),
-              shadow=bool(rng.random() < 0.5))
+        paste(
+            img,
+            big,
+            W / 2,
+            H / 2,
+            c,
+            outline=(20, 20, 20),
+            outline_px=int(rng.integers(1, 4)),
+            shadow=bool(rng.random() < 0.5),
+        )
         for rot, (x, y) in ((False, (mx + 2, my + 2)), (True, (W - mx - 2, H - my - 2))):
             paste(img, small, x, y, white, rotate180=rot, outline=(20, 20, 20), outline_px=1)
     elif style == "paper":
         img[:] = white
         inset = int(rng.integers(3, 8))
-        cv2.rectangle(img, (inset, inset), (W - inset - 1, H - inset - 1), c,
-                      int(rng.integers(1, 4)), cv2.LINE_AA)
+        cv2.rectangle(
+            img,
+            (inset, inset),
+            (W - inset - 1, H - inset - 1),
+            c,
+            int(rng.integers(1, 4)),
+            cv2.LINE_AA,
+        )
         cy = H / 2 - (8 if show_label else 0)
         paste(img, big, W / 2, cy, c, shadow=bool(rng.random() < 0.3))
         for rot, (x, y) in ((False, (mx + 2, my + 2)), (True, (W - mx - 2, H - my - 2))):
@@ -172,13 +195,26 @@ def render_face(
     elif style == "bold":
         img[:] = c
         fg: RGB = white if rng.random() < 0.6 else (15, 15, 15)
-        paste(img, big, W / 2, H / 2, fg, outline=(15, 15, 15) if fg == white else white,
-              outline_px=int(rng.integers(1, 4)))
+        paste(
+            img,
+            big,
+            W / 2,
+            H / 2,
+            fg,
+            outline=(15, 15, 15) if fg == white else white,
+            outline_px=int(rng.integers(1, 4)),
+        )
         r = int(max(idx_h, idx_w) * 0.62)
         for rot, (x, y) in ((False, (mx + 3, my + 3)), (True, (W - mx - 3, H - my - 3))):
             cv2.circle(img, (int(x), int(y)), r, white, -1, cv2.LINE_AA)
-            paste(img, glyph(value, idx_font, variant, rng, int(r * 1.2), int(r * 1.2)),
-                  x, y, c, rotate180=rot)
+            paste(
+                img,
+                glyph(value, idx_font, variant, rng, int(r * 1.2), int(r * 1.2)),
+                x,
+                y,
+                c,
+                rotate180=rot,
+            )
     elif style == "frame":
         dark: RGB = tuple(int(v) for v in rng.integers(10, 50, 3))  # type: ignore[assignment]
         img[:] = dark
@@ -194,12 +230,29 @@ def render_face(
         img[:] = white
         band = np.zeros((H, W), np.float32)
         ang = float(rng.uniform(-35, 35))
-        cv2.ellipse(band, (W // 2, H // 2), (W, int(H * rng.uniform(0.2, 0.3))), ang, 0, 360,
-                    1.0, -1, cv2.LINE_AA)
+        cv2.ellipse(
+            band,
+            (W // 2, H // 2),
+            (W, int(H * rng.uniform(0.2, 0.3))),
+            ang,
+            0,
+            360,
+            1.0,
+            -1,
+            cv2.LINE_AA,
+        )
         img[:] = img * (1 - band[..., None]) + np.array(c, np.float32) * band[..., None]
         fg2: RGB = (15, 15, 15) if rng.random() < 0.5 else white
-        paste(img, big, W / 2, H / 2, fg2, outline=c if fg2 == white else white, outline_px=2,
-              shadow=True)
+        paste(
+            img,
+            big,
+            W / 2,
+            H / 2,
+            fg2,
+            outline=c if fg2 == white else white,
+            outline_px=2,
+            shadow=True,
+        )
         for rot, (x, y) in ((False, (mx + 2, my + 2)), (True, (W - mx - 2, H - my - 2))):
             paste(img, small, x, y, c, rotate180=rot)
     elif style == "ticket":
@@ -259,8 +312,9 @@ def wear(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         cv2.line(out, p0, p1, (v, v, v), 1, cv2.LINE_AA)
     if rng.random() < 0.3:  # stain
         st = np.zeros((H, W), np.float32)
-        cv2.circle(st, (int(rng.integers(W)), int(rng.integers(H))), int(rng.integers(5, 25)),
-                   1.0, -1)
+        cv2.circle(
+            st, (int(rng.integers(W)), int(rng.integers(H))), int(rng.integers(5, 25)), 1.0, -1
+        )
         st = cv2.GaussianBlur(st, (0, 0), 4)[..., None] * rng.uniform(0.1, 0.35)
         out = out * (1 - st) + np.array([120, 90, 50], np.float32) * st
     out += rng.normal(0, rng.uniform(1, 6), out.shape).astype(np.float32)
@@ -282,5 +336,3 @@ def card_alpha(rng: np.random.Generator) -> np.ndarray:
         k = int(rng.integers(6, 14))
         cv2.fillPoly(a, [np.array([[W - k, 0], [W, 0], [W, k]], np.int32)], 0)
     return a.astype(np.float32) / 255.0
-
-

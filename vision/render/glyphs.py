@@ -119,8 +119,14 @@ def draw_symbol(value: str, font: Font, variant: int, rng: np.random.Generator) 
         cv2.fillPoly(img, [np.array([[150, 45], [190, 85], [130, 95]], np.int32)], 255)
         _card_outline(img, c, c, 40, 60, 20, max(5, t // 2))
     elif value in ("hithand", "hitnumber", "hitcolor"):
-        _hand(img, c if value == "hithand" else 70, 95, 140 if value == "hithand" else 100, t,
-              filled=bool(variant % 2))
+        _hand(
+            img,
+            c if value == "hithand" else 70,
+            95,
+            140 if value == "hithand" else 100,
+            t,
+            filled=bool(variant % 2),
+        )
         if value == "hitnumber":
             m = text_mask("#", font, 90)
             w = min(m.shape[1], 80)

@@ -89,7 +89,9 @@ class Canvas:
         self.ids = np.full(background.shape[:2], -1, np.int32)
         self.items: list[tuple[Sprite, np.ndarray, float]] = []  # sprite, quad, full area
 
-    def place(self, sp: Sprite, m: np.ndarray, rng: np.random.Generator, shadow: bool = True) -> None:
+    def place(
+        self, sp: Sprite, m: np.ndarray, rng: np.random.Generator, shadow: bool = True
+    ) -> None:
         H, W = self.ids.shape
         h, w = sp.alpha.shape
         a = cv2.warpAffine(sp.alpha, m, (W, H), flags=cv2.INTER_LINEAR)
@@ -170,9 +172,16 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     # glare: bright soft spots that wash out colour
     for _ in range(int(rng.poisson(0.8))):
         spot = np.zeros((H, W), np.float32)
-        cv2.ellipse(spot, (int(rng.integers(W)), int(rng.integers(H))),
-                    (int(rng.integers(15, 90)), int(rng.integers(10, 60))),
-                    float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        cv2.ellipse(
+            spot,
+            (int(rng.integers(W)), int(rng.integers(H))),
+            (int(rng.integers(15, 90)), int(rng.integers(10, 60))),
+            float(rng.uniform(0, 180)),
+            0,
+            360,
+            1.0,
+            -1,
+        )
         spot = cv2.GaussianBlur(spot, (0, 0), rng.uniform(5, 20))
         img = img + spot[..., None] * rng.uniform(60, 220)
     return img
@@ -198,7 +207,7 @@ def _degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     img = np.clip(img, 0, 255).astype(np.uint8)
     if rng.random() < 0.7:
         q = int(rng.integers(30, 95))
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        _ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
         img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
     return img
 
@@ -220,11 +229,15 @@ def render_scene(
         budget = int(rng.integers(1, max_cards + 1))
         while budget > 0:
             mode = rng.choice(["single", "fan", "pile", "backs"], p=[0.4, 0.3, 0.2, 0.1])
-            n = min(budget, int(rng.integers(1, 4)) if mode == "single" else int(rng.integers(2, 8)))
+            n = min(
+                budget, int(rng.integers(1, 4)) if mode == "single" else int(rng.integers(2, 8))
+            )
             budget -= n
             if mode == "backs":
-                sprites = [Sprite(wear(render_back(rng, dk.back_text), rng), card_alpha(rng),
-                                  "back") for _ in range(n)]
+                sprites = [
+                    Sprite(wear(render_back(rng, dk.back_text), rng), card_alpha(rng), "back")
+                    for _ in range(n)
+                ]
                 _pile(canvas, sprites, rng, width)
                 continue
             sprites = [card_sprite(dk, rng, styles) for _ in range(n)]
@@ -237,8 +250,9 @@ def render_scene(
     ids = canvas.ids
     hom = _perspective(rng, rng.uniform(0, 0.06))
     img = cv2.warpPerspective(img, hom, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REFLECT)
-    ids = cv2.warpPerspective(ids.astype(np.float32), hom, (FRAME_W, FRAME_H),
-                              flags=cv2.INTER_NEAREST, borderValue=-1).astype(np.int32)
+    ids = cv2.warpPerspective(
+        ids.astype(np.float32), hom, (FRAME_W, FRAME_H), flags=cv2.INTER_NEAREST, borderValue=-1
+    ).astype(np.int32)
     img = _degrade(img, rng)
     det = np.linalg.det(hom[:2, :2])
     counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(canvas.items))
@@ -272,8 +286,14 @@ def render_card_patch(
     width = float(rng.uniform(34, 100))
     below = rng.random() < 0.3
     if below:
-        m = _affine(n / 2 + rng.normal(0, 10), n / 2 + rng.normal(0, 10), width,
-                    rng.uniform(0, 360), CARD_W, CARD_H)
+        m = _affine(
+            n / 2 + rng.normal(0, 10),
+            n / 2 + rng.normal(0, 10),
+            width,
+            rng.uniform(0, 360),
+            CARD_W,
+            CARD_H,
+        )
         canvas.place(card_sprite(dk, rng, styles), m, rng)
     target = card_sprite(dk, rng, styles, back_p=back_p, balanced=True)
     ang = float(rng.uniform(0, 360))
@@ -283,8 +303,9 @@ def render_card_patch(
         side = 1 if rng.random() < 0.5 else -1
         a = np.radians(ang)
         along = np.array([np.cos(a), np.sin(a)]) * side * width * (1 - cover)
-        m = _affine(n / 2 + along[0], n / 2 + along[1], width, ang + rng.normal(0, 5),
-                    CARD_W, CARD_H)
+        m = _affine(
+            n / 2 + along[0], n / 2 + along[1], width, ang + rng.normal(0, 5), CARD_W, CARD_H
+        )
         canvas.place(card_sprite(dk, rng, styles), m, rng)
     if rng.random() < 0.15:
         rgb, alpha = occluder(n, n, rng, "hand")
@@ -314,8 +335,9 @@ def render_other_patch(
         canvas.occlude(rgb, alpha, rng)
     img = _degrade(_light(canvas.img, rng), rng)
     h = width / CARD_W * CARD_H
-    quad = np.array([[-width / 2, -h / 2], [width / 2, -h / 2], [width / 2, h / 2],
-                     [-width / 2, h / 2]])
+    quad = np.array(
+        [[-width / 2, -h / 2], [width / 2, -h / 2], [width / 2, h / 2], [-width / 2, h / 2]]
+    )
     a = np.radians(rng.uniform(0, 360))
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     return img, Placed("other", quad @ rot.T + n / 2, 1.0, {})

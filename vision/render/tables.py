@@ -49,7 +49,10 @@ def table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
                 cv2.circle(img, center, r, c, -1, cv2.LINE_AA)
             else:
                 for k in range(5):
-                    off = (int(center[0] + r * np.cos(k * 1.256)), int(center[1] + r * np.sin(k * 1.256)))
+                    off = (
+                        int(center[0] + r * np.cos(k * 1.256)),
+                        int(center[1] + r * np.sin(k * 1.256)),
+                    )
                     cv2.ellipse(img, off, (r, r // 2 + 1), k * 72, 0, 360, c, -1, cv2.LINE_AA)
     elif kind == "felt":
         img[:] = np.array([rng.uniform(0, 60), rng.uniform(80, 160), rng.uniform(40, 110)])
@@ -87,26 +90,59 @@ def occluder(h: int, w: int, rng: np.random.Generator, kind: str | None = None):
         d = np.array([np.cos(ang), np.sin(ang)])
         n = np.array([-d[1], d[0]])
         palm = np.array([cx, cy], np.float32)
-        cv2.ellipse(alpha, (cx, cy), (int(s * 0.35), int(s * 0.3)), float(np.degrees(ang)), 0, 360,
-                    1.0, -1, cv2.LINE_AA)
+        cv2.ellipse(
+            alpha,
+            (cx, cy),
+            (int(s * 0.35), int(s * 0.3)),
+            float(np.degrees(ang)),
+            0,
+            360,
+            1.0,
+            -1,
+            cv2.LINE_AA,
+        )
         for k, off in enumerate((-0.24, -0.08, 0.08, 0.24)):
             base = palm + d * s * 0.25 + n * s * off
             tip = base + d * s * (0.45 if k in (1, 2) else 0.38)
-            cv2.line(alpha, tuple(base.astype(int)), tuple(tip.astype(int)), 1.0,
-                     int(s * 0.13), cv2.LINE_AA)
+            cv2.line(
+                alpha,
+                tuple(base.astype(int)),
+                tuple(tip.astype(int)),
+                1.0,
+                int(s * 0.13),
+                cv2.LINE_AA,
+            )
         thumb = palm + n * s * 0.3
-        cv2.line(alpha, tuple(palm.astype(int)), tuple((thumb + d * s * 0.25).astype(int)), 1.0,
-                 int(s * 0.14), cv2.LINE_AA)
+        cv2.line(
+            alpha,
+            tuple(palm.astype(int)),
+            tuple((thumb + d * s * 0.25).astype(int)),
+            1.0,
+            int(s * 0.14),
+            cv2.LINE_AA,
+        )
         arm_end = palm - d * s * 2.5
-        cv2.line(alpha, tuple(palm.astype(int)), tuple(arm_end.astype(int)), 1.0, int(s * 0.5),
-                 cv2.LINE_AA)
+        cv2.line(
+            alpha,
+            tuple(palm.astype(int)),
+            tuple(arm_end.astype(int)),
+            1.0,
+            int(s * 0.5),
+            cv2.LINE_AA,
+        )
         rgb[:] = col
         shade = smooth_noise(h, w, rng, 6)[..., None]
         rgb *= 0.8 + 0.35 * shade
         if rng.random() < 0.4:  # sleeve
             sleeve = np.zeros((h, w), np.float32)
-            cv2.line(sleeve, tuple((palm - d * s * 0.9).astype(int)), tuple(arm_end.astype(int)),
-                     1.0, int(s * 0.6), cv2.LINE_AA)
+            cv2.line(
+                sleeve,
+                tuple((palm - d * s * 0.9).astype(int)),
+                tuple(arm_end.astype(int)),
+                1.0,
+                int(s * 0.6),
+                cv2.LINE_AA,
+            )
             rgb = rgb * (1 - sleeve[..., None]) + _rand_rgb(rng) * sleeve[..., None]
             alpha = np.maximum(alpha, sleeve)
     elif kind == "mug":
@@ -131,13 +167,25 @@ def occluder(h: int, w: int, rng: np.random.Generator, kind: str | None = None):
             rgb[:] = np.array([255, 250, rng.uniform(120, 250)], np.float32)
             for k in range(int(rng.integers(2, 7))):  # scribbles
                 y = int(cy - ph / 3 + k * 10)
-                cv2.line(rgb, (int(cx - pw / 3), y), (int(cx + pw / 3), y + int(rng.integers(-3, 3))),
-                         (30, 30, float(rng.uniform(30, 200))), 1, cv2.LINE_AA)
+                cv2.line(
+                    rgb,
+                    (int(cx - pw / 3), y),
+                    (int(cx + pw / 3), y + int(rng.integers(-3, 3))),
+                    (30, 30, float(rng.uniform(30, 200))),
+                    1,
+                    cv2.LINE_AA,
+                )
     elif kind == "pen":
         ang = rng.uniform(0, np.pi)
         d = np.array([np.cos(ang), np.sin(ang)]) * s * 0.7
-        cv2.line(alpha, (int(cx - d[0]), int(cy - d[1])), (int(cx + d[0]), int(cy + d[1])), 1.0,
-                 int(rng.integers(5, 10)), cv2.LINE_AA)
+        cv2.line(
+            alpha,
+            (int(cx - d[0]), int(cy - d[1])),
+            (int(cx + d[0]), int(cy + d[1])),
+            1.0,
+            int(rng.integers(5, 10)),
+            cv2.LINE_AA,
+        )
         rgb[:] = _rand_rgb(rng)
     else:  # coin / bottle cap
         cv2.circle(alpha, (cx, cy), int(rng.integers(8, 20)), 1.0, -1, cv2.LINE_AA)

@@ -27,13 +27,18 @@ def box_corners(cx: float, cy: float, w: float, h: float, theta: float) -> np.nd
     return local @ rot.T + np.array([cx, cy])
 
 
-def rectify(image: np.ndarray, obb: tuple[float, float, float, float, float], size: int) -> np.ndarray:
+def rectify(
+    image: np.ndarray, obb: tuple[float, float, float, float, float], size: int
+) -> np.ndarray:
     """Warp the card inside ``obb`` (cx, cy, w, h, theta radians) to a size×size image."""
     corners = box_corners(*portrait(*obb)).astype(np.float32)
     dst = np.float32([[0, 0], [size, 0], [size, size]])
     m = cv2.getAffineTransform(corners[:3], dst)
     return cv2.warpAffine(
-        image, m, (size, size), flags=cv2.INTER_AREA if obb[2] > size else cv2.INTER_LINEAR,
+        image,
+        m,
+        (size, size),
+        flags=cv2.INTER_AREA if obb[2] > size else cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
 

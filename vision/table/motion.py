@@ -25,6 +25,17 @@ class MotionGate:
         self._previous: np.ndarray | None = None
         self._detected: np.ndarray | None = None
         self._settle = 0
+        # Pixels of the thumbnail that changed since the previous frame (where things move).
+        self.moving: np.ndarray = np.zeros(self.thumb_size[::-1], bool)
+
+    def moving_fraction(self, box: tuple[float, float, float, float]) -> float:
+        """Share of a normalised box's thumbnail pixels that moved in the last frame."""
+        h, w = self.moving.shape
+        x1, y1, x2, y2 = box
+        c1, r1 = int(x1 * w), int(y1 * h)
+        c2, r2 = max(c1 + 1, int(np.ceil(x2 * w))), max(r1 + 1, int(np.ceil(y2 * h)))
+        patch = self.moving[r1:r2, c1:c2]
+        return float(patch.mean()) if patch.size else 0.0
 
     def thumbnail(self, image: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
@@ -38,6 +49,10 @@ class MotionGate:
 
     def should_detect(self, image: np.ndarray) -> bool:
         thumb = self.thumbnail(image)
+        if self._previous is None:
+            self.moving = np.zeros(thumb.shape, bool)
+        else:
+            self.moving = cv2.absdiff(self._previous, thumb) > self.pixel_delta
         moving = self._differs(self._previous, thumb)
         self._previous = thumb
         if moving:

@@ -81,6 +81,9 @@ class TableWatcher:
     tracker: StabilityTracker = field(default_factory=StabilityTracker)
     gate: MotionGate | None = field(default_factory=MotionGate)
     min_confidence: float = 0.25
+    # A zone whose picture moved over more than this share of its area is occluded this
+    # frame (a hand, a card being slid, motion blur): ruling TBL-1. None turns it off.
+    zone_motion: float | None = 0.04
     stats: WatcherStats = field(default_factory=WatcherStats)
 
     def __post_init__(self) -> None:
@@ -88,6 +91,7 @@ class TableWatcher:
             z.name for z in self.layout.zones if z.kind not in (ZoneKind.DRYER, ZoneKind.BAR)
         ]
         self._zones = [self.layout.zone(n) for n in names]
+        self._boxes = {z.name: self.layout.box(z.name) for z in self._zones}
         self._last: dict[str, ZoneReading] = {}
 
     def process(self, frame: Frame) -> list[Observation]:
@@ -96,4 +100,20 @@ class TableWatcher:
             self.stats.detections_run += 1
             sightings = self.detector(frame.image)
             self._last = {z.name: read_zone(z, sightings, self.min_confidence) for z in self._zones}
-        return self.tracker.update(frame.t_ns, self._last)
+        readings = self._last
+        if self.gate is not None and self.zone_motion is not None:
+            moved = {
+                name
+                for name, box in self._boxes.items()
+                if self.gate.moving_fraction(box) > self.zone_motion
+            }
+            if moved:
+                readings = {
+                    n: ZoneReading((), 0.0, occluded=True) if n in moved else r
+                    for n, r in readings.items()
+                }
+        return self.tracker.update(frame.t_ns, readings)
+
+    @property
+    def zones(self) -> list[Zone]:
+        return list(self._zones)

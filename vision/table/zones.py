@@ -29,6 +29,17 @@ class ZoneKind(enum.Enum):
     BAR = "bar"  # one of a dryer's three bars (``bar`` field 1..3)
 
 
+# The dashboard's calibration page (web/services/zones.py) saves its own kind names; both
+# vocabularies load, so a calibration made on the tablet feeds the watcher unchanged.
+WEB_KINDS = {
+    "draw_pile": ZoneKind.DRAW_PILE,
+    "discard_pile": ZoneKind.DISCARD,
+    "seat_area": ZoneKind.SEAT,
+    "dryer": ZoneKind.DRYER,
+    "dryer_bar": ZoneKind.BAR,
+}
+
+
 @dataclass(frozen=True)
 class Zone:
     name: str
@@ -85,8 +96,9 @@ class Zone:
         if not isinstance(name, str) or not name:
             raise ZoneError("each zone needs a name")
         try:
-            kind = ZoneKind(data.get("kind"))
-        except ValueError:
+            raw_kind = data.get("kind")
+            kind = WEB_KINDS.get(raw_kind) or ZoneKind(raw_kind)  # type: ignore[arg-type]
+        except (ValueError, TypeError):
             choices = ", ".join(k.value for k in ZoneKind)
             raise ZoneError(f"zone {name!r}: kind must be one of {choices}") from None
         raw = data.get("points")
@@ -143,9 +155,28 @@ class TableLayout:
 
     @staticmethod
     def from_dict(data: Any) -> TableLayout:
+        """Our own layout JSON, or the dashboard's saved calibration document (version 1:
+        ``{"version": 1, "frame": {...}, "zones": [{"name": "discard_1", "kind":
+        "discard_pile", "seat": null, "index": 1, "bar": null, "points": [...]}]}``)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("zones"), list):
             raise ZoneError("a table layout is an object with a 'zones' list")
         return TableLayout(tuple(Zone.from_dict(z) for z in data["zones"]))
+
+    def discard_piles(self) -> list[Zone]:
+        """Discard piles in table order: ``discard_1`` (DOS's left pile) before ``discard_2``."""
+        return sorted(self.of_kind(ZoneKind.DISCARD), key=lambda z: z.name)
+
+    def bars(self, seat: int) -> list[Zone]:
+        """A seat's three bar zones, bar 1 first (missing bars are simply absent)."""
+        return sorted(
+            (z for z in self.of_kind(ZoneKind.BAR) if z.seat == seat), key=lambda z: z.bar or 0
+        )
+
+    def box(self, name: str) -> tuple[float, float, float, float]:
+        """A zone's bounding box (x1, y1, x2, y2), normalised."""
+        z = self.zone(name)
+        xs, ys = [p[0] for p in z.points], [p[1] for p in z.points]
+        return min(xs), min(ys), max(xs), max(ys)
 
     def save(self, path: str | Path) -> None:
         path = Path(path)

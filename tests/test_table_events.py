@@ -1,0 +1,212 @@
+"""Vision II: detections → sightings → observations → referee events and tablet prompts."""
+
+import numpy as np
+import pytest
+
+from referee.events import Source
+from referee.registry import find_game
+from vision.table.adapter import NOT_A_CARD, UNREAD, detector_from, to_sightings
+from vision.table.frames import Frame
+from vision.table.labels import card_token
+from vision.table.stability import Observation, StabilityTracker
+from vision.table.to_events import EventMapper, Prompt
+from vision.table.watcher import TableWatcher
+from vision.table.zones import TableLayout, ZoneKind, rectangle
+
+MS = 1_000_000
+
+WEB_DOC = {
+    "version": 1,
+    "updated_at": 1764420000.0,
+    "frame": {"width": 640, "height": 480},
+    "zones": [
+        {
+            "name": "draw_pile",
+            "kind": "draw_pile",
+            "seat": None,
+            "index": None,
+            "bar": None,
+            "points": [[0.1, 0.4], [0.3, 0.4], [0.3, 0.6], [0.1, 0.6]],
+        },
+        {
+            "name": "discard_1",
+            "kind": "discard_pile",
+            "seat": None,
+            "index": 1,
+            "bar": None,
+            "points": [[0.4, 0.4], [0.6, 0.4], [0.6, 0.6], [0.4, 0.6]],
+        },
+        {
+            "name": "discard_2",
+            "kind": "discard_pile",
+            "seat": None,
+            "index": 2,
+            "bar": None,
+            "points": [[0.7, 0.4], [0.9, 0.4], [0.9, 0.6], [0.7, 0.6]],
+        },
+        {
+            "name": "seat_1_area",
+            "kind": "seat_area",
+            "seat": 1,
+            "index": None,
+            "bar": None,
+            "points": [[0.0, 0.7], [0.5, 0.7], [0.5, 1.0], [0.0, 1.0]],
+        },
+        {
+            "name": "seat_0_dryer",
+            "kind": "dryer",
+            "seat": 0,
+            "index": None,
+            "bar": None,
+            "points": [[0.0, 0.0], [0.4, 0.0], [0.4, 0.35], [0.0, 0.35]],
+        },
+        {
+            "name": "seat_0_dryer_bar_2",
+            "kind": "dryer_bar",
+            "seat": 0,
+            "index": None,
+            "bar": 2,
+            "points": [[0.0, 0.1], [0.4, 0.1], [0.4, 0.2], [0.0, 0.2]],
+        },
+    ],
+}
+
+
+def test_web_calibration_document_loads_as_a_table_layout():
+    from web.services.zones import validate
+
+    layout = TableLayout.from_dict(validate(WEB_DOC))  # exactly what the tablet saves
+    assert layout.zone("discard_1").kind is ZoneKind.DISCARD
+    assert layout.zone("seat_1_area").kind is ZoneKind.SEAT and layout.zone("seat_1_area").seat == 1
+    bar = layout.zone("seat_0_dryer_bar_2")
+    assert (bar.kind, bar.seat, bar.bar) == (ZoneKind.BAR, 0, 2)
+    assert [z.name for z in layout.discard_piles()] == ["discard_1", "discard_2"]
+    assert layout.zone_at(0.2, 0.15).name == "seat_0_dryer_bar_2"
+
+
+@pytest.mark.parametrize(
+    ("game", "color", "value", "token"),
+    [
+        ("deck-dash", "red", "7", "R7"),
+        ("deck-dash", None, "wild", "W"),
+        ("deck-dash", None, "draw2discard1", "D2D1"),
+        ("deck-dash", None, "7", None),
+        ("dos", "blue", "draw4", "BD4"),
+        ("dos", "green", "skip", "GSKIP"),
+        ("hit-the-deck", "yellow", "cut", "YCUT"),
+        ("hit-the-deck", None, "hithand", "HAND"),
+        ("hit-the-deck", None, "hitnumber", None),
+    ],
+)
+def test_card_tokens_parse_in_each_engine(game, color, value, token):
+    assert card_token(game, color, value) == token
+    if token:
+        mod = {
+            "deck-dash": "referee.cards",
+            "dos": "referee.dos.cards",
+            "hit-the-deck": "referee.hitthedeck.cards",
+        }[game]
+        parse = __import__(mod, fromlist=["parse_card"]).parse_card
+        parse(token)  # raises if the engine would refuse it
+
+
+def test_ruling_tbl1_unreadable_boxes_occlude_and_unnamed_cards_are_marked():
+    dets = [
+        {"color": "red", "value": "7", "confidence": 0.9, "box": [320, 240, 384, 336]},
+        {"color": None, "value": "other", "confidence": 0.8, "box": [0, 0, 64, 48]},
+        {"color": "blue", "value": "3", "confidence": 0.1, "box": [64, 48, 128, 96]},
+        {"color": None, "value": "hitnumber", "confidence": 0.9, "box": [0, 0, 10, 10]},
+    ]
+    s = to_sightings(dets, 640, 480, "hit-the-deck")
+    assert s[0].label == "R7" and s[0].box == (0.5, 0.5, 0.6, 0.7) and not s[0].occluder
+    assert s[1].occluder and s[1].label == NOT_A_CARD
+    assert s[2].occluder  # too unsure to be a card: something lies over the zone
+    assert s[3].label == UNREAD and not s[3].occluder
+
+
+def test_ruling_tbl1_motion_inside_a_zone_holds_its_reading_back():
+    """A card slid into the pile while a hand hovers is reported only after it settles."""
+    layout = TableLayout((rectangle("discard_1", ZoneKind.DISCARD, (0.4, 0.4, 0.6, 0.6)),))
+    det = detector_from(
+        lambda img: [{"color": "red", "value": "7", "confidence": 0.9, "box": [70, 50, 90, 70]}],
+        "deck-dash",
+    )
+    watcher = TableWatcher(det, layout, tracker=StabilityTracker(min_frames=3, min_ns=60 * MS))
+    rng = np.random.default_rng(0)
+    seen = []
+    for i in range(20):
+        img = np.full((120, 160, 3), 60, np.uint8)
+        if i < 10:  # a hand moving over the pile: different noise pattern in the zone
+            img[48:72, 64:96] = rng.integers(0, 255, (24, 32, 3))
+        seen += [(i, o.after) for o in watcher.process(Frame(img, i * 33 * MS, i))]
+    assert len(seen) == 1 and seen[0][1] == ("R7",) and seen[0][0] >= 12
+
+
+def obs(zone, before, after, conf=0.9, t=5):
+    return Observation(zone, tuple(before), tuple(after), t, t + 100, conf)
+
+
+def layout():
+    return TableLayout.from_dict(WEB_DOC)
+
+
+def test_ruling_tbl2_deck_dash_pile_play_becomes_a_camera_discard_event():
+    m = EventMapper("deck-dash", layout())
+    (ev,) = m.propose(obs("discard_1", [], ["R7"], t=123), seat=2)
+    assert (ev.kind, ev.seat, dict(ev.payload), ev.t_ns, ev.source) == (
+        "discard",
+        2,
+        {"card": "R7"},
+        123,
+        Source.CAMERA,
+    )
+    (ev,) = m.propose(obs("discard_1", ["R7"], ["KEEP2"]), seat=3)
+    assert ev.kind == "play"
+    kinds = find_game("deck-dash").event_kinds()
+    assert {"discard", "play", "lay", "handoff"} <= set(kinds)
+
+
+def test_ruling_tbl2_low_confidence_and_unknown_seat_become_prompts():
+    m = EventMapper("deck-dash", layout())
+    (p,) = m.propose(obs("discard_1", [], ["G5"], conf=0.4), seat=1)
+    assert isinstance(p, Prompt) and p.kind == "confirm_card"
+    assert p.suggestion.payload["card"] == "G5" and "G5" in p.message
+    (p,) = m.propose(obs("discard_1", ["G5"], ["B9"]), seat=None)
+    assert p.kind == "who_played"
+    (p,) = m.propose(obs("discard_1", ["B9"], [UNREAD]), seat=1)
+    assert p.kind == "unknown_card" and p.suggestion is None
+    assert p.to_dict()["prompt"] == "unknown_card"
+
+
+def test_ruling_tbl2_a_card_taken_back_is_asked_about_not_played():
+    m = EventMapper("deck-dash", layout())
+    assert m.propose(obs("discard_1", [], ["R7"]), seat=0)[0].kind == "discard"
+    assert m.propose(obs("discard_1", ["R7"], ["B2"]), seat=1)[0].kind == "discard"
+    (p,) = m.propose(obs("discard_1", ["B2"], ["R7"]), seat=2)
+    assert isinstance(p, Prompt) and p.kind == "taken_back" and p.choices == ("undo", "keep")
+    assert m.propose(obs("discard_1", ["R7"], []), seat=2) == []  # pile picked up
+
+
+def test_ruling_tbl4_seat_area_reads_a_laid_dash_then_handoffs():
+    m = EventMapper("deck-dash", layout())
+    (ev,) = m.propose(obs("seat_1_area", [], ["R7", "G7", "W"]), seat=1)
+    assert (ev.kind, ev.seat, ev.payload["cards"]) == ("lay", 1, ["G7", "R7", "W"])
+    (p,) = m.propose(obs("seat_1_area", ["G7", "R7", "W"], ["B7", "G7", "R7", "W"]), seat=3)
+    assert p.kind == "which_group" and p.suggestion.kind == "handoff"
+    assert p.suggestion.seat == 3 and p.suggestion.payload == {"card": "B7"}
+
+
+def test_ruling_tbl3_dos_piles_are_left_and_right():
+    m = EventMapper("dos", layout())
+    (ev,) = m.propose(obs("discard_2", ["R3"], ["RSKIP"]), seat=0)
+    assert (ev.kind, dict(ev.payload)) == ("play", {"card": "RSKIP", "pile": "right"})
+    (ev,) = m.propose(obs("discard_1", [], ["B4"]), seat=0)
+    assert ev.payload["pile"] == "left"
+
+
+def test_ruling_tbl3_hit_the_deck_turn_up_when_nobody_is_on_turn():
+    m = EventMapper("hit-the-deck", layout())
+    (ev,) = m.propose(obs("discard_1", [], ["G4"]), seat=None)
+    assert (ev.kind, dict(ev.payload)) == ("turn_up", {"card": "G4"})
+    (ev,) = m.propose(obs("discard_1", ["G4"], ["GCUT"]), seat=1)
+    assert (ev.kind, ev.seat) == ("play", 1)

@@ -1,0 +1,155 @@
+"""The torch-free runtime pieces: letterbox, OBB decoding, rotated NMS, rectification,
+the Detections container and the evaluator (scored against the labels themselves)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.decks import load_deck
+from vision.evaluate import average_precision, evaluate, identity_of, label_path, read_labels, read_names
+from vision.render.dataset import write_eval_dataset
+from vision.render.faces import CARD_H, CARD_W, TRAIN_STYLES, render_face
+from vision.runtime.detections import Detections, obb_to_xyxy
+from vision.runtime.geometry import decode_obb, letterbox, nms_rotated, polygon_iou, probiou
+from vision.runtime.rectify import box_corners, quad_to_obb, rectify
+
+
+def test_letterbox_keeps_aspect_and_pads() -> None:
+    img = np.zeros((480, 640, 3), np.uint8)
+    out, r, (left, top) = letterbox(img, 320)
+    assert out.shape == (320, 320, 3)
+    assert r == 0.5 and left == 0 and top == 40
+    assert (out[:40] == 114).all() and (out[40:280] == 0).all()
+
+
+def test_probiou_same_box_is_one_and_far_box_is_zero() -> None:
+    a = np.array([[100, 100, 40, 60, 0.3]], np.float32)
+    b = np.array([[100, 100, 40, 60, 0.3], [400, 400, 40, 60, 0.3]], np.float32)
+    iou = probiou(a, b)
+    assert iou[0, 0] > 0.99 and iou[0, 1] < 0.01
+
+
+def test_nms_keeps_best_of_overlapping_and_separate_boxes() -> None:
+    boxes = np.array([[100, 100, 40, 60, 0.0], [102, 101, 40, 60, 0.05], [300, 100, 40, 60, 1.0]],
+                     np.float32)
+    keep = nms_rotated(boxes, np.array([0.8, 0.9, 0.7]), 0.5)
+    assert keep.tolist() == [1, 2]
+
+
+def test_decode_obb_reads_ultralytics_layout() -> None:
+    # (1, 4 + nc + 1, anchors): cx, cy, w, h, class score, angle
+    out = np.zeros((1, 6, 3), np.float32)
+    out[0, :, 0] = [50, 60, 20, 30, 0.9, 0.5]
+    out[0, :, 1] = [51, 60, 20, 30, 0.6, 0.5]  # duplicate of the first
+    out[0, :, 2] = [200, 60, 20, 30, 0.1, 0.0]  # below threshold
+    obb, scores, cls = decode_obb(out, conf=0.25, iou=0.5)
+    assert obb.tolist() == [[50, 60, 20, 30, 0.5]]
+    assert scores.tolist() == [np.float32(0.9)] and cls.tolist() == [0]
+
+
+def test_rectify_undoes_rotation_up_to_a_half_turn() -> None:
+    face = render_face("red", "7", "paper", np.random.default_rng(0)).astype(np.uint8)
+    frame = np.full((400, 400, 3), 30, np.uint8)
+    angle = 37.0
+    m = cv2.getRotationMatrix2D((CARD_W / 2, CARD_H / 2), angle, 1.0)
+    m[:, 2] += [200 - CARD_W / 2, 200 - CARD_H / 2]
+    cv2.warpAffine(face, m, (400, 400), frame, borderMode=cv2.BORDER_TRANSPARENT)
+    corners = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], float)
+    quad = corners @ m[:, :2].T + m[:, 2]
+    crop = rectify(frame, quad_to_obb(quad), 64).astype(float)
+    want = cv2.resize(face, (64, 64), interpolation=cv2.INTER_AREA).astype(float)
+    err = min(np.abs(crop - want).mean(), np.abs(crop[::-1, ::-1] - want).mean())
+    assert err < 12
+
+
+def test_box_corners_are_clockwise() -> None:
+    c = box_corners(0, 0, 10, 20, 0.0)
+    assert c.tolist() == [[-5, -10], [5, -10], [5, 10], [-5, 10]]
+
+
+def test_detections_select_and_serialise() -> None:
+    d = Detections(
+        np.array([[10, 10, 4, 8, 0.0], [50, 50, 4, 8, np.pi / 2]], np.float32),
+        np.array([0.9, 0.5], np.float32),
+        np.array([0, 0]),
+        np.array(["red", None], dtype=object),
+        np.array(["7", "wild"], dtype=object),
+    )
+    assert len(d) == 2
+    sel = d[d.confidence > 0.6]
+    assert len(sel) == 1 and sel.value[0] == "7"
+    assert d.cards()[1] == {"color": None, "value": "wild", "confidence": 0.5,
+                            "box": [46.0, 48.0, 54.0, 52.0]}
+    assert obb_to_xyxy(d.obb)[0].tolist() == [8, 6, 12, 14]
+    assert len(Detections.empty()) == 0
+
+
+def test_average_precision_edges() -> None:
+    assert average_precision(np.array([1.0, 1.0]), np.array([0.9, 0.8]), 2) == 1.0
+    assert average_precision(np.array([0.0]), np.array([0.9]), 1) == 0.0
+
+
+def test_polygon_iou_half_overlap() -> None:
+    a = np.array([[0, 0], [2, 0], [2, 2], [0, 2]])
+    b = a + [1, 0]
+    assert abs(polygon_iou(a, b) - 1 / 3) < 1e-6
+
+
+def _oracle(root):
+    """A predictor that answers the labels themselves (tests the scorer, not a model)."""
+    names = read_names(root / "data.yaml")
+
+    def predict(image, _cache={}):  # noqa: B006
+        h, w = image.shape[:2]
+        key = image.tobytes()[:4096] + image.tobytes()[-4096:]
+        path = _cache[key]
+        gt = read_labels(path, w, h)
+        obb = np.array([quad_to_obb(p) for p in gt.polys], np.float32).reshape(-1, 5)
+        colors, values = [], []
+        for c in gt.names:
+            nm = names[c]
+            col, _, val = nm.partition(" ")
+            colors.append(col if val else None)
+            values.append(val or nm)
+        return Detections(obb, np.ones(len(obb), np.float32), np.zeros(len(obb), np.int64),
+                          np.array(colors, dtype=object), np.array(values, dtype=object))
+
+    for img_path in sorted((root / "images").glob("*.jpg")):
+        image = cv2.imread(str(img_path))
+        predict.__defaults__[0][image.tobytes()[:4096] + image.tobytes()[-4096:]] = label_path(
+            img_path)
+    return predict
+
+
+def test_eval_scores_perfect_answers_as_perfect(tmp_path) -> None:
+    root = tmp_path / "set"
+    write_eval_dataset(root, 4, 21, [load_deck("deck-dash")], TRAIN_STYLES)
+    rep = evaluate(root, _oracle(root))
+    assert rep.images == 4
+    assert rep.map50 > 0.99 and rep.map50_95 > 0.9
+    assert rep.identity_accuracy == 1.0 and rep.frames_with_false_card == 0
+
+
+def test_eval_counts_a_wrong_colour_as_wrong(tmp_path) -> None:
+    root = tmp_path / "set"
+    write_eval_dataset(root, 3, 22, [load_deck("dos")], TRAIN_STYLES)
+    oracle = _oracle(root)
+
+    def wrong(image):
+        d = oracle(image)
+        swap = {"red": "blue", "blue": "red", "green": "yellow", "yellow": "green", None: None}
+        flipped = np.array([swap[c] for c in d.color], dtype=object)
+        return Detections(d.obb, d.confidence, d.class_id, flipped, d.value)
+
+    truth = evaluate(root, oracle)
+    rep = evaluate(root, wrong)
+    coloured = sum(r["cards"] for r in truth.per_class if " " in r["class"])
+    assert coloured > 0
+    assert rep.identity_correct == truth.identity_correct - coloured
+
+
+def test_identity_names_for_colourless_cards() -> None:
+    assert identity_of(None, "wild") == "wild"
+    assert identity_of("red", "7") == "red 7"
+    assert identity_of(None, "back") == "back"

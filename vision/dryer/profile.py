@@ -1,0 +1,28 @@
+"""What Wash Dash parts look like, as data: the colours and rough proportions the renderer
+draws and the reader expects (relative to one dryer's width W and height H).
+
+Pieces come in one colour each (ruling WD-1: blue pants, red dress, yellow shirt) and the
+pins in the same three colours, so a colour names a piece *and* a pin; shape and position
+tell them apart: a pin is narrow and sticks up above the bar it clips to, a piece is wide
+and hangs below it.
+"""
+
+from __future__ import annotations
+
+from referee.washdash.pieces import PIECE_COLOR, Piece, PinColor
+
+COLORS: tuple[str, ...] = ("red", "yellow", "blue")
+PIECE_OF_COLOR: dict[str, Piece] = {c.value: p for p, c in PIECE_COLOR.items()}
+PIN_OF_COLOR: dict[str, PinColor] = {c.value: c for c in PinColor}
+
+BAR_ROWS = (0.2, 0.5, 0.8)  # bar heights as a share of the dryer's height (bar 1 on top)
+PIECE_WIDTH = (0.2, 0.3)  # of W
+PIECE_HEIGHT = (0.55, 0.78)  # of the spacing between bars
+PIN_WIDTH = (0.022, 0.032)  # of W
+PIN_HEIGHT = (0.1, 0.13)  # of H
+PIN_ABOVE = (0.42, 0.6)  # share of a pin's height above the top edge of what it clips
+
+# Hue windows (OpenCV hue, 0..180) for the reader's colour classes, after white balance.
+HUE = {"red": ((0, 14), (165, 180)), "yellow": ((17, 40),), "blue": ((90, 135),)}
+MIN_SATURATION = 90  # 0..255
+MIN_VALUE = 60  # 0..255

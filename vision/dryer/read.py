@@ -1,0 +1,200 @@
+"""Reading a dryer: which piece hangs on which bar, held by which pins → ``Dryer``.
+
+A classical colour-and-shape reader, not a network (design in docs/VISION-TABLE.md): the
+three piece colours and three pin colours are the same saturated red, yellow and blue, every
+player owns one of each, and the geometry is fixed by the dryer, so after the calibrated
+dryer zone is flattened to a canonical grid the question is "where is each colour, and is it
+wide (a piece) or narrow and sticking up above a bar (a pin)?". It needs no training, runs
+in a few milliseconds, and every mistake can be explained.
+
+1. Flatten the dryer zone to a ``GRID`` image with the perspective the calibration implies;
+   each bar's line is the middle of its calibrated bar zone.
+2. White-balance on the unsaturated pixels (the dryer frame, the table) so a warm or cool
+   light does not move yellow towards red.
+3. Per colour, saturated pixels of that hue; with an empty-dryer reference (taken when the
+   dryers are cleared), only pixels that changed since it (a red tablecloth is ignored).
+4. A piece is what survives an opening wider than any pin; a pin is a narrow blob left over
+   that sticks up above a bar line. Each pin holds the pieces on its bar whose width covers
+   it (two pieces when they share it, fig. 4c).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from referee.washdash.dryer import Dryer, HungPiece
+from vision.dryer import profile as P
+from vision.table.zones import TableLayout, Zone
+
+GRID = (240, 180)  # canonical dryer image, width × height
+
+
+@dataclass(frozen=True)
+class Blob:
+    color: str
+    box: tuple[int, int, int, int]  # x1, y1, x2, y2 in the grid
+    area: int
+
+
+@dataclass(frozen=True)
+class DryerReading:
+    dryer: Dryer
+    confidence: float
+    pieces: tuple[Blob, ...] = ()
+    pins: tuple[Blob, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def _corners(zone: Zone, w: int, h: int) -> np.ndarray:
+    """The zone as four frame-pixel corners TL, TR, BR, BL (any polygon: its min-area box)."""
+    pts = np.float32([[x * w, y * h] for x, y in zone.points])
+    if len(pts) != 4:
+        pts = cv2.boxPoints(cv2.minAreaRect(pts)).astype(np.float32)
+    s, d = pts.sum(1), pts[:, 0] - pts[:, 1]
+    return np.float32([pts[np.argmin(s)], pts[np.argmax(d)], pts[np.argmax(s)], pts[np.argmin(d)]])
+
+
+def _white_balance(img: np.ndarray) -> np.ndarray:
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    grey = (hsv[..., 1] < 60) & (hsv[..., 2] > 60) & (hsv[..., 2] < 250)
+    if grey.sum() < 0.05 * grey.size:
+        return img
+    mean = img[grey].reshape(-1, 3).astype(np.float32).mean(0)
+    gain = mean.mean() / np.maximum(mean, 1)
+    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def colour_masks(img: np.ndarray) -> dict[str, np.ndarray]:
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    vivid = (s >= P.MIN_SATURATION) & (v >= P.MIN_VALUE)
+    out = {}
+    for color, windows in P.HUE.items():
+        m = np.zeros(h.shape, bool)
+        for lo, hi in windows:
+            m |= (h >= lo) & (h <= hi)
+        out[color] = ((m & vivid) * 255).astype(np.uint8)
+    return out
+
+
+@dataclass
+class DryerReader:
+    """Reads one seat's dryer from a frame, given the seat's calibrated zones."""
+
+    layout: TableLayout
+    seat: int = 0
+    diff_threshold: int = 45  # grey levels: changed since the empty reference
+
+    def __post_init__(self) -> None:
+        self._dryer = next(z for z in self.layout.zones
+                           if z.kind.value == "dryer" and z.seat == self.seat)
+        bars = self.layout.bars(self.seat)
+        if len(bars) != 3:
+            raise ValueError(f"seat {self.seat}'s dryer needs three calibrated bars, has "
+                             f"{len(bars)}")
+        self._bars = bars
+        self._reference: np.ndarray | None = None
+
+    def _flatten(self, image: np.ndarray) -> tuple[np.ndarray, list[float]]:
+        h, w = image.shape[:2]
+        gw, gh = GRID
+        src = _corners(self._dryer, w, h)
+        dst = np.float32([[0, 0], [gw, 0], [gw, gh], [0, gh]])
+        hom = cv2.getPerspectiveTransform(src, dst)
+        flat = cv2.warpPerspective(image, hom, GRID, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        lines = []
+        for bar in self._bars:
+            pts = np.float32([[x * w, y * h] for x, y in bar.points]).reshape(1, -1, 2)
+            lines.append(float(cv2.perspectiveTransform(pts, hom)[0, :, 1].mean()))
+        return flat, lines
+
+    def set_reference(self, empty_image: np.ndarray | None) -> None:
+        """The dryer with nothing on it (round start); None forgets it."""
+        self._reference = None if empty_image is None else self._flatten(empty_image)[0]
+
+    def read(self, image: np.ndarray) -> DryerReading:
+        flat, lines = self._flatten(image)
+        gw, gh = GRID
+        masks = colour_masks(_white_balance(flat))
+        if self._reference is not None:
+            diff = cv2.absdiff(cv2.GaussianBlur(flat, (5, 5), 0),
+                               cv2.GaussianBlur(self._reference, (5, 5), 0)).max(2)
+            changed = cv2.dilate((diff > self.diff_threshold).astype(np.uint8) * 255,
+                                 np.ones((5, 5), np.uint8))
+            masks = {c: m & changed for c, m in masks.items()}
+        spacing = abs(lines[1] - lines[0]) if len(lines) > 1 else gh / 3
+        piece_k = cv2.getStructuringElement(cv2.MORPH_RECT,
+                                            (max(3, int(gw * 0.055)), max(3, int(gh * 0.05))))
+        min_piece = gw * spacing * 0.025
+        min_pin = max(6, int(gw * gh * 0.0006))
+        pieces: list[Blob] = []
+        pins: list[Blob] = []
+        for color, m in masks.items():
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+            body = cv2.morphologyEx(m, cv2.MORPH_OPEN, piece_k)
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(body)
+            best = max(range(1, n), key=lambda i: stats[i, cv2.CC_STAT_AREA], default=None)
+            if best is not None and stats[best, cv2.CC_STAT_AREA] >= min_piece:
+                x, y, bw, bh, area = stats[best]
+                pieces.append(Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area)))
+                body = ((lab == best) * 255).astype(np.uint8)
+            else:
+                body = np.zeros_like(m)
+            rest = m & ~cv2.dilate(body, np.ones((3, 3), np.uint8))
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(rest)
+            cands = []
+            for i in range(1, n):
+                x, y, bw, bh, area = stats[i]
+                if area < min_pin or bw > gw * 0.09 or bh < gh * 0.025:
+                    continue
+                # a pin sticks up above a bar line
+                if not any(y < line - 1 and y + bh > line - gh * 0.07 for line in lines):
+                    continue
+                cands.append(Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area)))
+            if cands:
+                pins.append(max(cands, key=lambda b: b.area))  # one pin of each colour
+        return self._assemble(pieces, pins, lines, gh)
+
+    def _assemble(self, pieces: list[Blob], pins: list[Blob], lines: list[float],
+                  gh: int) -> DryerReading:
+        def bar_of_top(y: float) -> int:
+            return int(np.argmin([abs(y - line) for line in lines]))
+
+        notes = []
+        hung: list[list[tuple[Blob, list[str]]]] = [[], [], []]
+        for piece in sorted(pieces, key=lambda b: b.box[0]):
+            top = piece.box[1]
+            b = bar_of_top(top)
+            if abs(top - lines[b]) > gh * 0.12:
+                notes.append(f"{piece.color} blob is not hanging from a bar")
+                continue
+            hung[b].append((piece, []))
+        for pin in pins:
+            x1, y1, x2, y2 = pin.box
+            cx = (x1 + x2) / 2
+            b = bar_of_top((y1 + y2) / 2)
+            tol = max(2.0, (x2 - x1) * 0.5)
+            held = [pins_of for piece, pins_of in hung[b]
+                    if piece.box[0] - tol <= cx <= piece.box[2] + tol]
+            if not held:
+                notes.append(f"{pin.color} pin holds nothing")
+            for pins_of in held:
+                pins_of.append(pin.color)
+        bars = []
+        for bar in hung:
+            out = []
+            for piece, pin_colors in bar:
+                if not pin_colors:
+                    notes.append(f"{piece.color} piece has no pin")
+                    continue
+                order = [c for c in ("red", "yellow", "blue") if c in pin_colors]
+                out.append(HungPiece(P.PIECE_OF_COLOR[piece.color],
+                                     tuple(P.PIN_OF_COLOR[c] for c in order)))
+            bars.append(tuple(out))
+        confidence = 1.0 if not notes else 0.5
+        return DryerReading(Dryer(tuple(bars)), confidence, tuple(pieces), tuple(pins),
+                            tuple(notes))

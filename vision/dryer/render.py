@@ -1,0 +1,292 @@
+"""Rendered Wash Dash dryers seen from the table camera, with their true state and zones.
+
+A dryer is a frame with three horizontal bars; pieces hang below a bar and pins clip them to
+it, sticking up above the bar. The whole dryer is composed in its own pixel grid, then placed
+on a random table with Vision I's compositor, light (colour casts, gradients, glare),
+perspective and camera damage (blur, noise, JPEG), so the reader meets the same domain
+randomisation as the card models. Each sample also carries the *empty* dryer under nearly
+the same light (the reference a game takes when the dryers are cleared between rounds) and
+calibration zones drawn the way a family would draw them: a little off.
+
+States follow the rules' figures: one piece per bar with one pin (fig. 4a), one piece held
+by two pins (4b), two pieces sharing one pin (4c), mixed, partial and empty dryers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from referee.washdash.dryer import Dryer, HungPiece
+from referee.washdash.pieces import Piece, PinColor
+from vision.dryer import profile as P
+from vision.render.faces import ink
+from vision.render.scenes import FRAME_H, FRAME_W, Canvas, Sprite, _degrade, _light, _perspective
+from vision.render.tables import occluder, smooth_noise, table
+from vision.table.zones import TableLayout, Zone, ZoneKind
+
+DW, DH = 320, 240  # the dryer's own pixel grid
+
+
+@dataclass
+class DryerSample:
+    image: np.ndarray  # BGR uint8, FRAME_H×FRAME_W
+    empty: np.ndarray  # the same dryer with nothing hung, BGR uint8
+    dryer: Dryer
+    layout: TableLayout  # seat_0_dryer + seat_0_dryer_bar_1..3, normalised
+
+
+# --- states ---------------------------------------------------------------------------------
+def random_state(rng: np.random.Generator) -> Dryer:
+    """A dryer state the rules allow, drawn over the figures' shapes of task."""
+    pieces = list(Piece)
+    pins = list(PinColor)
+    rng.shuffle(pieces)
+    rng.shuffle(pins)
+    bars: list[list[HungPiece]] = [[], [], []]
+    if rng.random() < 0.06:
+        return Dryer()
+    free_bars = [0, 1, 2]
+    rng.shuffle(free_bars)
+    kinds = rng.choice(["one", "two_pins", "shared"], size=3, p=[0.6, 0.2, 0.2])
+    for kind in kinds:
+        if not free_bars or not pieces or not pins:
+            break
+        if rng.random() < 0.15:  # a partial dryer: stop early
+            break
+        bar = free_bars.pop()
+        if kind == "two_pins" and len(pins) >= 2:
+            bars[bar].append(HungPiece(pieces.pop(), tuple(sorted((pins.pop(), pins.pop()),
+                                                                  key=_pin_order))))
+        elif kind == "shared" and len(pieces) >= 2:
+            pin = pins.pop()
+            bars[bar] += [HungPiece(pieces.pop(), (pin,)), HungPiece(pieces.pop(), (pin,))]
+        else:
+            bars[bar].append(HungPiece(pieces.pop(), (pins.pop(),)))
+    return Dryer(tuple(tuple(b) for b in bars))
+
+
+def _pin_order(p: PinColor) -> int:
+    return list(PinColor).index(p)
+
+
+# --- drawing parts ----------------------------------------------------------------------------
+def _shape(piece: Piece, w: int, h: int, rng: np.random.Generator) -> tuple[np.ndarray, float, float]:
+    """Alpha mask of a piece in a w×h box, and its top edge's extent (x0, x1) as shares of w."""
+    a = np.zeros((h, w), np.uint8)
+    if piece is Piece.PANTS:
+        waist = int(h * rng.uniform(0.18, 0.28))
+        cv2.rectangle(a, (int(w * 0.08), 0), (int(w * 0.92), waist), 255, -1)
+        gap = rng.uniform(0.04, 0.1)
+        cv2.fillPoly(a, [np.int32([[w * 0.08, waist], [w * (0.5 - gap / 2), waist],
+                                   [w * (0.47 - gap / 2), h - 1], [w * 0.05, h - 1]])], 255)
+        cv2.fillPoly(a, [np.int32([[w * (0.5 + gap / 2), waist], [w * 0.92, waist],
+                                   [w * 0.95, h - 1], [w * (0.53 + gap / 2), h - 1]])], 255)
+        top = (0.08, 0.92)
+    elif piece is Piece.DRESS:
+        t0, t1 = rng.uniform(0.22, 0.3), rng.uniform(0.7, 0.78)
+        waist = h * rng.uniform(0.3, 0.45)
+        cv2.fillPoly(a, [np.int32([[w * t0, 0], [w * t1, 0], [w * (t1 - 0.03), waist],
+                                   [w, h - 1], [0, h - 1], [w * (t0 + 0.03), waist]])], 255)
+        top = (t0, t1)
+    else:  # shirt: a T with sleeves
+        sl = h * rng.uniform(0.3, 0.45)
+        cv2.rectangle(a, (int(w * 0.2), 0), (int(w * 0.8), h - 1), 255, -1)
+        cv2.fillPoly(a, [np.int32([[w * 0.2, 0], [0, sl * 0.6], [w * 0.08, sl],
+                                   [w * 0.2, sl * 0.7]])], 255)
+        cv2.fillPoly(a, [np.int32([[w * 0.8, 0], [w - 1, sl * 0.6], [w * 0.92, sl],
+                                   [w * 0.8, sl * 0.7]])], 255)
+        cv2.ellipse(a, (w // 2, 0), (int(w * 0.1), int(h * 0.07)), 0, 0, 180, 0, -1)
+        top = (0.0, 1.0)
+    return cv2.GaussianBlur(a, (3, 3), 0).astype(np.float32) / 255, top[0], top[1]
+
+
+def _fabric(rgb: tuple[int, int, int], h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = rgb
+    img *= (0.82 + 0.3 * smooth_noise(h, w, rng, 4))[..., None]
+    for _ in range(int(rng.integers(0, 4))):  # folds
+        x = int(rng.integers(0, w))
+        cv2.line(img, (x, int(h * 0.2)), (x + int(rng.integers(-8, 8)), h - 1),
+                 tuple(float(v) * 0.75 for v in rgb), int(rng.integers(1, 3)), cv2.LINE_AA)
+    return img
+
+
+def _over(dst: np.ndarray, dst_a: np.ndarray, rgb: np.ndarray, a: np.ndarray, x: int, y: int) -> None:
+    """Alpha-composite rgb/a onto dst at (x, y), clipped."""
+    h, w = a.shape
+    H, W = dst_a.shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    sa = a[y0 - y : y1 - y, x0 - x : x1 - x][..., None]
+    dst[y0:y1, x0:x1] = dst[y0:y1, x0:x1] * (1 - sa) + rgb[y0 - y : y1 - y, x0 - x : x1 - x] * sa
+    dst_a[y0:y1, x0:x1] = np.maximum(dst_a[y0:y1, x0:x1], sa[..., 0])
+
+
+def _pin_sprite(color: str, w: int, h: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    rgb = np.empty((h, w, 3), np.float32)
+    c = ink(color, rng)
+    rgb[:] = c
+    rgb *= (0.85 + 0.25 * smooth_noise(h, w, rng, 2))[..., None]
+    cv2.line(rgb, (w // 2, 0), (w // 2, h - 1), tuple(v * 0.6 for v in c), 1)  # the prongs' seam
+    sy = int(h * rng.uniform(0.45, 0.6))
+    g = float(rng.uniform(120, 200))
+    cv2.rectangle(rgb, (0, sy), (w - 1, sy + max(1, h // 12)), (g, g, g), -1)  # the spring
+    a = np.ones((h, w), np.float32)
+    a[0, 0] = a[0, -1] = 0.3
+    return rgb, a
+
+
+def _frame(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[float], int]:
+    """The empty dryer: posts, three rods, a foot rail. Unsaturated plastic, metal or wood."""
+    kind = rng.choice(["white", "grey", "wood", "dark", "pastel"])
+    if kind == "white":
+        col = np.array([rng.uniform(215, 250)] * 3)
+    elif kind == "grey":
+        col = np.array([rng.uniform(110, 190)] * 3)
+    elif kind == "wood":
+        col = np.array([rng.uniform(170, 215), rng.uniform(140, 175), rng.uniform(95, 130)])
+    elif kind == "dark":
+        col = np.array([rng.uniform(25, 70)] * 3)
+    else:
+        base = rng.uniform(170, 235)
+        col = base - rng.uniform(0, 35, 3)
+    rgb = np.zeros((DH, DW, 3), np.float32)
+    a = np.zeros((DH, DW), np.float32)
+    post = int(rng.integers(8, 14))
+    rod = int(rng.integers(4, 8))
+    bars = [DH * r + rng.normal(0, 2) for r in P.BAR_ROWS]
+    mask = np.zeros((DH, DW), np.uint8)
+    cv2.rectangle(mask, (2, 0), (2 + post, DH - 1), 255, -1)
+    cv2.rectangle(mask, (DW - 3 - post, 0), (DW - 3, DH - 1), 255, -1)
+    for y in bars:
+        cv2.rectangle(mask, (2, int(y - rod / 2)), (DW - 3, int(y + rod / 2)), 255, -1)
+    cv2.rectangle(mask, (0, DH - 8), (DW - 1, DH - 1), 255, -1)
+    a = mask.astype(np.float32) / 255
+    rgb[:] = col
+    rgb *= (0.85 + 0.25 * smooth_noise(DH, DW, rng, 3))[..., None]
+    # a rod is round: a highlight along its top
+    for y in bars:
+        cv2.line(rgb, (2, int(y - rod / 4)), (DW - 3, int(y - rod / 4)),
+                 tuple(float(min(255, v * 1.15 + 20)) for v in col), 1)
+    return rgb, a, bars, rod
+
+
+def _hang(dryer: Dryer, rgb: np.ndarray, a: np.ndarray, bars: list[float], rod: int,
+          rng: np.random.Generator) -> None:
+    spacing = DH * (P.BAR_ROWS[1] - P.BAR_ROWS[0])
+    lo_x, hi_x = 18, DW - 18
+    for b, bar in enumerate(dryer.bars):
+        if not bar:
+            continue
+        top_y = int(bars[b] - rod / 2)
+        sizes = [(int(DW * rng.uniform(*P.PIECE_WIDTH)), int(spacing * rng.uniform(*P.PIECE_HEIGHT)))
+                 for _ in bar]
+        shapes = [_shape(h.piece, w, hh, rng) for h, (w, hh) in zip(bar, sizes, strict=True)]
+        pw = int(DW * rng.uniform(*P.PIN_WIDTH))
+        ph = int(DH * rng.uniform(*P.PIN_HEIGHT))
+        pins: list[tuple[str, int]] = []  # (colour, x centre)
+        if len(bar) == 2:  # two pieces sharing a pin: they overlap at the pin
+            (w0, _), (w1, _) = sizes
+            (_, _, t1a), (_, t0b, _) = shapes[0], shapes[1]
+            right_a = w0 * t1a - pw * rng.uniform(0.8, 1.6)
+            left_b = w1 * t0b + pw * rng.uniform(0.8, 1.6)
+            span = right_a + (w1 - left_b)
+            x_a = int(rng.uniform(lo_x, hi_x - span))
+            pin_x = int(x_a + right_a)
+            xs = [x_a, int(pin_x - left_b)]
+            pins.append((bar[0].pins[0].value, pin_x))
+        else:
+            (w0, _), (_, t0, t1) = sizes[0], shapes[0]
+            xs = [int(rng.uniform(lo_x, hi_x - w0))]
+            edge0, edge1 = xs[0] + w0 * t0, xs[0] + w0 * t1
+            if len(bar[0].pins) == 1:
+                pins.append((bar[0].pins[0].value, int(rng.uniform(edge0 + 0.3 * (edge1 - edge0),
+                                                                   edge0 + 0.7 * (edge1 - edge0)))))
+            else:
+                order = list(bar[0].pins)
+                rng.shuffle(order)
+                for k, pin in enumerate(order):
+                    f = rng.uniform(0.12, 0.3) if k == 0 else rng.uniform(0.7, 0.88)
+                    pins.append((pin.value, int(edge0 + f * (edge1 - edge0))))
+        for h, (w, hh), (mask, _, _), x in zip(bar, sizes, shapes, xs, strict=True):
+            fabric = _fabric(ink(h.piece.color.value, rng), hh, w, rng)
+            _over(rgb, a, fabric, mask, x, top_y)
+        for color, x in pins:
+            prgb, pa = _pin_sprite(color, pw, ph, rng)
+            _over(rgb, a, prgb, pa, int(x - pw / 2), int(top_y - ph * rng.uniform(*P.PIN_ABOVE)))
+
+
+# --- the scene ----------------------------------------------------------------------------------
+def _zones(m: np.ndarray, hom: np.ndarray, bars: list[float], rod: int,
+           rng: np.random.Generator, sloppy: float) -> TableLayout:
+    """Calibration zones as a family would draw them on the tablet: a little off."""
+
+    def to_frame(pts: np.ndarray) -> list[tuple[float, float]]:
+        p = pts @ m[:, :2].T + m[:, 2]
+        p = cv2.perspectiveTransform(p.reshape(1, -1, 2), hom).reshape(-1, 2)
+        p += rng.normal(0, sloppy, p.shape) * [FRAME_W, FRAME_H]
+        p[:, 0] = np.clip(p[:, 0] / FRAME_W, 0, 1)
+        p[:, 1] = np.clip(p[:, 1] / FRAME_H, 0, 1)
+        return [(float(x), float(y)) for x, y in p]
+
+    zones = [Zone("seat_0_dryer", ZoneKind.DRYER,
+                  tuple(to_frame(np.float64([[0, 0], [DW, 0], [DW, DH], [0, DH]]))), 0)]
+    half = rod / 2 + DH * 0.03
+    for b, y in enumerate(bars):
+        quad = np.float64([[2, y - half], [DW - 3, y - half], [DW - 3, y + half], [2, y + half]])
+        zones.append(Zone(f"seat_0_dryer_bar_{b + 1}", ZoneKind.BAR, tuple(to_frame(quad)), 0,
+                          b + 1))
+    return TableLayout(tuple(zones))
+
+
+def render_dryer(rng: np.random.Generator, dryer: Dryer | None = None, *,
+                 sloppy: float = 0.004, hands: bool = False) -> DryerSample:
+    """One 640×480 frame with one dryer (state random unless given)."""
+    dryer = dryer if dryer is not None else random_state(rng)
+    frame_rgb, frame_a, bars, rod = _frame(rng)
+    full_rgb, full_a = frame_rgb.copy(), frame_a.copy()
+    _hang(dryer, full_rgb, full_a, bars, rod, rng)
+    bg = table(FRAME_H, FRAME_W, rng)
+    width = float(rng.uniform(160, 320))  # camera height and table size vary
+    s = width / DW
+    ang = np.radians(rng.normal(0, 3))
+    c, si = np.cos(ang) * s, np.sin(ang) * s
+    m = np.array([[c, -si, 0.0], [si, c, 0.0]])
+    cx = rng.uniform(width / 2 + 10, FRAME_W - width / 2 - 10)
+    cy = rng.uniform(DH * s / 2 + 10, FRAME_H - DH * s / 2 - 10)
+    m[:, 2] = [cx, cy] - m[:, :2] @ np.array([DW / 2, DH / 2])
+    hom = _perspective(rng, rng.uniform(0, 0.04))
+    light_seed = int(rng.integers(2**31))
+    clutter_seed = int(rng.integers(2**31))
+    camera_seed = int(rng.integers(2**31))  # the same camera: same focus and compression
+    out = []
+    for rgb, a, drift in ((full_rgb, full_a, 1.0), (frame_rgb, frame_a, rng.uniform(0.93, 1.07))):
+        canvas = Canvas(bg)
+        shadow_rng = np.random.default_rng(light_seed + 1)
+        canvas.place(Sprite(rgb, a, "dryer"), m, shadow_rng)
+        crng = np.random.default_rng(clutter_seed)
+        for _ in range(int(crng.poisson(0.6))):
+            orgb, oa = occluder(FRAME_H, FRAME_W, crng, str(crng.choice(["mug", "note", "pen",
+                                                                         "coin", "phone"])))
+            canvas.occlude(orgb, oa * _outside(m, oa.shape), crng)
+        if hands and out:  # hands only ever in the frame being read, never the reference
+            pass
+        img = _light(canvas.img, np.random.default_rng(light_seed)) * drift
+        img = cv2.warpPerspective(img, hom, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REFLECT)
+        img = img + rng.normal(0, 2.0, img.shape)  # sensor noise differs frame to frame
+        img = _degrade(img, np.random.default_rng(camera_seed))
+        out.append(cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
+    layout = _zones(m, hom, bars, rod, rng, sloppy)
+    return DryerSample(out[0], out[1], dryer, layout)
+
+
+def _outside(m: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """1 outside the dryer's footprint, 0 inside: table clutter sits beside the dryer."""
+    mask = np.ones(shape, np.float32)
+    quad = np.float64([[0, 0], [DW, 0], [DW, DH], [0, DH]]) @ m[:, :2].T + m[:, 2]
+    cv2.fillPoly(mask, [quad.astype(np.int32)], 0.0)
+    return mask

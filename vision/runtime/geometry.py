@@ -1,0 +1,104 @@
+"""Letterboxing, decoding of Ultralytics OBB output, rotated-box IoU and NMS, in numpy."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+EPS = 1e-7
+
+
+def letterbox(
+    image: np.ndarray, size: int, color: int = 114
+) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """Resize keeping aspect ratio and pad to size×size, as Ultralytics does when training.
+
+    Returns the padded image, the scale factor and the (left, top) padding.
+    """
+    h, w = image.shape[:2]
+    r = min(size / h, size / w)
+    nw, nh = round(w * r), round(h * r)
+    resized = (
+        cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR) if (nw, nh) != (w, h) else image
+    )
+    left, top = (size - nw) // 2, (size - nh) // 2
+    out = np.full((size, size, 3), color, np.uint8)
+    out[top : top + nh, left : left + nw] = resized
+    return out, r, (left, top)
+
+
+def to_tensor(images_rgb: list[np.ndarray]) -> np.ndarray:
+    """HWC uint8 RGB images → NCHW float32 in 0..1 (Ultralytics' input convention)."""
+    batch = np.stack(images_rgb).astype(np.float32) / 255.0
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+
+
+def _covariance(obb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a, b = obb[:, 2] ** 2 / 12, obb[:, 3] ** 2 / 12
+    c, s = np.cos(obb[:, 4]), np.sin(obb[:, 4])
+    return a * c**2 + b * s**2, a * s**2 + b * c**2, (a - b) * c * s
+
+
+def probiou(obb1: np.ndarray, obb2: np.ndarray) -> np.ndarray:
+    """Pairwise probabilistic IoU (N×M) of rotated boxes: the Bhattacharyya-distance overlap
+    of each box's Gaussian, as Ultralytics' OBB NMS uses."""
+    a1, b1, c1 = (v[:, None] for v in _covariance(obb1))
+    a2, b2, c2 = (v[None, :] for v in _covariance(obb2))
+    x1, y1 = obb1[:, 0:1], obb1[:, 1:2]
+    x2, y2 = obb2[None, :, 0], obb2[None, :, 1]
+    den = (a1 + a2) * (b1 + b2) - (c1 + c2) ** 2 + EPS
+    t1 = ((a1 + a2) * (y1 - y2) ** 2 + (b1 + b2) * (x1 - x2) ** 2) / den * 0.25
+    t2 = ((c1 + c2) * (x2 - x1) * (y1 - y2)) / den * 0.5
+    det1 = np.sqrt(np.clip(a1 * b1 - c1**2, 0, None))
+    det2 = np.sqrt(np.clip(a2 * b2 - c2**2, 0, None))
+    t3 = np.log(den / (4 * det1 * det2 + EPS) + EPS) * 0.5
+    bd = np.clip(t1 + t2 + t3, EPS, 100.0)
+    return 1 - np.sqrt(1 - np.exp(-bd) + EPS)
+
+
+def nms_rotated(obb: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Greedy NMS on rotated boxes; returns kept indices, best first."""
+    order = np.argsort(-scores)
+    if len(order) == 0:
+        return order
+    ious = probiou(obb[order], obb[order])
+    keep: list[int] = []
+    suppressed = np.zeros(len(order), bool)
+    for i in range(len(order)):
+        if suppressed[i]:
+            continue
+        keep.append(i)
+        suppressed |= ious[i] > iou
+    return order[np.array(keep)]
+
+
+def decode_obb(
+    output: np.ndarray, conf: float, iou: float, max_det: int = 100
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ultralytics OBB head output (1, 4+nc+1, anchors) → (obb N×5, scores N, class N).
+
+    Rows are cx, cy, w, h, class scores…, angle; coordinates are in network-input pixels.
+    """
+    pred = output[0].T  # anchors × (4 + nc + 1)
+    scores_all = pred[:, 4:-1]
+    cls = scores_all.argmax(1)
+    scores = scores_all[np.arange(len(pred)), cls]
+    m = scores > conf
+    if not m.any():
+        return np.zeros((0, 5), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+    boxes = np.concatenate([pred[m, :4], pred[m, -1:]], 1).astype(np.float32)
+    scores, cls = scores[m], cls[m]
+    # class-aware NMS by offsetting classes apart
+    shifted = boxes.copy()
+    shifted[:, :2] += cls[:, None] * 4096.0
+    keep = nms_rotated(shifted, scores, iou)[:max_det]
+    return boxes[keep], scores[keep].astype(np.float32), cls[keep].astype(np.int64)
+
+
+def polygon_iou(p1: np.ndarray, p2: np.ndarray) -> float:
+    """Exact IoU of two convex polygons (k×2), for evaluation."""
+    a = np.asarray(p1, np.float32)
+    b = np.asarray(p2, np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    return float(inter / union) if union > 0 else 0.0

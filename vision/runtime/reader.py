@@ -1,0 +1,121 @@
+"""Frame → cards: find cards (OBB detector), rectify each, read symbol and colour.
+
+Pure onnxruntime + numpy + OpenCV; no torch. A deck profile, when given, limits answers to
+cards that deck contains (the best *allowed* colour × value pair wins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.decks import DeckProfile
+from vision.runtime.detections import Detections
+from vision.runtime.geometry import decode_obb, letterbox, to_tensor
+from vision.runtime.onnx_model import OnnxModel
+from vision.runtime.rectify import rectify
+
+MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
+DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
+CROP_SIZE = 64  # rectified crop side; the classifiers resize it to their own input
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    conf: float = 0.4  # detector confidence threshold
+    iou: float = 0.5  # rotated NMS threshold
+    threads: int = 2
+
+
+class CardReader:
+    """Load the three ONNX models once; call with a BGR frame to get :class:`Detections`."""
+
+    def __init__(
+        self,
+        models_dir: str | Path = MODELS_DIR,
+        deck: DeckProfile | None = None,
+        config: ReaderConfig = ReaderConfig(),
+    ) -> None:
+        d = Path(models_dir)
+        self.config = config
+        self.detector = OnnxModel(d / DETECTOR, config.threads)
+        self.symbol = OnnxModel(d / SYMBOL, config.threads)
+        self.color = OnnxModel(d / COLOR, config.threads)
+        self.deck = deck
+        self._sym_names = [self.symbol.names[i] for i in range(len(self.symbol.names))]
+        self._col_names = [self.color.names[i] for i in range(len(self.color.names))]
+
+    def detect(self, frame_bgr: np.ndarray) -> Detections:
+        """Card boxes only (no reading), in frame pixels."""
+        size = self.detector.imgsz
+        boxed, r, (left, top) = letterbox(frame_bgr, size)
+        out = self.detector(to_tensor([boxed[..., ::-1]]))
+        obb, scores, cls = decode_obb(out, self.config.conf, self.config.iou)
+        obb[:, 0] = (obb[:, 0] - left) / r
+        obb[:, 1] = (obb[:, 1] - top) / r
+        obb[:, 2:4] /= r
+        return Detections(obb, scores, cls)
+
+    def _classify(self, model: OnnxModel, crops: list[np.ndarray]) -> np.ndarray:
+        size = model.imgsz
+        imgs = [
+            c if c.shape[0] == size else cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA)
+            for c in crops
+        ]
+        probs = model(to_tensor(imgs))
+        if not np.allclose(probs.sum(1), 1, atol=1e-3):  # logits → probabilities
+            e = np.exp(probs - probs.max(1, keepdims=True))
+            probs = e / e.sum(1, keepdims=True)
+        return probs
+
+    def read(self, frame_bgr: np.ndarray, dets: Detections) -> Detections:
+        """Classify each detected card; drops detections the classifier calls "other"."""
+        if len(dets) == 0:
+            return dets
+        rgb = frame_bgr[..., ::-1]
+        crops = [np.ascontiguousarray(rectify(rgb, tuple(o), CROP_SIZE)) for o in dets.obb]
+        ps = self._classify(self.symbol, crops)
+        pc = self._classify(self.color, crops)
+        colors, values, conf, keep = [], [], [], []
+        for i in range(len(dets)):
+            color, value, p = self._decide(ps[i], pc[i])
+            if value == "other":
+                continue
+            keep.append(i)
+            colors.append(color)
+            values.append(value)
+            conf.append(p * float(dets.confidence[i]))
+        out = dets[np.array(keep, dtype=np.int64)]
+        return Detections(
+            out.obb,
+            np.array(conf, np.float32),
+            out.class_id,
+            np.array(colors, dtype=object),
+            np.array(values, dtype=object),
+            {"detector_confidence": out.confidence},
+        )
+
+    def _decide(self, ps: np.ndarray, pc: np.ndarray) -> tuple[str | None, str, float]:
+        sym = {n: float(p) for n, p in zip(self._sym_names, ps, strict=True)}
+        col = {n: float(p) for n, p in zip(self._col_names, pc, strict=True)}
+        best = max(sym, key=sym.__getitem__)
+        if best in ("other", "back"):
+            return None, best, sym[best]
+        if self.deck is None:
+            c = max(col, key=col.__getitem__)
+            return (None if c == "none" else c), best, sym[best] * col[c]
+        options: list[tuple[float, str | None, str]] = []
+        for c, v in self.deck.identities():
+            p = sym.get(v, 0.0) * col.get(c or "none", 0.0)
+            options.append((p, c, v))
+        options.append((sym.get("back", 0.0), None, "back"))
+        options.append((sym.get("other", 0.0), None, "other"))
+        p, c, v = max(options, key=lambda o: o[0])
+        total = sum(o[0] for o in options)
+        return c, v, (p / total if total > 0 else 0.0)
+
+    def __call__(self, frame_bgr: np.ndarray) -> Detections:
+        return self.read(frame_bgr, self.detect(frame_bgr))

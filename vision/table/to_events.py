@@ -1,0 +1,221 @@
+"""Stable observations → referee events (or prompts for the tablet).
+
+The camera never rules: it proposes. A confident, unambiguous observation becomes an
+``Event`` with ``source=Source.CAMERA`` and the ``t_ns`` at which the new card *first
+appeared* (not when it was confirmed), so it orders correctly against pad slaps. Anything
+the camera cannot settle alone — a low confidence, a card it cannot name, who played it,
+which group a handoff went onto, a card taken back — becomes a ``Prompt``: a question for
+the tablet carrying the event it would suggest, so one tap confirms it.
+
+Per game (rulings TBL-2 … TBL-5):
+
+* Deck Dash: the discard pile's new top card → ``discard`` (``play`` for KEEP2, D2D1,
+  D4D3). A seat's area going from empty to cards → ``lay`` (that seat's Dash); cards added
+  to a seat's area later → a handoff prompt (the group number is the family's to tap).
+* DOS: ``discard_1``/``discard_2`` are the left/right piles → ``play`` with ``pile``.
+* Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
+  turn (the deal) → ``turn_up``.
+* Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer``; ``dryer_event``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.events import Event, Source
+from vision.table.adapter import UNREAD
+from vision.table.labels import BACK
+from vision.table.stability import Observation
+from vision.table.zones import TableLayout, ZoneKind
+
+DEFAULT_THRESHOLD = 0.6  # below this an observation is a question, not an event
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A question for the tablet. ``suggestion`` is the event one tap would send."""
+
+    kind: str  # confirm_card | who_played | which_group | taken_back | unknown_card
+    message: str
+    zone: str
+    t_ns: int
+    confidence: float
+    suggestion: Event | None = None
+    choices: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "prompt": self.kind,
+            "message": self.message,
+            "zone": self.zone,
+            "t_ns": self.t_ns,
+            "confidence": round(self.confidence, 4),
+            "suggestion": self.suggestion.to_dict() if self.suggestion else None,
+            "choices": list(self.choices),
+        }
+
+
+Proposal = Event | Prompt
+
+
+def _parser(game: str) -> Callable[[str], object]:
+    if game == "deck-dash":
+        from referee.cards import parse_card
+    elif game == "dos":
+        from referee.dos.cards import parse_card  # type: ignore[assignment]
+    elif game == "hit-the-deck":
+        from referee.hitthedeck.cards import parse_card  # type: ignore[assignment]
+    else:
+        raise ValueError(f"the camera reads no card piles for {game!r}")
+    return parse_card
+
+
+_DD_PLAYS = frozenset({"KEEP2", "D2D1", "D4D3"})
+
+
+@dataclass
+class EventMapper:
+    """Turns one game's observations into proposals. Keeps each pile's recent tops so a
+    card taken back (the top returns to the card under it) is asked about, not played."""
+
+    game: str
+    layout: TableLayout
+    threshold: float = DEFAULT_THRESHOLD
+    _tops: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._parse = _parser(self.game)
+
+    def _card_ok(self, token: str) -> bool:
+        try:
+            self._parse(token)
+        except ValueError:
+            return False
+        return True
+
+    def propose(self, obs: Observation, seat: int | None) -> list[Proposal]:
+        """``seat``: the player on turn according to the engine (None when nobody is)."""
+        zone = self.layout.zone(obs.zone)
+        if zone.kind is ZoneKind.DISCARD:
+            return self._pile(obs, seat)
+        if zone.kind is ZoneKind.SEAT and self.game == "deck-dash":
+            return self._seat_area(obs, zone.seat, seat)
+        return []  # draw pile, other games' seat areas: nothing the referee needs
+
+    # --- piles ------------------------------------------------------------------
+    def _pile(self, obs: Observation, seat: int | None) -> list[Proposal]:
+        history = self._tops.setdefault(obs.zone, [])
+        if not obs.after or obs.after[0] == BACK:
+            return []  # pile picked up or turned over: not a play
+        card = obs.after[0]
+        taken_back = len(history) >= 2 and history[-2] == card and obs.before == (history[-1],)
+        history.append(card)
+        del history[:-8]
+        if taken_back:
+            return [
+                Prompt(
+                    "taken_back",
+                    f"{obs.before[0]} was taken back off the pile and {card} is on top "
+                    "again: undo that play?",
+                    obs.zone,
+                    obs.t_ns,
+                    obs.confidence,
+                    None,  # the tablet knows the logged play's sequence number; we do not
+                    ("undo", "keep"),
+                )
+            ]
+        event = self._pile_event(obs.zone, card, seat, obs.t_ns)
+        if card == UNREAD or not self._card_ok(card):
+            return [
+                Prompt(
+                    "unknown_card",
+                    "A card was played that the camera cannot name: which card is it?",
+                    obs.zone,
+                    obs.t_ns,
+                    obs.confidence,
+                )
+            ]
+        if seat is None and event.kind != "turn_up":
+            return [
+                Prompt(
+                    "who_played", f"Who played {card}?", obs.zone, obs.t_ns, obs.confidence, event
+                )
+            ]
+        if obs.confidence < self.threshold:
+            return [
+                Prompt(
+                    "confirm_card",
+                    f"Is the card on the pile {card}?",
+                    obs.zone,
+                    obs.t_ns,
+                    obs.confidence,
+                    event,
+                )
+            ]
+        return [event]
+
+    def _pile_event(self, zone: str, card: str, seat: int | None, t_ns: int) -> Event:
+        if self.game == "dos":
+            piles = [z.name for z in self.layout.discard_piles()]
+            pile = "left" if piles.index(zone) == 0 else "right"
+            return Event("play", seat, {"card": card, "pile": pile}, t_ns, Source.CAMERA)
+        if self.game == "hit-the-deck":
+            if seat is None:
+                return Event("turn_up", None, {"card": card}, t_ns, Source.CAMERA)
+            return Event("play", seat, {"card": card}, t_ns, Source.CAMERA)
+        kind = "play" if card in _DD_PLAYS else "discard"
+        return Event(kind, seat, {"card": card}, t_ns, Source.CAMERA)
+
+    # --- a seat's laid Dash and handoffs (Deck Dash) -----------------------------
+    def _seat_area(
+        self, obs: Observation, owner: int | None, on_turn: int | None
+    ) -> list[Proposal]:
+        before, after = list(obs.before), list(obs.after)
+        added = list(after)
+        for c in before:
+            if c in added:
+                added.remove(c)
+        if not added:
+            return []  # cards picked up (end of round) or hidden: nothing to referee
+        if UNREAD in added or not all(self._card_ok(c) for c in added):
+            return [
+                Prompt(
+                    "unknown_card",
+                    f"Seat {owner}'s area has a card the camera cannot "
+                    "name: which cards are there?",
+                    obs.zone,
+                    obs.t_ns,
+                    obs.confidence,
+                )
+            ]
+        if not before:
+            event = Event("lay", owner, {"cards": sorted(after)}, obs.t_ns, Source.CAMERA)
+            if obs.confidence < self.threshold:
+                return [
+                    Prompt(
+                        "confirm_card",
+                        f"Did seat {owner} lay {' '.join(sorted(after))}?",
+                        obs.zone,
+                        obs.t_ns,
+                        obs.confidence,
+                        event,
+                    )
+                ]
+            return [event]
+        out: list[Proposal] = []
+        for card in added:
+            suggestion = Event("handoff", on_turn, {"card": card}, obs.t_ns, Source.CAMERA)
+            who = f"Seat {on_turn}" if on_turn is not None else "Someone"
+            out.append(
+                Prompt(
+                    "which_group",
+                    f"{who} handed off {card} to seat {owner}'s groups: onto which group?",
+                    obs.zone,
+                    obs.t_ns,
+                    obs.confidence,
+                    suggestion,
+                )
+            )
+        return out
