@@ -17,6 +17,7 @@ import pytest
 
 from referee.cards import Card, Special, format_cards, full_deck
 from referee.deckdash.check import find_dash, hand_off
+from referee.deckdash.dashes import GroupKind, get_dash
 from referee.deckdash.game import GAME
 from referee.deckdash.state import DeckDashState, Phase
 from referee.events import Event, Source
@@ -92,6 +93,8 @@ class RandomTable:
         self.deck = Counter(format_cards(full_deck()))
         self.return_with_discard = True  # a blocked player may return the card as a discard
         self.action_rate = 0.4  # how keen players are on Keep Two / Draw 2 / Draw 4
+        self.discard_plays = True  # may play a draw card by discarding it (DD-9)
+        self.smart = 0.8  # how often a player keeps what the Dash needs (else: any discard)
 
     # -- sending and checking ---------------------------------------------------------------
     def send(self, event: Event) -> list[Any]:
@@ -269,7 +272,14 @@ class RandomTable:
             self.send(ev("play", seat, card=str(rng.choice(actions))))
             return
         plain = [c for c in hand if c.special not in DRAW_ACTIONS] or hand
-        card = rng.choice(plain)
+        if seat not in rnd.laid and rng.random() < self.smart:
+            kinds = {p.kind for p in get_dash(level, rnd.dash).parts}
+            card = min(plain, key=lambda c: (keep_score(c, hand, kinds), rng.random()))
+        else:
+            card = rng.choice(plain)
+        if card.special in DRAW_ACTIONS and not self.discard_plays:
+            self.send(ev("play", seat, card=str(card)))
+            return
         payload: dict[str, Any] = {"card": str(card)}
         if card.special in (Special.SKIP_YOU, Special.BLOCK_YOU):
             others = [s for s in rnd.active if s != seat and s not in rnd.blocks]
@@ -289,6 +299,29 @@ class RandomTable:
             else:
                 self.take_turn_step()
         return self.state
+
+
+def keep_score(card: Card, hand: list[Card], kinds: set[GroupKind]) -> float:
+    """How much a player wants to keep ``card`` for a Dash made of ``kinds`` of groups."""
+    if card.is_wild:
+        return 1000.0
+    if card.is_special:
+        return -10.0
+    same_number = sum(1 for c in hand if c.number == card.number)
+    same_color = sum(1 for c in hand if c.color is card.color)
+    same_card = sum(1 for c in hand if c.color is card.color and c.number == card.number)
+    score = 0.0
+    if kinds & {GroupKind.SET, GroupKind.PAIR}:
+        score += 3 * same_number
+    if GroupKind.COLOR_PAIR in kinds:
+        score += 3 * same_card + same_color / 4
+    if GroupKind.SAME_COLOR in kinds:
+        score += same_color
+    if GroupKind.RUN in kinds:
+        score += 3 if same_number == 1 else 0
+    if GroupKind.COLOR_RUN in kinds:
+        score += same_color + (2 if same_card == 1 else 0)
+    return score
 
 
 def random_options(rng: random.Random, short: bool) -> dict[str, Any]:

@@ -143,6 +143,7 @@ def write_log(path: Path, seed: int) -> None:
     table = RandomTable(random.Random(seed), players, {"level": "advanced"})
     table.return_with_discard = False
     table.action_rate = 0.1
+    table.discard_plays = False  # draw cards are played with "play", so a discard is a discard
     table.play()
     counted = count_hands("advanced", list(range(1, 13)), table.events, 3)
     lines = [

@@ -213,10 +213,14 @@ class Player:
             if cur.piles[p] is PileTurn.OPEN
             and (p not in s.blocked or s.options["draw_for_blocked_pile"])
         ]
+        hand = s.hands[seat]
+        if len(hand) == 2 and rng.random() < 0.8:
+            # Mostly avoid ending a turn on one card (it costs 3 more): a play that leaves one
+            # card is kept only while the other pile can still take it or be drawn for.
+            options = [(p, c) for p, c in options if cur.piles[1 - p] is PileTurn.OPEN]
         if options and (rng.random() < 0.95 or not draw_piles):
             pile, card = rng.choice(options)
-            size = len(s.hands[seat])
-            if size == 3 and seat not in s.called and rng.random() < 0.5:
+            if len(hand) == 3 and seat not in s.called and rng.random() < 0.5:
                 self.send(Event("call", seat, t_ns=rng.randrange(10**12)))
             self.send(Event("play", seat, {"card": format_card(card), "pile": PILES[pile]}))
         elif draw_piles:

@@ -36,19 +36,60 @@ def test_every_value_is_a_known_symbol() -> None:
         assert all(spec.value in SYMBOLS for spec in deck.cards)
 
 
-def test_dos_actions_are_coloured_and_deck_dash_actions_are_not() -> None:
-    assert load_deck("dos").allows("red", "skip")
-    assert not load_deck("dos").allows(None, "skip")
-    assert load_deck("deck-dash").allows(None, "skip")
-    assert not load_deck("deck-dash").allows("red", "skip")
+def test_ruling_vis1_deck_dash_actions_are_colourless() -> None:
+    deck = load_deck("deck-dash")
+    assert deck.allows(None, "skip") and deck.allows(None, "wild")
+    assert not deck.allows("red", "skip")
+    assert all(not s.colored for s in deck.cards if not s.value.isdigit())
+
+
+def test_ruling_vis2_dos_numbers_one_to_ten() -> None:
+    deck = load_deck("dos")
+    numbers = sorted(int(s.value) for s in deck.cards if s.value.isdigit())
+    assert numbers == list(range(1, 11))
+    assert all(s.copies == 6 for s in deck.cards if s.value.isdigit())
+
+
+def test_ruling_vis3_hit_the_deck_numbers_one_to_nine() -> None:
+    deck = load_deck("hit-the-deck")
+    assert sorted(int(s.value) for s in deck.cards if s.value.isdigit()) == list(range(1, 10))
+
+
+def test_ruling_vis4_dos_action_cards_are_coloured() -> None:
+    deck = load_deck("dos")
+    for value, copies in (("draw4", 3), ("draw2", 4), ("skip", 4), ("reverse", 4)):
+        assert deck.spec(value).colored and deck.spec(value).copies == copies
+        assert deck.allows("green", value) and not deck.allows(None, value)
+
+
+def test_ruling_vis5_hit_the_deck_wilds_colourless_word_cards_coloured() -> None:
+    deck = load_deck("hit-the-deck")
+    for value in ("hitnumber", "hitcolor", "hithand"):
+        assert deck.allows(None, value) and not deck.allows("red", value)
+    for value in ("cut", "flip"):
+        assert deck.allows("red", value) and not deck.allows(None, value)
+
+
+def test_ruling_vis6_number_on_hit_number_card_is_not_read() -> None:
+    deck = load_deck("hit-the-deck")
+    assert deck.spec("hitnumber").value == "hitnumber"
+    assert not any(v.startswith("hitnumber") and v != "hitnumber" for _, v in deck.identities())
 
 
 def test_family_deck_from_a_json_file(tmp_path) -> None:
     path = tmp_path / "ours.json"
-    path.write_text(json.dumps({
-        "name": "ours", "colors": ["red", "blue"],
-        "cards": [{"value": "1", "colored": True, "copies": 3}, {"value": "wild", "colored": False}],
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "name": "ours",
+                "colors": ["red", "blue"],
+                "cards": [
+                    {"value": "1", "colored": True, "copies": 3},
+                    {"value": "wild", "colored": False},
+                ],
+            }
+        )
+    )
     deck = load_deck(path)
     assert deck.identities() == [("red", "1"), ("blue", "1"), (None, "wild")]
     assert len(deck.full_deck()) == 7

@@ -50,7 +50,7 @@ SCRIPT = textwrap.dedent(
     from vision.decks import load_deck
     from vision.render.dataset import write_detector_dataset
     from vision.render.faces import TRAIN_STYLES
-    data = write_detector_dataset(work / "det", 4, 2, 5, [load_deck("deck-dash")], TRAIN_STYLES)
+    data = write_detector_dataset(work / "det", 3, 1, 5, [load_deck("deck-dash")], TRAIN_STYLES)
     weights = train_detector(data, work / "out", epochs=1, imgsz=64, seed=0, batch=2)
     from ultralytics import YOLO
     image = sorted((work / "det" / "images" / "val").glob("*.jpg"))[0]
@@ -83,7 +83,11 @@ def test_tiny_training_and_inference_make_no_network_attempt(tmp_path: Path) -> 
     env.pop("YOLO_OFFLINE", None)  # the code under test must set it itself
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(tmp_path / "work")],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -93,4 +97,4 @@ def test_tiny_training_and_inference_make_no_network_attempt(tmp_path: Path) -> 
     assert attempts == "", f"network was attempted:\n{attempts}"
     # settings went to the project's config dir, not the user's home
     assert (tmp_path / "work" / "cfg" / "Ultralytics" / "settings.json").exists()
-    assert not (tmp_path / "home" / ".config").exists()
+    assert not (tmp_path / "home" / ".config" / "Ultralytics").exists()

@@ -7,7 +7,14 @@ import cv2
 import numpy as np
 
 from vision.decks import load_deck
-from vision.evaluate import average_precision, evaluate, identity_of, label_path, read_labels, read_names
+from vision.evaluate import (
+    average_precision,
+    evaluate,
+    identity_of,
+    label_path,
+    read_labels,
+    read_names,
+)
 from vision.render.dataset import write_eval_dataset
 from vision.render.faces import CARD_H, CARD_W, TRAIN_STYLES, render_face
 from vision.runtime.detections import Detections, obb_to_xyxy
@@ -31,8 +38,9 @@ def test_probiou_same_box_is_one_and_far_box_is_zero() -> None:
 
 
 def test_nms_keeps_best_of_overlapping_and_separate_boxes() -> None:
-    boxes = np.array([[100, 100, 40, 60, 0.0], [102, 101, 40, 60, 0.05], [300, 100, 40, 60, 1.0]],
-                     np.float32)
+    boxes = np.array(
+        [[100, 100, 40, 60, 0.0], [102, 101, 40, 60, 0.05], [300, 100, 40, 60, 1.0]], np.float32
+    )
     keep = nms_rotated(boxes, np.array([0.8, 0.9, 0.7]), 0.5)
     assert keep.tolist() == [1, 2]
 
@@ -79,8 +87,12 @@ def test_detections_select_and_serialise() -> None:
     assert len(d) == 2
     sel = d[d.confidence > 0.6]
     assert len(sel) == 1 and sel.value[0] == "7"
-    assert d.cards()[1] == {"color": None, "value": "wild", "confidence": 0.5,
-                            "box": [46.0, 48.0, 54.0, 52.0]}
+    assert d.cards()[1] == {
+        "color": None,
+        "value": "wild",
+        "confidence": 0.5,
+        "box": [46.0, 48.0, 54.0, 52.0],
+    }
     assert obb_to_xyxy(d.obb)[0].tolist() == [8, 6, 12, 14]
     assert len(Detections.empty()) == 0
 
@@ -112,13 +124,19 @@ def _oracle(root):
             col, _, val = nm.partition(" ")
             colors.append(col if val else None)
             values.append(val or nm)
-        return Detections(obb, np.ones(len(obb), np.float32), np.zeros(len(obb), np.int64),
-                          np.array(colors, dtype=object), np.array(values, dtype=object))
+        return Detections(
+            obb,
+            np.ones(len(obb), np.float32),
+            np.zeros(len(obb), np.int64),
+            np.array(colors, dtype=object),
+            np.array(values, dtype=object),
+        )
 
     for img_path in sorted((root / "images").glob("*.jpg")):
         image = cv2.imread(str(img_path))
         predict.__defaults__[0][image.tobytes()[:4096] + image.tobytes()[-4096:]] = label_path(
-            img_path)
+            img_path
+        )
     return predict
 
 

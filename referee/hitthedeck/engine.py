@@ -88,10 +88,6 @@ def _name(state: HtdState, seat: int) -> str:
     return state.players[seat]
 
 
-def _tokens(cards: Pile) -> list[str]:
-    return [format_card(c) if c is not None else "?" for c in cards]
-
-
 # -- guards -----------------------------------------------------------------------------------
 def _in_play(state: HtdState) -> None:
     if state.phase is Phase.DEAL or state.phase is Phase.ROUND_OVER:

@@ -89,12 +89,14 @@ class DryerReader:
     diff_threshold: int = 45  # grey levels: changed since the empty reference
 
     def __post_init__(self) -> None:
-        self._dryer = next(z for z in self.layout.zones
-                           if z.kind.value == "dryer" and z.seat == self.seat)
+        self._dryer = next(
+            z for z in self.layout.zones if z.kind.value == "dryer" and z.seat == self.seat
+        )
         bars = self.layout.bars(self.seat)
         if len(bars) != 3:
-            raise ValueError(f"seat {self.seat}'s dryer needs three calibrated bars, has "
-                             f"{len(bars)}")
+            raise ValueError(
+                f"seat {self.seat}'s dryer needs three calibrated bars, has {len(bars)}"
+            )
         self._bars = bars
         self._reference: np.ndarray | None = None
 
@@ -104,8 +106,9 @@ class DryerReader:
         src = _corners(self._dryer, w, h)
         dst = np.float32([[0, 0], [gw, 0], [gw, gh], [0, gh]])
         hom = cv2.getPerspectiveTransform(src, dst)
-        flat = cv2.warpPerspective(image, hom, GRID, flags=cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_REPLICATE)
+        flat = cv2.warpPerspective(
+            image, hom, GRID, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
         lines = []
         for bar in self._bars:
             pts = np.float32([[x * w, y * h] for x, y in bar.points]).reshape(1, -1, 2)
@@ -121,15 +124,18 @@ class DryerReader:
         gw, gh = GRID
         masks = colour_masks(_white_balance(flat))
         if self._reference is not None:
-            diff = cv2.absdiff(cv2.GaussianBlur(flat, (5, 5), 0),
-                               cv2.GaussianBlur(self._reference, (5, 5), 0)).max(2)
-            changed = cv2.dilate((diff > self.diff_threshold).astype(np.uint8) * 255,
-                                 np.ones((5, 5), np.uint8))
+            diff = cv2.absdiff(
+                cv2.GaussianBlur(flat, (5, 5), 0), cv2.GaussianBlur(self._reference, (5, 5), 0)
+            ).max(2)
+            changed = cv2.dilate(
+                (diff > self.diff_threshold).astype(np.uint8) * 255, np.ones((5, 5), np.uint8)
+            )
             masks = {c: m & changed for c, m in masks.items()}
         spacing = abs(lines[1] - lines[0]) if len(lines) > 1 else gh / 3
-        piece_k = cv2.getStructuringElement(cv2.MORPH_RECT,
-                                            (max(3, int(gw * 0.055)), max(3, int(gh * 0.05))))
-        min_piece = gw * spacing * 0.025
+        piece_k = cv2.getStructuringElement(
+            cv2.MORPH_RECT, (max(3, int(gw * 0.055)), max(3, int(gh * 0.05)))
+        )
+        min_piece = gw * spacing * 0.012
         min_pin = max(6, int(gw * gh * 0.0006))
         pieces: list[Blob] = []
         pins: list[Blob] = []
@@ -137,11 +143,15 @@ class DryerReader:
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
             body = cv2.morphologyEx(m, cv2.MORPH_OPEN, piece_k)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(body)
-            best = max(range(1, n), key=lambda i: stats[i, cv2.CC_STAT_AREA], default=None)
-            if best is not None and stats[best, cv2.CC_STAT_AREA] >= min_piece:
-                x, y, bw, bh, area = stats[best]
-                pieces.append(Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area)))
-                body = ((lab == best) * 255).astype(np.uint8)
+            areas = stats[1:, cv2.CC_STAT_AREA]
+            if n > 1 and areas.max() >= min_piece:
+                # one piece per colour: its parts (two legs, a hidden middle) are one piece
+                keep = [i + 1 for i, a in enumerate(areas) if a >= max(min_piece / 3,
+                                                                      areas.max() * 0.2)]
+                body = (np.isin(lab, keep) * 255).astype(np.uint8)
+                ys, xs = np.nonzero(body)
+                pieces.append(Blob(color, (int(xs.min()), int(ys.min()), int(xs.max()) + 1,
+                                           int(ys.max()) + 1), int(len(xs))))
             else:
                 body = np.zeros_like(m)
             rest = m & ~cv2.dilate(body, np.ones((3, 3), np.uint8))
@@ -149,18 +159,22 @@ class DryerReader:
             cands = []
             for i in range(1, n):
                 x, y, bw, bh, area = stats[i]
-                if area < min_pin or bw > gw * 0.09 or bh < gh * 0.025:
+                if area < min_pin or bw > gw * 0.09 or bh < gh * 0.025 or bh > gh * 0.2:
                     continue
-                # a pin sticks up above a bar line
-                if not any(y < line - 1 and y + bh > line - gh * 0.07 for line in lines):
+                # a pin sticks up above a bar line and ends not far below it
+                if not any(
+                    y <= line - gh * 0.025 and line - gh * 0.07 < y + bh < line + gh * 0.1
+                    for line in lines
+                ):
                     continue
                 cands.append(Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area)))
             if cands:
                 pins.append(max(cands, key=lambda b: b.area))  # one pin of each colour
         return self._assemble(pieces, pins, lines, gh)
 
-    def _assemble(self, pieces: list[Blob], pins: list[Blob], lines: list[float],
-                  gh: int) -> DryerReading:
+    def _assemble(
+        self, pieces: list[Blob], pins: list[Blob], lines: list[float], gh: int
+    ) -> DryerReading:
         def bar_of_top(y: float) -> int:
             return int(np.argmin([abs(y - line) for line in lines]))
 
@@ -178,8 +192,11 @@ class DryerReader:
             cx = (x1 + x2) / 2
             b = bar_of_top((y1 + y2) / 2)
             tol = max(2.0, (x2 - x1) * 0.5)
-            held = [pins_of for piece, pins_of in hung[b]
-                    if piece.box[0] - tol <= cx <= piece.box[2] + tol]
+            held = [
+                pins_of
+                for piece, pins_of in hung[b]
+                if piece.box[0] - tol <= cx <= piece.box[2] + tol
+            ]
             if not held:
                 notes.append(f"{pin.color} pin holds nothing")
             for pins_of in held:
@@ -192,9 +209,13 @@ class DryerReader:
                     notes.append(f"{piece.color} piece has no pin")
                     continue
                 order = [c for c in ("red", "yellow", "blue") if c in pin_colors]
-                out.append(HungPiece(P.PIECE_OF_COLOR[piece.color],
-                                     tuple(P.PIN_OF_COLOR[c] for c in order)))
+                out.append(
+                    HungPiece(
+                        P.PIECE_OF_COLOR[piece.color], tuple(P.PIN_OF_COLOR[c] for c in order)
+                    )
+                )
             bars.append(tuple(out))
         confidence = 1.0 if not notes else 0.5
-        return DryerReading(Dryer(tuple(bars)), confidence, tuple(pieces), tuple(pins),
-                            tuple(notes))
+        return DryerReading(
+            Dryer(tuple(bars)), confidence, tuple(pieces), tuple(pins), tuple(notes)
+        )

@@ -58,8 +58,9 @@ def random_state(rng: np.random.Generator) -> Dryer:
             break
         bar = free_bars.pop()
         if kind == "two_pins" and len(pins) >= 2:
-            bars[bar].append(HungPiece(pieces.pop(), tuple(sorted((pins.pop(), pins.pop()),
-                                                                  key=_pin_order))))
+            bars[bar].append(
+                HungPiece(pieces.pop(), tuple(sorted((pins.pop(), pins.pop()), key=_pin_order)))
+            )
         elif kind == "shared" and len(pieces) >= 2:
             pin = pins.pop()
             bars[bar] += [HungPiece(pieces.pop(), (pin,)), HungPiece(pieces.pop(), (pin,))]
@@ -73,31 +74,75 @@ def _pin_order(p: PinColor) -> int:
 
 
 # --- drawing parts ----------------------------------------------------------------------------
-def _shape(piece: Piece, w: int, h: int, rng: np.random.Generator) -> tuple[np.ndarray, float, float]:
+def _shape(
+    piece: Piece, w: int, h: int, rng: np.random.Generator
+) -> tuple[np.ndarray, float, float]:
     """Alpha mask of a piece in a w×h box, and its top edge's extent (x0, x1) as shares of w."""
     a = np.zeros((h, w), np.uint8)
     if piece is Piece.PANTS:
         waist = int(h * rng.uniform(0.18, 0.28))
         cv2.rectangle(a, (int(w * 0.08), 0), (int(w * 0.92), waist), 255, -1)
         gap = rng.uniform(0.04, 0.1)
-        cv2.fillPoly(a, [np.int32([[w * 0.08, waist], [w * (0.5 - gap / 2), waist],
-                                   [w * (0.47 - gap / 2), h - 1], [w * 0.05, h - 1]])], 255)
-        cv2.fillPoly(a, [np.int32([[w * (0.5 + gap / 2), waist], [w * 0.92, waist],
-                                   [w * 0.95, h - 1], [w * (0.53 + gap / 2), h - 1]])], 255)
+        cv2.fillPoly(
+            a,
+            [
+                np.int32(
+                    [
+                        [w * 0.08, waist],
+                        [w * (0.5 - gap / 2), waist],
+                        [w * (0.47 - gap / 2), h - 1],
+                        [w * 0.05, h - 1],
+                    ]
+                )
+            ],
+            255,
+        )
+        cv2.fillPoly(
+            a,
+            [
+                np.int32(
+                    [
+                        [w * (0.5 + gap / 2), waist],
+                        [w * 0.92, waist],
+                        [w * 0.95, h - 1],
+                        [w * (0.53 + gap / 2), h - 1],
+                    ]
+                )
+            ],
+            255,
+        )
         top = (0.08, 0.92)
     elif piece is Piece.DRESS:
         t0, t1 = rng.uniform(0.22, 0.3), rng.uniform(0.7, 0.78)
         waist = h * rng.uniform(0.3, 0.45)
-        cv2.fillPoly(a, [np.int32([[w * t0, 0], [w * t1, 0], [w * (t1 - 0.03), waist],
-                                   [w, h - 1], [0, h - 1], [w * (t0 + 0.03), waist]])], 255)
+        cv2.fillPoly(
+            a,
+            [
+                np.int32(
+                    [
+                        [w * t0, 0],
+                        [w * t1, 0],
+                        [w * (t1 - 0.03), waist],
+                        [w, h - 1],
+                        [0, h - 1],
+                        [w * (t0 + 0.03), waist],
+                    ]
+                )
+            ],
+            255,
+        )
         top = (t0, t1)
     else:  # shirt: a T with sleeves
         sl = h * rng.uniform(0.3, 0.45)
         cv2.rectangle(a, (int(w * 0.2), 0), (int(w * 0.8), h - 1), 255, -1)
-        cv2.fillPoly(a, [np.int32([[w * 0.2, 0], [0, sl * 0.6], [w * 0.08, sl],
-                                   [w * 0.2, sl * 0.7]])], 255)
-        cv2.fillPoly(a, [np.int32([[w * 0.8, 0], [w - 1, sl * 0.6], [w * 0.92, sl],
-                                   [w * 0.8, sl * 0.7]])], 255)
+        cv2.fillPoly(
+            a, [np.int32([[w * 0.2, 0], [0, sl * 0.6], [w * 0.08, sl], [w * 0.2, sl * 0.7]])], 255
+        )
+        cv2.fillPoly(
+            a,
+            [np.int32([[w * 0.8, 0], [w - 1, sl * 0.6], [w * 0.92, sl], [w * 0.8, sl * 0.7]])],
+            255,
+        )
         cv2.ellipse(a, (w // 2, 0), (int(w * 0.1), int(h * 0.07)), 0, 0, 180, 0, -1)
         top = (0.0, 1.0)
     return cv2.GaussianBlur(a, (3, 3), 0).astype(np.float32) / 255, top[0], top[1]
@@ -109,12 +154,20 @@ def _fabric(rgb: tuple[int, int, int], h: int, w: int, rng: np.random.Generator)
     img *= (0.82 + 0.3 * smooth_noise(h, w, rng, 4))[..., None]
     for _ in range(int(rng.integers(0, 4))):  # folds
         x = int(rng.integers(0, w))
-        cv2.line(img, (x, int(h * 0.2)), (x + int(rng.integers(-8, 8)), h - 1),
-                 tuple(float(v) * 0.75 for v in rgb), int(rng.integers(1, 3)), cv2.LINE_AA)
+        cv2.line(
+            img,
+            (x, int(h * 0.2)),
+            (x + int(rng.integers(-8, 8)), h - 1),
+            tuple(float(v) * 0.75 for v in rgb),
+            int(rng.integers(1, 3)),
+            cv2.LINE_AA,
+        )
     return img
 
 
-def _over(dst: np.ndarray, dst_a: np.ndarray, rgb: np.ndarray, a: np.ndarray, x: int, y: int) -> None:
+def _over(
+    dst: np.ndarray, dst_a: np.ndarray, rgb: np.ndarray, a: np.ndarray, x: int, y: int
+) -> None:
     """Alpha-composite rgb/a onto dst at (x, y), clipped."""
     h, w = a.shape
     H, W = dst_a.shape
@@ -126,7 +179,9 @@ def _over(dst: np.ndarray, dst_a: np.ndarray, rgb: np.ndarray, a: np.ndarray, x:
     dst_a[y0:y1, x0:x1] = np.maximum(dst_a[y0:y1, x0:x1], sa[..., 0])
 
 
-def _pin_sprite(color: str, w: int, h: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _pin_sprite(
+    color: str, w: int, h: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     rgb = np.empty((h, w, 3), np.float32)
     c = ink(color, rng)
     rgb[:] = c
@@ -170,21 +225,34 @@ def _frame(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[float
     rgb *= (0.85 + 0.25 * smooth_noise(DH, DW, rng, 3))[..., None]
     # a rod is round: a highlight along its top
     for y in bars:
-        cv2.line(rgb, (2, int(y - rod / 4)), (DW - 3, int(y - rod / 4)),
-                 tuple(float(min(255, v * 1.15 + 20)) for v in col), 1)
+        cv2.line(
+            rgb,
+            (2, int(y - rod / 4)),
+            (DW - 3, int(y - rod / 4)),
+            tuple(float(min(255, v * 1.15 + 20)) for v in col),
+            1,
+        )
     return rgb, a, bars, rod
 
 
-def _hang(dryer: Dryer, rgb: np.ndarray, a: np.ndarray, bars: list[float], rod: int,
-          rng: np.random.Generator) -> None:
+def _hang(
+    dryer: Dryer,
+    rgb: np.ndarray,
+    a: np.ndarray,
+    bars: list[float],
+    rod: int,
+    rng: np.random.Generator,
+) -> None:
     spacing = DH * (P.BAR_ROWS[1] - P.BAR_ROWS[0])
     lo_x, hi_x = 18, DW - 18
     for b, bar in enumerate(dryer.bars):
         if not bar:
             continue
         top_y = int(bars[b] - rod / 2)
-        sizes = [(int(DW * rng.uniform(*P.PIECE_WIDTH)), int(spacing * rng.uniform(*P.PIECE_HEIGHT)))
-                 for _ in bar]
+        sizes = [
+            (int(DW * rng.uniform(*P.PIECE_WIDTH)), int(spacing * rng.uniform(*P.PIECE_HEIGHT)))
+            for _ in bar
+        ]
         shapes = [_shape(h.piece, w, hh, rng) for h, (w, hh) in zip(bar, sizes, strict=True)]
         pw = int(DW * rng.uniform(*P.PIN_WIDTH))
         ph = int(DH * rng.uniform(*P.PIN_HEIGHT))
@@ -204,8 +272,16 @@ def _hang(dryer: Dryer, rgb: np.ndarray, a: np.ndarray, bars: list[float], rod: 
             xs = [int(rng.uniform(lo_x, hi_x - w0))]
             edge0, edge1 = xs[0] + w0 * t0, xs[0] + w0 * t1
             if len(bar[0].pins) == 1:
-                pins.append((bar[0].pins[0].value, int(rng.uniform(edge0 + 0.3 * (edge1 - edge0),
-                                                                   edge0 + 0.7 * (edge1 - edge0)))))
+                pins.append(
+                    (
+                        bar[0].pins[0].value,
+                        int(
+                            rng.uniform(
+                                edge0 + 0.3 * (edge1 - edge0), edge0 + 0.7 * (edge1 - edge0)
+                            )
+                        ),
+                    )
+                )
             else:
                 order = list(bar[0].pins)
                 rng.shuffle(order)
@@ -221,8 +297,14 @@ def _hang(dryer: Dryer, rgb: np.ndarray, a: np.ndarray, bars: list[float], rod: 
 
 
 # --- the scene ----------------------------------------------------------------------------------
-def _zones(m: np.ndarray, hom: np.ndarray, bars: list[float], rod: int,
-           rng: np.random.Generator, sloppy: float) -> TableLayout:
+def _zones(
+    m: np.ndarray,
+    hom: np.ndarray,
+    bars: list[float],
+    rod: int,
+    rng: np.random.Generator,
+    sloppy: float,
+) -> TableLayout:
     """Calibration zones as a family would draw them on the tablet: a little off."""
 
     def to_frame(pts: np.ndarray) -> list[tuple[float, float]]:
@@ -233,18 +315,30 @@ def _zones(m: np.ndarray, hom: np.ndarray, bars: list[float], rod: int,
         p[:, 1] = np.clip(p[:, 1] / FRAME_H, 0, 1)
         return [(float(x), float(y)) for x, y in p]
 
-    zones = [Zone("seat_0_dryer", ZoneKind.DRYER,
-                  tuple(to_frame(np.float64([[0, 0], [DW, 0], [DW, DH], [0, DH]]))), 0)]
+    zones = [
+        Zone(
+            "seat_0_dryer",
+            ZoneKind.DRYER,
+            tuple(to_frame(np.float64([[0, 0], [DW, 0], [DW, DH], [0, DH]]))),
+            0,
+        )
+    ]
     half = rod / 2 + DH * 0.03
     for b, y in enumerate(bars):
         quad = np.float64([[2, y - half], [DW - 3, y - half], [DW - 3, y + half], [2, y + half]])
-        zones.append(Zone(f"seat_0_dryer_bar_{b + 1}", ZoneKind.BAR, tuple(to_frame(quad)), 0,
-                          b + 1))
+        zones.append(
+            Zone(f"seat_0_dryer_bar_{b + 1}", ZoneKind.BAR, tuple(to_frame(quad)), 0, b + 1)
+        )
     return TableLayout(tuple(zones))
 
 
-def render_dryer(rng: np.random.Generator, dryer: Dryer | None = None, *,
-                 sloppy: float = 0.004, hands: bool = False) -> DryerSample:
+def render_dryer(
+    rng: np.random.Generator,
+    dryer: Dryer | None = None,
+    *,
+    sloppy: float = 0.004,
+    hands: bool = False,
+) -> DryerSample:
     """One 640×480 frame with one dryer (state random unless given)."""
     dryer = dryer if dryer is not None else random_state(rng)
     frame_rgb, frame_a, bars, rod = _frame(rng)
@@ -270,8 +364,9 @@ def render_dryer(rng: np.random.Generator, dryer: Dryer | None = None, *,
         canvas.place(Sprite(rgb, a, "dryer"), m, shadow_rng)
         crng = np.random.default_rng(clutter_seed)
         for _ in range(int(crng.poisson(0.6))):
-            orgb, oa = occluder(FRAME_H, FRAME_W, crng, str(crng.choice(["mug", "note", "pen",
-                                                                         "coin", "phone"])))
+            orgb, oa = occluder(
+                FRAME_H, FRAME_W, crng, str(crng.choice(["mug", "note", "pen", "coin", "phone"]))
+            )
             canvas.occlude(orgb, oa * _outside(m, oa.shape), crng)
         if hands and out:  # hands only ever in the frame being read, never the reference
             pass

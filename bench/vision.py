@@ -1,0 +1,175 @@
+"""Benchmark: our ONNX runtime vs Ultralytics' PyTorch path on the same 640×480 frames.
+
+Each path runs in its own subprocess (so peak memory is measured fairly and torch never
+enters the ONNX process): process start → first result, frames per second, CPU seconds
+per frame, peak resident memory. Both read cards fully: detect, rectify, classify.
+
+    .venv/bin/python bench/vision.py [--frames 40] [--threads 2] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+T0 = time.perf_counter()  # process start (close enough: before heavy imports)
+
+
+def _frames(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.jpg"))
+
+
+def _measure(run_frame, paths: list[Path]) -> dict:
+    import cv2
+
+    frames = [cv2.imread(str(p)) for p in paths]
+    run_frame(frames[0])
+    first = time.perf_counter() - T0
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    lat = []
+    cards = 0
+    for f in frames:
+        t = time.perf_counter()
+        cards += run_frame(f)
+        lat.append(time.perf_counter() - t)
+    wall = time.perf_counter() - wall0
+    cpu = time.process_time() - cpu0
+    lat.sort()
+    return {
+        "frames": len(frames),
+        "cards_read": cards,
+        "fps": round(len(frames) / wall, 2),
+        "median_ms": round(1000 * lat[len(lat) // 2], 1),
+        "cpu_ms_per_frame": round(1000 * cpu / len(frames), 1),
+        "start_to_first_result_s": round(first, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def worker_onnx(folder: Path, threads: int) -> dict:
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    reader = CardReader(REPO / "models", config=ReaderConfig(threads=threads))
+    out = _measure(lambda f: len(reader(f)), _frames(folder))
+    out["torch_loaded"] = "torch" in sys.modules or "ultralytics" in sys.modules
+    return out
+
+
+def worker_torch(folder: Path, threads: int) -> dict:
+    from vision.train import setup_offline
+
+    setup_offline()
+    import numpy as np
+    import torch
+    from ultralytics import YOLO
+
+    from vision.runtime.rectify import rectify
+
+    torch.set_num_threads(threads)
+    det = YOLO(str(REPO / "models" / "card-detector.pt"), task="obb")
+    sym = YOLO(str(REPO / "models" / "card-symbol.pt"), task="classify")
+    col = YOLO(str(REPO / "models" / "card-color.pt"), task="classify")
+
+    def run(frame) -> int:
+        r = det.predict(frame, imgsz=320, conf=0.4, iou=0.5, verbose=False, device="cpu")[0]
+        boxes = r.obb.xywhr.numpy() if r.obb is not None else np.zeros((0, 5))
+        if len(boxes) == 0:
+            return 0
+        rgb = frame[..., ::-1]
+        crops = [np.ascontiguousarray(rectify(rgb, tuple(b), 64)[..., ::-1]) for b in boxes]
+        s = sym.predict(crops, imgsz=64, verbose=False, device="cpu")
+        col.predict(crops, imgsz=32, verbose=False, device="cpu")
+        return sum(1 for x in s if sym.names[int(x.probs.top1)] != "other")
+
+    return _measure(run, _frames(folder))
+
+
+def render_frames(folder: Path, n: int, seed: int) -> None:
+    import cv2
+    import numpy as np
+
+    from vision.decks import all_decks
+    from vision.render.faces import TRAIN_STYLES
+    from vision.render.scenes import render_scene
+
+    rng = np.random.default_rng(seed)
+    decks = all_decks()
+    for i in range(n):
+        scene = render_scene(decks, rng, TRAIN_STYLES)
+        cv2.imwrite(str(folder / f"{i:04d}.jpg"), cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--frames", type=int, default=40)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=424242)
+    ap.add_argument("--json")
+    ap.add_argument("--worker", choices=["onnx", "torch"], help=argparse.SUPPRESS)
+    ap.add_argument("--folder", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        fn = worker_onnx if args.worker == "onnx" else worker_torch
+        print(json.dumps(fn(Path(args.folder), args.threads)))
+        return 0
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        render_frames(Path(tmp), args.frames, args.seed)
+        for name in ("onnx", "torch"):
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--worker",
+                    name,
+                    "--folder",
+                    tmp,
+                    "--threads",
+                    str(args.threads),
+                ],
+                capture_output=True,
+                text=True,
+                env=dict(os.environ),
+                check=False,
+            )
+            if proc.returncode != 0:
+                print(proc.stderr[-2000:], file=sys.stderr)
+                return 1
+            results[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+    o, t = results["onnx"], results["torch"]
+    rows = [("", "onnxruntime (ours)", "Ultralytics PyTorch")]
+    for key in (
+        "fps",
+        "median_ms",
+        "cpu_ms_per_frame",
+        "start_to_first_result_s",
+        "peak_rss_mb",
+        "cards_read",
+    ):
+        rows.append((key, str(o[key]), str(t[key])))
+    for r in rows:
+        print(f"{r[0]:<26}{r[1]:>20}{r[2]:>22}")
+    summary = {
+        "throughput_ratio": round(o["fps"] / t["fps"], 2),
+        "memory_ratio": round(o["peak_rss_mb"] / t["peak_rss_mb"], 3),
+        "onnx_process_loaded_torch": o["torch_loaded"],
+        "threads": args.threads,
+        "frames": args.frames,
+    }
+    print(json.dumps(summary))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results, "summary": summary}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
