@@ -135,6 +135,14 @@ def test_tabletop_replay_prints_the_final_table() -> None:
     assert printed["scoreboard"] == out["scoreboard"]
 
 
+def test_table_mode_log_replays_with_counts_and_a_tally() -> None:
+    """Ana: 12 + 2 draws − 6 laid − 6 handed off − 2 discarded = 0; Bea tallied at 11."""
+    out = replay_file(Path(__file__).parent / "data" / "deck-dash-table.jsonl")
+    assert out["scoreboard"]["totals"] == [0, 11]
+    assert out["scoreboard"]["winners"] == [0]
+    assert not [v for v in out["verdicts"] if v["outcome"] == "illegal"]
+
+
 def write_log(path: Path, seed: int) -> None:
     """Play a random legal Advanced game for three and store it (header, then events)."""
     from tests.test_deckdash_conformance import RandomTable

@@ -106,9 +106,9 @@ class Player:
         if self.shadow is not None:
             self.shadow.feed(event)
             self.shadow.catch_up(self.state)
-        # Cheap count after every event; the full card-by-card check every few events
-        # and whenever a round ends.
-        if self.state.phase is not Phase.DEAL or self.state.round == 1:
+        # A cheap count every few events; the full card-by-card check every 32 events and
+        # whenever a round ends.
+        if self.events % 4 == 0 and (self.state.phase is not Phase.DEAL or self.state.round == 1):
             assert _count_cards(self.state) in (self.size, 0)
         checkpoint = self.events % 32 == 0 or any(v.outcome is Outcome.ROUND_END for v in verdicts)
         if checkpoint and self.state.hands:
@@ -148,7 +148,13 @@ class Player:
             if p in s.blocked:
                 continue
             if cur.piles[p] is PileTurn.OPEN:
-                out += [(p, c) for c in dict.fromkeys(hand) if matches(c, s.top(p))]
+                top = s.piles[p][-1]
+                color, face = top.color, top.face
+                out += [
+                    (p, c)
+                    for c in dict.fromkeys(hand)
+                    if c.color is color or c.symbol is Symbol.DRAW_FOUR or c.face == face
+                ]
             elif cur.piles[p] is PileTurn.DRAWN:
                 drawn = cur.drawn[p]
                 if drawn is not None and matches(drawn, s.top(p)):
@@ -164,8 +170,10 @@ class Player:
             caller = (target + 1) % s.n
             self.send(Event("callout", caller, {"target": target}))
             return True
-        late = [i for i in range(s.n) if len(s.hands[i]) == 2 and i not in s.called]
-        if late and rng.random() < 0.1:
+        late = rng.random() < 0.1 and [
+            i for i in range(s.n) if len(s.hands[i]) == 2 and i not in s.called
+        ]
+        if late:
             self.send(Event("call", rng.choice(late), t_ns=rng.randrange(10**12)))
             return True
         for four in s.pending:
@@ -218,7 +226,7 @@ class Player:
             # Mostly avoid ending a turn on one card (it costs 3 more): a play that leaves one
             # card is kept only while the other pile can still take it or be drawn for.
             options = [(p, c) for p, c in options if cur.piles[1 - p] is PileTurn.OPEN]
-        if options and (rng.random() < 0.95 or not draw_piles):
+        if options and (rng.random() < 0.98 or not draw_piles):
             pile, card = rng.choice(options)
             if len(hand) == 3 and seat not in s.called and rng.random() < 0.5:
                 self.send(Event("call", seat, t_ns=rng.randrange(10**12)))

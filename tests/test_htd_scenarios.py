@@ -208,6 +208,10 @@ def test_ruling_htd6_cut_reveals_special_cards() -> None:
     run("ruling_htd6_cut_reveals_special.jsonl")
 
 
+def test_ruling_htd6_only_flips_left() -> None:
+    run("ruling_htd6_only_flips_left.jsonl")
+
+
 def test_ruling_htd7_cut_position() -> None:
     run("ruling_htd7_cut_position.jsonl")
 

@@ -241,3 +241,39 @@ def evaluate(root: Path, predict, log=None) -> EvalReport:
             }
         )
     return rep
+
+
+def evaluate_crops(root: Path, reader, split: str = "val") -> dict:
+    """Classifier-only accuracy on a crop folder written by ``write_crops`` (true boxes, so
+    detector mistakes are excluded): symbol, colour, and both together (identity)."""
+    colour_of: dict[str, str] = {}
+    for p in (root / "color" / split).glob("*/*.png"):
+        colour_of[p.name] = p.parent.name
+    paths = sorted((root / "symbol" / split).glob("*/*.png"))
+    n = sym_ok = col_ok = both = 0
+    confusions: dict[str, int] = defaultdict(int)
+    for i in range(0, len(paths), 64):
+        chunk = paths[i : i + 64]
+        crops = [cv2.imread(str(p))[..., ::-1] for p in chunk]
+        ps = reader._classify(reader.symbol, crops)
+        pc = reader._classify(reader.color, crops)
+        for p, s, c in zip(chunk, ps, pc, strict=True):
+            color, value, _ = reader._decide(s, c)
+            want_v = p.parent.name
+            want_c = colour_of.get(p.name, "none")
+            want_c = None if want_c == "none" else want_c
+            n += 1
+            sym_ok += value == want_v
+            col_ok += color == want_c or want_v in ("back", "other")
+            ok = value == want_v and (color == want_c or want_v in ("back", "other"))
+            both += ok
+            if not ok:
+                confusions[f"{want_c} {want_v} -> {color} {value}"] += 1
+    worst = sorted(confusions.items(), key=lambda kv: -kv[1])[:10]
+    return {
+        "crops": n,
+        "symbol_accuracy": round(sym_ok / n, 4) if n else None,
+        "color_accuracy": round(col_ok / n, 4) if n else None,
+        "identity_accuracy": round(both / n, 4) if n else None,
+        "top_confusions": dict(worst),
+    }

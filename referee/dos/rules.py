@@ -49,6 +49,8 @@ def _target(state: DosState, event: Event) -> int:
 
 
 def _pile(value: Any) -> int:
+    if value == "left" or value == "right":
+        return 0 if value == "left" else 1
     if isinstance(value, str) and value.strip().lower() in PILE_NAMES:
         return PILE_NAMES.index(value.strip().lower())
     if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
@@ -320,7 +322,7 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
     if not isinstance(piles_raw, list) or len(piles_raw) != 2:
         raise EventError("'piles' must name the two face-up cards: [left, right]")
     piles = [parse_card(t) for t in piles_raw]
-    dealer = event.get("dealer", state.dealer)
+    dealer = event.get("dealer", state.dealer if event.seat is None else event.seat)
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < state.n:
         raise EventError(f"'dealer' must be a seat 0..{state.n - 1}, got {dealer!r}")
     size = state.options["hand_size"]
@@ -471,7 +473,7 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
             for p, d in enumerate(cur.drawn)
             if p != pile and cur.piles[p] is PileTurn.DRAWN and d is not None
         ]
-        available = hand.remove_all(reserved)
+        available = hand.remove_all(reserved) if reserved else hand
         if not available.can_remove(card):
             held = " (the one you drew is for the other pile)" if hand.can_remove(card) else ""
             raise Foul(f"{state.name(seat)} does not hold a {card.words}{held}.", seat)
@@ -613,7 +615,8 @@ def _call(state: DosState, event: Event, out: Out) -> DosState:
     if size != 2 and not about_to:
         raise Foul(f"{name} has {size} cards: DOS is called when you are down to two.", seat)
     state = evolve(state, called=state.called | {seat}, exposed=state.exposed - {seat})
-    out.append(legal(f"{name} calls DOS!", seat, t_ns=event.t_ns))
+    timing = {} if event.t_ns is None else {"t_ns": event.t_ns}
+    out.append(legal(f"{name} calls DOS!", seat, **timing))
     return state
 
 

@@ -282,10 +282,9 @@ def _reveal_top(state: HtdState, top: HtdCard | None, named: HtdCard | None, how
 
 def _flip_on_flip(state: HtdState, card: HtdCard, said: str) -> Result:
     """A Flip revealed by a flip is shuffled back and a new card turned up (rules; HTD-6)."""
-    rest = state.draw
-    if rest and all(c is not None and c.type is Type.FLIP for c in rest):
+    if all(c is not None and c.type is Type.FLIP for c in state.draw):  # also when empty
         return state, [
-            info(f"{said} Only Flip cards are left to turn up, so it stays (HTD-6).", None)
+            legal(f"{said} Only Flip cards are left to turn up, so it stays (HTD-6).", None)
         ]
     state = evolve(
         state,

@@ -28,7 +28,7 @@ def settle(state: HtdState) -> Result:
         return state, []
     state, verdicts = _draw_owed(state)
     if state.race is None and not any(state.owed):
-        out = [s for s in range(state.n) if len(state.hands[s]) == 0]
+        out = [s for s, h in enumerate(state.hands) if not h.known and not h.unknown]
         if out and state.held:  # fake-outs are paid before the hands are scored
             state, more = resolve_held(state)
             state, more2 = _draw_owed(state)
@@ -51,7 +51,7 @@ def settle(state: HtdState) -> Result:
 
 def _draw_owed(state: HtdState) -> Result:
     verdicts: list[Verdict] = []
-    if state.need is None:
+    if state.need is None and any(state.owed):
         for seat in range(state.n):
             while state.owed[seat] and state.draw:
                 state = draw_top(state, seat)

@@ -24,5 +24,5 @@ PIN_ABOVE = (0.42, 0.6)  # share of a pin's height above the top edge of what it
 
 # Hue windows (OpenCV hue, 0..180) for the reader's colour classes, after white balance.
 HUE = {"red": ((0, 14), (165, 180)), "yellow": ((17, 40),), "blue": ((90, 135),)}
-MIN_SATURATION = 90  # 0..255
-MIN_VALUE = 60  # 0..255
+MIN_SATURATION = 85  # 0..255
+MIN_VALUE = 40  # 0..255

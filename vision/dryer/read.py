@@ -132,90 +132,76 @@ class DryerReader:
             )
             masks = {c: m & changed for c, m in masks.items()}
         spacing = abs(lines[1] - lines[0]) if len(lines) > 1 else gh / 3
-        piece_k = cv2.getStructuringElement(
-            cv2.MORPH_RECT, (max(3, int(gw * 0.055)), max(3, int(gh * 0.05)))
-        )
+        # wider than any pin but short, so a pair of pants keeps its waistband
+        piece_k = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, int(gw * 0.055)), 3))
         min_piece = gw * spacing * 0.012
-        min_pin = max(6, int(gw * gh * 0.0006))
+        min_pin = max(8, int(gw * gh * 0.00025))
         pieces: list[Blob] = []
-        pins: list[Blob] = []
+        rests: dict[str, np.ndarray] = {}
         for color, m in masks.items():
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
             body = cv2.morphologyEx(m, cv2.MORPH_OPEN, piece_k)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(body)
-            areas = stats[1:, cv2.CC_STAT_AREA]
-            if n > 1 and areas.max() >= min_piece:
+            keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= max(25, min_piece / 4)]
+            body = (np.isin(lab, keep) * 255).astype(np.uint8)
+            if keep and int(np.count_nonzero(body)) >= min_piece:
                 # one piece per colour: its parts (two legs, a hidden middle) are one piece
-                keep = [i + 1 for i, a in enumerate(areas) if a >= max(min_piece / 3,
-                                                                      areas.max() * 0.2)]
-                body = (np.isin(lab, keep) * 255).astype(np.uint8)
                 ys, xs = np.nonzero(body)
                 pieces.append(Blob(color, (int(xs.min()), int(ys.min()), int(xs.max()) + 1,
                                            int(ys.max()) + 1), int(len(xs))))
             else:
                 body = np.zeros_like(m)
-            rest = m & ~cv2.dilate(body, np.ones((3, 3), np.uint8))
-            n, lab, stats, _ = cv2.connectedComponentsWithStats(rest)
-            cands = []
-            for i in range(1, n):
-                x, y, bw, bh, area = stats[i]
-                if area < min_pin or bw > gw * 0.09 or bh < gh * 0.025 or bh > gh * 0.2:
-                    continue
-                # a pin sticks up above a bar line and ends not far below it
-                if not any(
-                    y <= line - gh * 0.025 and line - gh * 0.07 < y + bh < line + gh * 0.1
-                    for line in lines
-                ):
-                    continue
-                cands.append(Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area)))
-            if cands:
-                pins.append(max(cands, key=lambda b: b.area))  # one pin of each colour
+            rests[color] = m & ~cv2.dilate(body, np.ones((3, 3), np.uint8))
+        # Pins: a pin clips a piece and sticks up above its top edge, where no piece reaches;
+        # so look in a strip above each piece. A pin on a piece of its own colour shows there
+        # and nowhere else.
+        pins: list[tuple[Blob, int]] = []  # (pin, index of the piece whose strip it is in)
+        reach = int(gh * 0.15)
+        for k, piece in enumerate(pieces):
+            x1, top, x2, _ = piece.box
+            rx1, rx2 = max(0, x1 - 3), min(gw, x2 + 3)
+            ry1, ry2 = max(0, top - reach), max(1, top + 2)
+            for color, rest in rests.items():
+                window = np.zeros_like(rest)
+                window[ry1:ry2, rx1:rx2] = rest[ry1:ry2, rx1:rx2]
+                n, lab, stats, _ = cv2.connectedComponentsWithStats(window)
+                for i in range(1, n):
+                    x, y, bw, bh, area = stats[i]
+                    if area < min_pin or bw > gw * 0.08 or bh < 3 or y + bh < top - 2:
+                        continue
+                    pins.append((Blob(color, (int(x), int(y), int(x + bw), int(y + bh)),
+                                      int(area)), k))
         return self._assemble(pieces, pins, lines, gh)
 
-    def _assemble(
-        self, pieces: list[Blob], pins: list[Blob], lines: list[float], gh: int
-    ) -> DryerReading:
-        def bar_of_top(y: float) -> int:
-            return int(np.argmin([abs(y - line) for line in lines]))
-
+    def _assemble(self, pieces: list[Blob], found: list[tuple[Blob, int]], lines: list[float],
+                  gh: int) -> DryerReading:
         notes = []
-        hung: list[list[tuple[Blob, list[str]]]] = [[], [], []]
-        for piece in sorted(pieces, key=lambda b: b.box[0]):
+        bar_of: dict[int, int] = {}
+        for k, piece in enumerate(pieces):
             top = piece.box[1]
-            b = bar_of_top(top)
+            b = int(np.argmin([abs(top - line) for line in lines]))
             if abs(top - lines[b]) > gh * 0.12:
                 notes.append(f"{piece.color} blob is not hanging from a bar")
                 continue
-            hung[b].append((piece, []))
-        for pin in pins:
-            x1, y1, x2, y2 = pin.box
-            cx = (x1 + x2) / 2
-            b = bar_of_top((y1 + y2) / 2)
-            tol = max(2.0, (x2 - x1) * 0.5)
-            held = [
-                pins_of
-                for piece, pins_of in hung[b]
-                if piece.box[0] - tol <= cx <= piece.box[2] + tol
-            ]
-            if not held:
-                notes.append(f"{pin.color} pin holds nothing")
-            for pins_of in held:
-                pins_of.append(pin.color)
-        bars = []
-        for bar in hung:
-            out = []
-            for piece, pin_colors in bar:
-                if not pin_colors:
-                    notes.append(f"{piece.color} piece has no pin")
-                    continue
-                order = [c for c in ("red", "yellow", "blue") if c in pin_colors]
-                out.append(
-                    HungPiece(
-                        P.PIECE_OF_COLOR[piece.color], tuple(P.PIN_OF_COLOR[c] for c in order)
-                    )
-                )
-            bars.append(tuple(out))
-        confidence = 1.0 if not notes else 0.5
-        return DryerReading(
-            Dryer(tuple(bars)), confidence, tuple(pieces), tuple(pins), tuple(notes)
-        )
+            bar_of[k] = b
+        # one pin of each colour: the biggest sighting; it holds every piece it was seen on
+        best: dict[str, Blob] = {}
+        for pin, _ in found:
+            if pin.color not in best or pin.area > best[pin.color].area:
+                best[pin.color] = pin
+        held: dict[int, list[str]] = {k: [] for k in bar_of}
+        for pin, k in found:
+            if best[pin.color].box == pin.box and k in held:
+                held[k].append(pin.color)
+        bars: list[list[tuple[int, HungPiece]]] = [[], [], []]
+        for k, b in bar_of.items():
+            colors = [c for c in P.COLORS if c in held[k]]
+            if not colors:
+                notes.append(f"{pieces[k].color} piece has no pin")
+                continue
+            hung = HungPiece(P.PIECE_OF_COLOR[pieces[k].color],
+                             tuple(P.PIN_OF_COLOR[c] for c in colors))
+            bars[b].append((pieces[k].box[0], hung))
+        dryer = Dryer(tuple(tuple(h for _, h in sorted(bar, key=lambda t: t[0])) for bar in bars))
+        confidence = 1.0 if not notes and not dryer.problems() else 0.5
+        return DryerReading(dryer, confidence, tuple(pieces), tuple(best.values()), tuple(notes))

@@ -1,0 +1,1 @@
+"""Bundled Deck Dash event logs (package data): the ``tabletop demo`` game."""
