@@ -7,6 +7,7 @@ event goes through ``GAME.apply`` exactly as a camera or tablet event would.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -101,8 +102,9 @@ def deal_payload(
     filler += sorted(t for t in rest.elements() if t not in FILLER_ORDER)
     out: list[list[str]] = []
     for seat in range(n):
-        hand = [] if active is not None and seat not in active else hands.get(seat, "").split()
-        while (hand and len(hand) < 12) or (not hand and (active is None or seat in active)):
+        playing = active is None or seat in active
+        hand = hands.get(seat, "").split() if playing else []
+        while playing and len(hand) < 12:
             hand.append(filler.pop(0))
         out.append(hand)
     return {"hands": out, "start": start, "draw_pile": top.split() + filler}
@@ -333,6 +335,38 @@ def test_reverse_changes_direction_and_counts_as_the_discard() -> None:
     assert t.rnd.direction == COUNTERCLOCKWISE and t.rnd.turn == 2
     t.pass_turn(2)
     assert t.rnd.turn == 1
+
+
+def test_reverse_only_on_your_turn() -> None:
+    t = Table(3)
+    t.deal({1: "REV"}, dealer=2)
+    assert t.bad("discard", 1, card="REV") == "It's Ana's turn, not Bea's."
+
+
+def test_a_used_keep_two_cannot_be_picked_up() -> None:
+    t = Table(2)
+    t.deal({0: "KEEP2"}, dealer=1)
+    t.ok("draw", 0)
+    t.ok("play", 0, card="KEEP2")
+    t.ok("draw", 0)
+    t.ok("draw", 0)
+    assert t.rnd.turn == 1 and format_cards(t.rnd.discard)[-1] == "KEEP2"
+    assert t.bad("draw", 1, **{"from": "discard"}) == (
+        "A Keep Two card can never be picked up from the discard pile. Draw from the draw pile."
+    )
+
+
+def test_a_used_draw_two_cannot_be_stolen() -> None:
+    t = Table(2)
+    t.deal({0: "D2D1", 1: "STEAL"}, dealer=1)
+    t.ok("draw", 0)
+    t.ok("play", 0, card="D2D1")
+    t.ok("draw", 0)
+    t.ok("draw", 0)
+    assert format_cards(t.rnd.discard)[-1] == "D2D1"
+    assert t.bad("steal", 1) == (
+        "Deck Steal cannot take a Draw 2 Discard 1 card from the discard pile."
+    )
 
 
 def test_deck_steal_any_time_even_out_of_turn_without_a_discard() -> None:
@@ -664,3 +698,16 @@ def test_malformed_events_raise_event_errors() -> None:
 def test_every_event_kind_has_a_manual_form() -> None:
     assert set(GAME.event_kinds()) == set(HANDLERS) == set(EVENT_KINDS)
     assert all(GAME.event_kinds().values())
+
+
+def test_view_and_scoreboard_are_plain_json_mid_round() -> None:
+    t = laid_table()
+    t.ok("draw", 1)
+    view = json.loads(json.dumps(GAME.view(t.state)))
+    rnd = view["round"]
+    assert rnd["turn"] == 1 and rnd["phase"] == "play" and rnd["dash_text"] == "3 pairs"
+    assert rnd["hands"][0]["count"] == 6 and rnd["draw_pile"]["count"] == 128 - 24 - 1 - 2
+    assert [g["label"] for g in rnd["table"]] == ["pair of 1s", "pair of 2s", "pair of 3s"]
+    assert {g["owner"] for g in rnd["table"]} == {0}
+    board = json.loads(json.dumps(GAME.scoreboard(t.state).to_dict()))
+    assert board["turn"] == 1 and board["extra"]["dash"] == 1 and board["round"] == 1

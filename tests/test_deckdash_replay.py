@@ -96,6 +96,7 @@ def test_twelve_dash_game_replays_to_the_counted_score_table() -> None:
     board = GAME.scoreboard(result.state)
     totals, won, winners = expected_table()
     assert board.finished and len(board.rounds) == 12
+    assert [r.dash for r in result.state.results] == list(range(1, 13))  # in order 1-12
     assert list(board.totals) == totals
     assert board.extra["dashes_won"] == won
     assert list(board.winners) == winners
@@ -170,3 +171,20 @@ def write_log(path: Path, seed: int) -> None:
 
 if __name__ == "__main__":
     write_log(Path(sys.argv[1]), int(sys.argv[2]))
+
+
+def test_undo_and_overrule_of_deck_dash_events() -> None:
+    """A misread discard is overruled, a wrong draw undone: the log is never edited."""
+    _, players, options, events = load()
+    head = list(events[:3])  # deal, Bea draws, Bea discards a Deck Steal
+    assert head[2].kind == "discard" and head[2].payload["card"] == "STEAL"
+    log: list[tuple[int, Event]] = list(enumerate(head, start=1))
+    plain = replay(GAME, players, options, log).state
+    hand = [str(c) for c in plain.round.hands[1].known]
+    other = next(c for c in hand if c != "STEAL")
+    fix = {"kind": "discard", "seat": 1, "payload": {"card": other}}
+    log.append((4, Event("overrule", None, {"target": 3, "event": fix})))
+    fixed = replay(GAME, players, options, log).state
+    assert str(fixed.round.discard[-1]) == other
+    log.append((5, Event("undo", None, {"target": 4})))
+    assert replay(GAME, players, options, log).state == plain

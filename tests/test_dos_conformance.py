@@ -1,24 +1,28 @@
 """Randomized conformance: many random legal DOS games, deal to end, through ``apply``.
 
-A random-legal-move generator plays full games (scripted mode: the deal names every card)
-and checks invariants after every event: every card is in exactly one place, scores are the
-sum of round scores, turn order follows direction and Skips, and the game always ends. A
-table-mode shadow (hands and draw pile as counts) follows the same games and must agree on
-every hand size.
+A random-legal-move generator plays full games (scripted mode: the deal names every card;
+2-8 players and every option mixed) and checks the invariants: every card is in exactly one
+place (counted every few events, card by card every 32 events and at each round end), scores
+are the sum of round scores, after every turn the next player follows the direction and the
+Reverses played and the closed piles are exactly the Skips played, every legal move is
+accepted and sampled fouls are refused without changing the state, and the game always ends
+(within MAX_EVENTS). In a tenth of the games a table-mode shadow referee (hands and draw pile
+as counts, drawn cards unnamed) follows the same events and must agree on every hand size,
+the piles and whose turn it is.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from referee.dos.cards import DosCard, Symbol, format_card, format_cards, matches
 from referee.dos.deck import full_deck
 from referee.dos.game import GAME
 from referee.dos.state import DosState, Phase, PileTurn
-from referee.events import Event
+from referee.events import Event, EventError
 from referee.verdicts import Outcome
 
 GAMES = 1000
@@ -59,7 +63,6 @@ class Shadow:
     """The same game seen by a table-mode referee: counts only, cards named when played."""
 
     state: DosState
-    events: list[Event] = field(default_factory=list)
 
     def feed(self, event: Event) -> None:
         payload = dict(event.payload)
@@ -309,3 +312,41 @@ def test_random_legal_games_keep_invariants_and_end() -> None:
         endings[state.end_reason == "the draw pile ran out"] += 1
     assert turns > GAMES  # real turns were checked
     assert endings[True] and endings[False]  # both endings happen
+
+
+def _random_event(rng: random.Random, n: int) -> Event:
+    """Anything a confused tablet or camera might send, well-formed or not."""
+    tokens = ["R7", "G2", "BSKIP", "YD4", "RREV", "GD2", "B0", "X1", "", 7, None]
+    kind = rng.choice(["play", "draw", "end_turn", "counter", "take_four", "call", "callout"])
+    kind = kind if rng.random() < 0.95 else rng.choice(["reshuffle", "deal", "shuffle"])
+    payload: dict[str, Any] = {}
+    if rng.random() < 0.9:
+        payload["card"] = rng.choice(tokens)
+    if rng.random() < 0.9:
+        payload["pile"] = rng.choice(["left", "right", 0, 1, 2, "middle", None])
+    if rng.random() < 0.5:
+        payload["target"] = rng.choice([0, 1, 2, n + 1, -1, "x"])
+    seat = rng.choice([*range(n), n + 2, None])
+    return Event(kind, seat, payload)
+
+
+def test_random_fouls_are_refused_cleanly() -> None:
+    """Junk events mid-game give an EventError or an unchanged state, never a crash."""
+    rng = random.Random(7)
+    for _ in range(40):
+        players, options = _options(rng)
+        player = Player(random.Random(rng.randrange(2**32)), players, options)
+        player.deal()
+        for _ in range(60):
+            event = _random_event(rng, player.state.n)
+            try:
+                after, verdicts = GAME.apply(player.state, event)
+            except EventError:
+                continue
+            if any(v.outcome is Outcome.ILLEGAL for v in verdicts):
+                assert after is player.state and len(verdicts) == 1
+            else:
+                player.state = after
+            if player.state.phase is not Phase.PLAY:
+                break
+            _check_cards(player.state, player.deck)

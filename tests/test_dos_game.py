@@ -97,15 +97,16 @@ def test_ruling_dos2_deck_composition_is_data() -> None:
     for color in Color:
         for symbol, copies in ACTIONS_PER_COLOR.items():
             assert counts[action(color, symbol)] == copies
-        assert {c.number for c in counts if c.color is color and c.is_number} == set(range(10))
-        assert all(counts[number(color, n)] == COPIES_PER_NUMBER for n in range(10))
+        numbers = {c.number for c in counts if c.color is color and c.is_number}
+        assert numbers == set(range(1, 11))
+        assert all(counts[number(color, n)] == COPIES_PER_NUMBER for n in numbers)
     assert len(full_deck("1-9")) == 4 * (15 + 54)
-    assert len(full_deck("1-10")) == 300
-    state = GAME.new_state(PLAYERS, {"numbers": "1-10"})
-    _, verdicts = GAME.apply(
-        state, Event("deal", payload={"hands": [14] * 3, "piles": ["R0", "G2"]})
-    )
-    assert verdicts[0].outcome is Outcome.ILLEGAL and "no red 0" in verdicts[0].reason
+    assert len(full_deck("0-9")) == 300
+    assert GAME.new_state(PLAYERS, {}).options["numbers"] == "1-10"
+    deal = Event("deal", payload={"hands": [14] * 3, "piles": ["R10", "G2"]})
+    state = GAME.new_state(PLAYERS, {"numbers": "0-9"})
+    _, verdicts = GAME.apply(state, deal)
+    assert verdicts[0].outcome is Outcome.ILLEGAL and "no red 10" in verdicts[0].reason
 
 
 def test_ruling_dos18_two_to_eight_players_and_options() -> None:
@@ -229,3 +230,63 @@ def test_tabletop_replay_prints_the_example_game(capsys: pytest.CaptureFixture[s
     assert out["scoreboard"]["totals"] == [0, 4, 4]
     assert [v["outcome"] for v in out["verdicts"]][-2:] == ["round_end", "game_end"]
     assert not [v for v in out["verdicts"] if v["outcome"] == "illegal"]
+
+
+@pytest.mark.parametrize(
+    ("event", "words"),
+    [
+        (Event("deal", payload={"piles": ["R7", "G2"]}), "needs field 'hands'"),
+        (Event("deal", payload={"hands": [5, 5], "piles": ["R7", "G2"]}), "must list 3 hands"),
+        (Event("deal", payload={"hands": [5, 5, -1], "piles": ["R7", "G2"]}), "negative"),
+        (Event("deal", payload={"hands": [5, 5, {}], "piles": ["R7", "G2"]}), "list of cards"),
+        (Event("deal", payload={"hands": [5, 5, 5], "piles": ["R7"]}), "two face-up cards"),
+        (Event("deal", payload={"hands": [5] * 3, "piles": ["R7", "G2"], "dealer": 3}), "dealer"),
+        (Event("play", payload={"card": "R7", "pile": "left"}), "needs the seat"),
+        (Event("draw", 0, {"pile": 2}), "'pile' must be"),
+        (Event("draw", 0, {"pile": True}), "'pile' must be"),
+        (Event("callout", 0, {"target": "Bea"}), "'target' must be a seat"),
+        (Event("counter", 0, {"card": "BSKP"}), "bad DOS card"),
+    ],
+)
+def test_malformed_events_raise_event_errors(event: Event, words: str) -> None:
+    state = GAME.new_state(PLAYERS, {"hand_size": 5})
+    with pytest.raises(EventError, match=words):
+        GAME.apply(state, event)
+
+
+def test_table_mode_reshuffle_without_naming_the_cards() -> None:
+    state = GAME.new_state(PLAYERS, {"hand_size": 3})
+    deal = Event("deal", payload={"hands": [3, 3, 3], "piles": ["R7", "G2"], "stock": 1})
+    state, _ = GAME.apply(state, deal)
+    state, _ = GAME.apply(state, Event("play", 0, {"card": "R1", "pile": "left"}))
+    state, verdicts = GAME.apply(state, Event("draw", 0, {"pile": "right"}))
+    assert any("draw pile is empty" in v.reason for v in verdicts)
+    state, _ = GAME.apply(state, Event("end_turn", 0))
+    same, verdicts = GAME.apply(state, Event("reshuffle", payload={"stock": 2}))
+    assert same is state and "the 1 cards under the top cards" in verdicts[0].reason
+    state, verdicts = GAME.apply(state, Event("reshuffle"))
+    assert verdicts[0].outcome is Outcome.LEGAL
+    view = GAME.view(state)
+    assert view["draw_pile"] == 1 and [p["cards"] for p in view["piles"]] == [1, 1]
+    state, verdicts = GAME.apply(state, Event("draw", 1, {"pile": "left"}))
+    assert verdicts[0].reason == "Bea draws a card for the left pile."
+
+
+def test_undo_and_overrule_through_the_generic_replay() -> None:
+    from referee.replay import replay
+
+    hands = [["R1", "G5", "B9"], ["B1", "B2", "Y7"], 3]
+    deal = Event("deal", payload={"hands": hands, "piles": ["R7", "G2"]})
+    fixed = Event("play", 0, {"card": "G5", "pile": "right"}).to_dict()
+    log = [
+        (1, deal),
+        (2, Event("play", 0, {"card": "B9", "pile": "right"})),  # a misread: B9 is refused
+        (3, Event("overrule", payload={"target": 2, "event": fixed})),
+        (4, Event("play", 0, {"card": "R1", "pile": "left"})),
+        (5, Event("undo", payload={"target": 4})),
+    ]
+    result = replay(GAME, PLAYERS, {"hand_size": 3}, log)
+    view = GAME.view(result.state)
+    assert [p["top"] for p in view["piles"]] == ["R7", "G5"]
+    assert view["players"][0]["cards"] == 2 and view["turn"] == 0
+    assert result.disregarded == {4}

@@ -1,6 +1,6 @@
 """DOS card notation: parse and format, nothing else.
 
-A token is a colour letter ``R|Y|G|B`` followed by a number (``R7``, ``B0``) or by an
+A token is a colour letter ``R|Y|G|B`` followed by a number (``R7``, ``B10``) or by an
 action symbol: ``SKIP``, ``REV``, ``D2`` (Draw Two) or ``D4`` (Draw Four). In DOS every
 card has a colour, the Draw Four included (the counter needs "a skip of the same colour").
 Parsing is case-insensitive and accepts a few aliases (``S``, ``REVERSE``, ``+2``, ``+4``);
@@ -67,7 +67,7 @@ class CardParseError(EventError):
 _INTERNED: dict[tuple[Color, int | None, Symbol | None], DosCard] = {}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class DosCard:
     """One physical DOS card: a colour and either a number or an action symbol.
 
@@ -80,18 +80,27 @@ class DosCard:
     number: int | None = None
     symbol: Symbol | None = None
 
-    def __new__(cls, color: Color, number: int | None = None, symbol: Symbol | None = None):  # type: ignore[no-untyped-def]
+    def __new__(
+        cls, color: Color, number: int | None = None, symbol: Symbol | None = None
+    ) -> DosCard:
         key = (color, number, symbol)
         card = _INTERNED.get(key)
-        if card is not None:
+        if card is not None and type(number) is type(card.number):
             return card
         if not isinstance(color, Color):
             raise ValueError(f"a DOS card needs a Color, got {color!r}")
+        if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
+            raise ValueError(f"a card number must be an integer, got {number!r}")
+        if symbol is not None and not isinstance(symbol, Symbol):
+            raise ValueError(f"a card symbol must be a Symbol, got {symbol!r}")
         if (number is None) == (symbol is None):
             raise ValueError("a DOS card has a number or a symbol, not both")
         if number is not None and not MIN_NUMBER <= number <= MAX_NUMBER:
             raise ValueError(f"number {number} outside {MIN_NUMBER}..{MAX_NUMBER}")
         card = super().__new__(cls)
+        object.__setattr__(card, "color", color)
+        object.__setattr__(card, "number", number)
+        object.__setattr__(card, "symbol", symbol)
         face = symbol.value if symbol is not None else str(number)
         named = symbol.words if symbol is not None else str(number)
         object.__setattr__(card, "_token", color.value + face)

@@ -2,8 +2,9 @@
 
 The rules list, per colour: 3 Draw Four, 4 Draw Two, 4 Skip, 4 Reverse and "6 of each
 Number Card" without saying which numbers, nor which colours. DOS-2 rules it: the four
-UNO colours and the UNO numbers 0-9 (the game says it is "based on UNO"), i.e.
-4 x (15 + 60) = 300 cards; the option ``numbers`` selects 1-9 or 1-10 instead.
+UNO colours and the numbers 1-10 of the commercial DOS (the same assumption as the
+camera's deck profile ``models/decks/dos.json``, ruling VIS-2), i.e. 4 x (15 + 60) = 300
+cards; the option ``numbers`` selects UNO's 0-9, or 1-9, instead.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ NUMBER_SETS: Mapping[str, tuple[int, ...]] = {
     "1-9": tuple(range(1, 10)),
     "1-10": tuple(range(1, 11)),
 }
-DEFAULT_NUMBERS = "0-9"
+DEFAULT_NUMBERS = "1-10"
 
 
 def full_deck(numbers: str = DEFAULT_NUMBERS) -> list[DosCard]:

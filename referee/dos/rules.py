@@ -133,14 +133,10 @@ def _give(state: DosState, seat: int, count: int, why: str, out: Out) -> DosStat
     state, cards, unnamed = _take_from_stock(state, count)
     got = len(cards) + unnamed
     state = _set_hand(state, seat, state.hands[seat].add(cards, unnamed), played=False)
-    out.append(
-        info(
-            f"{state.name(seat)} draws {count}: {why}.",
-            seat,
-            draws=got,
-            cards=[format_card(c) for c in cards],
-        )
-    )
+    said = f"{state.name(seat)} draws {count}: {why}."
+    if got < count:
+        said = f"{state.name(seat)} must draw {count}: {why}; the draw pile gives {got}."
+    out.append(info(said, seat, draws=got, cards=[format_card(c) for c in cards]))
     short = count - got
     if not short and got:
         _empty_stock_note(state, out)
@@ -297,7 +293,8 @@ def _finish_turn(state: DosState, out: Out) -> DosState:
     if state.options["draw_pile_out_ends_game"] and len(state.stock) == 0:
         return _end_round(state, "the draw pile ran out", out)
     closed = " and ".join(PILE_NAMES[p] for p in sorted(blocked))
-    note = f" (the {closed} pile {'is' if len(blocked) == 1 else 'are'} closed)" if blocked else ""
+    verb = "pile is" if len(blocked) == 1 else "piles are"
+    note = f" (the {closed} {verb} closed)" if blocked else ""
     out.append(info(f"{state.name(nxt)}'s turn{note}.", nxt))
     return state
 
@@ -433,6 +430,8 @@ def _counter(state: DosState, event: Event, out: Out) -> DosState:
     if not mine:
         raise Foul(f"No Draw Four is waiting for {state.name(seat)} to counter.", seat)
     four = _counter_for(state, seat, card, pile)
+    if four is None and _counter_for(state, seat, card, None) is not None:
+        raise Foul("The countering Skip goes on the Draw Four's own pile.", seat)
     if four is None:
         colors = " or ".join(sorted({f.card.color.word for f in mine}))
         raise Foul(f"Only a {colors} Skip counters that Draw Four, not a {card.words}.", seat)

@@ -16,10 +16,10 @@ PIECE_OF_COLOR: dict[str, Piece] = {c.value: p for p, c in PIECE_COLOR.items()}
 PIN_OF_COLOR: dict[str, PinColor] = {c.value: c for c in PinColor}
 
 BAR_ROWS = (0.2, 0.5, 0.8)  # bar heights as a share of the dryer's height (bar 1 on top)
-PIECE_WIDTH = (0.2, 0.3)  # of W
+PIECE_WIDTH = (0.22, 0.32)  # of W
 PIECE_HEIGHT = (0.55, 0.78)  # of the spacing between bars
-PIN_WIDTH = (0.022, 0.032)  # of W
-PIN_HEIGHT = (0.1, 0.13)  # of H
+PIN_WIDTH = (0.05, 0.07)  # of W
+PIN_HEIGHT = (0.12, 0.16)  # of H
 PIN_ABOVE = (0.42, 0.6)  # share of a pin's height above the top edge of what it clips
 
 # Hue windows (OpenCV hue, 0..180) for the reader's colour classes, after white balance.

@@ -87,6 +87,7 @@ class DryerReader:
     layout: TableLayout
     seat: int = 0
     diff_threshold: int = 45  # grey levels: changed since the empty reference
+    majority: int = 3  # majority-filter size for the colour masks (odd)
 
     def __post_init__(self) -> None:
         self._dryer = next(
@@ -133,13 +134,14 @@ class DryerReader:
             masks = {c: m & changed for c, m in masks.items()}
         spacing = abs(lines[1] - lines[0]) if len(lines) > 1 else gh / 3
         # wider than any pin but short, so a pair of pants keeps its waistband
-        piece_k = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, int(gw * 0.055)), 3))
+        piece_k = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, int(gw * 0.095)), 3))
         min_piece = gw * spacing * 0.012
-        min_pin = max(8, int(gw * gh * 0.00025))
+        min_pin = max(8, int(gw * gh * 0.0005))
         pieces: list[Blob] = []
         rests: dict[str, np.ndarray] = {}
         for color, m in masks.items():
-            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+            # majority filter: drops the 1-2 px fringes where two colours blend at an edge
+            m = cv2.medianBlur(m, self.majority)
             body = cv2.morphologyEx(m, cv2.MORPH_OPEN, piece_k)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(body)
             keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= max(25, min_piece / 4)]
@@ -167,7 +169,7 @@ class DryerReader:
                 n, lab, stats, _ = cv2.connectedComponentsWithStats(window)
                 for i in range(1, n):
                     x, y, bw, bh, area = stats[i]
-                    if area < min_pin or bw > gw * 0.08 or bh < 3 or y + bh < top - 2:
+                    if area < min_pin or bw > gw * 0.11 or bh < 3 or y + bh < top - 2:
                         continue
                     pins.append((Blob(color, (int(x), int(y), int(x + bw), int(y + bh)),
                                       int(area)), k))

@@ -113,7 +113,7 @@ def _shape(
         )
         top = (0.08, 0.92)
     elif piece is Piece.DRESS:
-        t0, t1 = rng.uniform(0.22, 0.3), rng.uniform(0.7, 0.78)
+        t0, t1 = rng.uniform(0.15, 0.22), rng.uniform(0.78, 0.85)
         waist = h * rng.uniform(0.3, 0.45)
         cv2.fillPoly(
             a,
@@ -345,7 +345,7 @@ def render_dryer(
     full_rgb, full_a = frame_rgb.copy(), frame_a.copy()
     _hang(dryer, full_rgb, full_a, bars, rod, rng)
     bg = table(FRAME_H, FRAME_W, rng)
-    width = float(rng.uniform(160, 320))  # camera height and table size vary
+    width = float(rng.uniform(200, 360))  # camera height and table size vary
     s = width / DW
     ang = np.radians(rng.normal(0, 3))
     c, si = np.cos(ang) * s, np.sin(ang) * s

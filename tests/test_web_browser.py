@@ -1,0 +1,307 @@
+"""The dashboard in real headless Chromium (Debian's), driven by Playwright, against the app
+served by waitress: live scoreboard, overrule on a second screen, setup → play → history,
+and a screenshot of every page in tests/artifacts/."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_web_routes import BOB_FINISHES, PIN, write_images
+from web import create_app
+from web.config import WebConfig
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PORTRAIT = {"width": 800, "height": 1280}
+LANDSCAPE = {"width": 1280, "height": 800}
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: `make chromium`"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[tuple[str, Any]]:
+    import waitress
+
+    tmp = tmp_path_factory.mktemp("web")
+    cfg = WebConfig(db_path=tmp / "tabletop.db", camera=str(write_images(tmp / "frames", 4)))
+    app = create_app(cfg)
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    yield f"http://127.0.0.1:{srv.effective_port}", app
+    srv.close()
+    app.extensions["tabletop"].camera.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+class Screen:
+    """One tablet: its own browser context (own cookies)."""
+
+    def __init__(self, browser: Any, base: str, viewport: dict[str, int] = LANDSCAPE) -> None:
+        self.base = base
+        self.ctx = browser.new_context(viewport=viewport)
+        self.page = self.ctx.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def go(self, path: str) -> Any:
+        self.page.goto(self.base + path, wait_until="domcontentloaded")
+        return self.page
+
+    def api(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        """A JSON call made by the page itself (its cookie, its CSRF token)."""
+        return self.page.evaluate(
+            """async ([m, p, b]) => { const r = await TT.api(m, p, b); return r; }""",
+            [method, path, body],
+        )
+
+    def close(self) -> None:
+        assert not self.errors, self.errors
+        self.ctx.close()
+
+
+def unlock(screen: Screen, app: Any) -> None:
+    """First start: set the PIN with the setup code, or log in with it."""
+    settings = app.extensions["tabletop"].settings
+    if not settings.pin_is_set:
+        page = screen.go("/pin/setup")
+        shot(page, "pin-setup")
+        page.fill("#setup_code", settings.setup_code)
+        page.fill("#pin", PIN)
+        page.fill("#pin2", PIN)
+        page.click("button[type=submit]")
+    else:
+        page = screen.go("/login")
+        for digit in PIN:
+            page.click(f".pinpad button[data-digit='{digit}']")
+        shot(page, "login")
+        page.click(".pinpad button[type=submit]")
+    page.wait_for_load_state("domcontentloaded")
+    assert screen.api("GET", "/api/whoami")["data"]["referee"] is True
+
+
+def total(page: Any, seat: int) -> Any:
+    return page.locator(f"#players .player[data-seat='{seat}'] .total")
+
+
+def choose(page: Any, kind: str, seat: int | None) -> None:
+    page.click(f"#kinds button[data-kind='{kind}']")
+    page.click(f"#seats button[data-seat='{'' if seat is None else seat}']")
+
+
+def test_scoreboard_updates_live_after_a_referee_event(server, browser):
+    from playwright.sync_api import expect
+
+    base, app = server
+    referee = Screen(browser, base)
+    unlock(referee, app)
+    created = referee.api("POST", "/api/games", {"game": "deck-dash", "players": ["Ann", "Bob"]})
+    game_id = created["data"]["id"]
+    for event in BOB_FINISHES[:-1]:
+        assert referee.api("POST", f"/api/games/{game_id}/events", event)["ok"]
+
+    viewer = Screen(browser, base, PORTRAIT)
+    board = viewer.go("/scoreboard")
+    expect(total(board, 0)).to_have_text("0")
+    expect(board.locator("#sb-title")).to_contain_text("Deck Dash")
+
+    console = referee.go("/console")
+    expect(console.locator("#feed li")).to_have_count(len(BOB_FINISHES) - 1)
+    choose(console, "discard", 1)
+    console.fill("#f-card", "R5")
+    console.click("#send")
+    # No reload: the open scoreboard hears the verdict over SSE.
+    expect(total(board, 0)).to_have_text("12", timeout=5000)
+    expect(total(board, 1)).to_have_text("0")
+    expect(board.locator("#sb-rounds")).to_contain_text("12")
+    expect(console.locator("#feed")).to_contain_text("Bob finished and wins Dash 1.")
+    shot(board, "scoreboard-portrait")
+    shot(console, "console")
+    viewer.close()
+    referee.close()
+
+
+def test_an_overrule_in_the_console_changes_a_second_open_scoreboard(server, browser):
+    from playwright.sync_api import expect
+
+    base, app = server
+    referee = Screen(browser, base)
+    unlock(referee, app)
+    game_id = referee.api("POST", "/api/games", {"game": "deck-dash", "players": ["Ann", "Bob"]})[
+        "data"
+    ]["id"]
+    for event in BOB_FINISHES:
+        assert referee.api("POST", f"/api/games/{game_id}/events", event)["ok"]
+    tally = {"kind": "tally", "payload": {"hands": [["R9", "R10"], []]}}
+    seq = referee.api("POST", f"/api/games/{game_id}/events", tally)["data"]["seq"]
+
+    first = Screen(browser, base, LANDSCAPE)
+    second = Screen(browser, base, PORTRAIT)
+    board1 = first.go(f"/scoreboard?game={game_id}")
+    board2 = second.go("/scoreboard")
+    expect(total(board1, 0)).to_have_text("2")
+    expect(total(board2, 0)).to_have_text("2")
+
+    console = referee.go(f"/console?game={game_id}")
+    console.click(f"#feed li[data-seq='{seq}'] button[data-action='overrule']")
+    expect(console.locator("#overrule-note")).to_be_visible()
+    console.fill("#f-hands", json.dumps([["R9", "R10", "B4", "W"], []]))
+    console.click("#send")
+    expect(total(board2, 0)).to_have_text("4", timeout=5000)
+    expect(total(board1, 0)).to_have_text("4", timeout=5000)
+    expect(console.locator(f"#feed li[data-seq='{seq}']")).to_contain_text("overruled")
+    shot(board1, "scoreboard-landscape")
+    shot(console, "console-overruled")
+
+    # Undo the overrule from the console: back to 2 everywhere.
+    console.click(f"#feed li[data-seq='{seq + 1}'] button[data-action='undo']")
+    expect(total(board2, 0)).to_have_text("2", timeout=5000)
+    for s in (first, second, referee):
+        s.close()
+
+
+def test_setup_then_play_then_history(server, browser):
+    from playwright.sync_api import expect
+
+    base, app = server
+    referee = Screen(browser, base, PORTRAIT)
+    unlock(referee, app)
+    setup = referee.go("/setup")
+    setup.click("#game-choices button[data-game='deck-dash']")
+    setup.fill("#player-list input[data-seat='0']", "Mia")
+    setup.fill("#player-list input[data-seat='1']", "Leo")
+    setup.click("#add-player")
+    setup.fill("#player-list input[data-seat='2']", "Zoe")
+    expect(setup.locator("#opt-level")).to_be_visible()
+    shot(setup, "setup")
+    setup.click("#start")
+    setup.wait_for_url("**/console?game=*")
+    console = setup
+    expect(console.locator("#kinds button[data-kind='deal']")).to_be_visible()
+    choose(console, "deal", 0)
+    console.fill("#f-start", "R5")
+    console.fill("#f-hands", "[12, 12, 12]")
+    console.click("#send")
+    expect(console.locator("#feed")).to_contain_text("Mia dealt Dash 1")
+    choose(console, "draw", 1)
+    console.fill("#f-from", "draw")
+    console.click("#send")
+    expect(console.locator("#feed")).to_contain_text("Leo drew")
+    # A typo is refused with a message, and nothing is stored.
+    choose(console, "discard", 1)
+    console.fill("#f-card", "Q77")
+    console.click("#send")
+    expect(console.locator("#toast")).to_contain_text("Q77")
+    expect(console.locator("#feed li")).to_have_count(2)
+    console.click("#end-game")
+    console.click("#end-game")  # a second tap confirms
+    console.wait_for_url("**/history/*")
+    expect(console.locator("#winners")).to_contain_text("Mia, Leo, Zoe")
+    shot(console, "history-game")
+    history = referee.go("/history")
+    expect(history.locator("#games-table")).to_contain_text("Mia, Leo, Zoe")
+    expect(history.locator("#stats-table")).to_contain_text("Zoe")
+    shot(history, "history")
+    referee.close()
+
+
+def test_live_calibration_and_pads_pages(server, browser):
+    from playwright.sync_api import expect
+
+    base, app = server
+    referee = Screen(browser, base)
+    unlock(referee, app)
+    calib = referee.go("/calibration")
+    canvas = calib.locator("#calib")
+    expect(canvas).to_have_attribute("width", "160", timeout=5000)  # the snapshot arrived
+    box = canvas.bounding_box()
+    calib.select_option("#zone-name", "discard_1")
+    for fx, fy in ((0.2, 0.2), (0.6, 0.2), (0.6, 0.7), (0.2, 0.7)):
+        calib.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+    calib.click("#close-zone")
+    calib.click("#save-zones")
+    expect(calib.locator("#calib-msg")).to_contain_text("Saved 1 zones")
+    shot(calib, "calibration")
+    zones = referee.api("GET", "/api/zones")["data"]["zones"]
+    assert zones[0]["name"] == "discard_1" and len(zones[0]["points"]) == 4
+    assert all(0 <= v <= 1 for p in zones[0]["points"] for v in p)
+
+    live = referee.go("/live")
+    expect(live.locator("#cam")).to_have_js_property("complete", True, timeout=5000)
+    live.wait_for_function("document.getElementById('cam').naturalWidth === 160")
+    shot(live, "live")
+
+    pads = referee.go("/hardware")
+    watcher = Screen(browser, base, PORTRAIT)
+    other = watcher.go("/hardware")
+    pads.wait_for_timeout(300)  # let the watcher's stream connect
+    pads.click("#pad-2-pad")
+    expect(other.locator("#pad-2-pad")).to_have_class("pad-btn lit", timeout=3000)
+    shot(other, "hardware")
+    watcher.close()
+    referee.close()
+
+
+def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
+    from playwright.sync_api import expect
+
+    base, _ = server
+    viewer = Screen(browser, base, PORTRAIT)
+    page = viewer.go("/console")
+    expect(page.locator("#send")).to_be_disabled()
+    expect(page.locator(".banner.warn")).to_contain_text("Viewing only")
+    shot(page, "console-viewer")
+    r = viewer.api("POST", "/api/games", {"game": "deck-dash", "players": ["A", "B"]})
+    assert r["status"] == 401
+    viewer.close()
+    # A second server without a camera: the Live page says so plainly.
+    tmp_app = create_app(WebConfig(db_path=Path(app_tmp(server)) / "nocam.db"))
+    import waitress
+
+    srv = waitress.create_server(tmp_app, host="127.0.0.1", port=0, threads=4)
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    try:
+        s = Screen(browser, f"http://127.0.0.1:{srv.effective_port}")
+        live = s.go("/live")
+        expect(live.locator("#nocam")).to_contain_text("No camera is configured")
+        shot(live, "live-no-camera")
+        s.close()
+    finally:
+        srv.close()
+
+
+def app_tmp(server: tuple[str, Any]) -> str:
+    return str(server[1].extensions["tabletop"].config.db_path.parent)
