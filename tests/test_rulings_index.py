@@ -12,7 +12,7 @@ def ruling_ids() -> list[str]:
     return RULING_HEADING.findall((ROOT / "docs" / "RULINGS.md").read_text(encoding="utf-8"))
 
 
-def tests_naming_rulings() -> dict[str, list[str]]:
+def rulings_named_by_tests() -> dict[str, list[str]]:
     named: dict[str, list[str]] = {}
     for path in (ROOT / "tests").rglob("test_*.py"):
         for name, prefix, number in TEST_NAME.findall(path.read_text(encoding="utf-8")):
@@ -27,14 +27,14 @@ def test_rulings_are_numbered_uniquely():
 
 
 def test_every_ruling_is_named_by_a_test():
-    named = tests_naming_rulings()
+    named = rulings_named_by_tests()
     missing = [rid for rid in ruling_ids() if rid not in named]
     assert missing == []
 
 
 def test_every_test_names_an_existing_ruling():
     known = set(ruling_ids())
-    unknown = {rid: tests for rid, tests in tests_naming_rulings().items() if rid not in known}
+    unknown = {rid: tests for rid, tests in rulings_named_by_tests().items() if rid not in known}
     assert unknown == {}
 
 

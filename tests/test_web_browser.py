@@ -207,7 +207,7 @@ def test_setup_then_play_then_history(server, browser):
     expect(setup.locator("#opt-level")).to_be_visible()
     shot(setup, "setup")
     setup.click("#start")
-    setup.wait_for_url("**/console?game=*")
+    setup.wait_for_url("**/console?game=*", wait_until="domcontentloaded")
     console = setup
     expect(console.locator("#kinds button[data-kind='deal']")).to_be_visible()
     choose(console, "deal", 0)
@@ -227,7 +227,7 @@ def test_setup_then_play_then_history(server, browser):
     expect(console.locator("#feed li")).to_have_count(2)
     console.click("#end-game")
     console.click("#end-game")  # a second tap confirms
-    console.wait_for_url("**/history/*")
+    console.wait_for_url("**/history/*", wait_until="domcontentloaded")
     expect(console.locator("#winners")).to_contain_text("Mia, Leo, Zoe")
     shot(console, "history-game")
     history = referee.go("/history")
@@ -281,7 +281,7 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
     viewer = Screen(browser, base, PORTRAIT)
     page = viewer.go("/console")
     expect(page.locator("#send")).to_be_disabled()
-    expect(page.locator(".banner.warn")).to_contain_text("Viewing only")
+    expect(page.locator("#view-only")).to_contain_text("Viewing only")
     shot(page, "console-viewer")
     r = viewer.api("POST", "/api/games", {"game": "deck-dash", "players": ["A", "B"]})
     assert r["status"] == 401

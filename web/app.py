@@ -80,13 +80,20 @@ def _bridge_pads(services: Services) -> None:
     def on_press(press: PadPress) -> None:
         note: dict[str, Any] = {**press.to_dict(), "accepted": None, "message": ""}
         services.hub.publish("pads", note)
-        kind = services.config.pad_events.get(press.device)
         game_id = services.games.current_id()
-        if kind is None or game_id is None:
+        if game_id is None:
             return
         try:
             record = services.games.record(game_id)
             if record.ended_at is not None:
+                return
+            # The hardware package knows what a press means per game (slap/call/done).
+            # A [web] pad_events entry overrides it.
+            kind = services.config.pad_events.get(press.device)
+            kind_of = getattr(press, "kind", None)
+            if kind is None and callable(kind_of):
+                kind = kind_of(record.game)
+            if kind is None:
                 return
             kinds = services.games.rules(record.game).event_kinds()
             if kind not in kinds:

@@ -37,6 +37,8 @@ def _serve(args: argparse.Namespace) -> int:
     if cfg.max_streams > cfg.threads - 8:
         cfg.max_streams = max(1, cfg.threads - 8)  # keep 8 threads free for pages
 
+    cfg.pads = _hardware_pads(args.config)
+
     import waitress
 
     from web.app import create_app
@@ -61,6 +63,22 @@ def _serve(args: argparse.Namespace) -> int:
         ident="tabletop",
     )
     return 0
+
+
+def _hardware_pads(config: str | None) -> object | None:
+    """The hardware package's pads (GPIO, or virtual when there is none); None falls back
+    to the dashboard's own virtual pads."""
+    try:
+        from hardware.config import load_config
+        from hardware.service import PadsService
+        from hardware.table import Table
+    except ImportError:
+        return None
+    try:
+        return PadsService(Table.open(load_config(config)))
+    except Exception as exc:  # a bad pin map or no GPIO access: say so, keep serving
+        print(f"tabletop serve: pads unavailable ({exc}); using virtual pads", file=sys.stderr)
+        return None
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -35,8 +35,9 @@ class WebConfig:
     zones_path: Path | None = None  # default: zones.json beside the database
     public_url: str | None = None  # what the QR code points at; default: the request's host
     secret_key: str | None = None  # default: generated once and kept in the database
-    # Pad device -> event kind appended to the running game (when the game knows the kind).
-    pad_events: dict[str, str] = field(default_factory=lambda: {"pad": "slap", "button": "call"})
+    # Pad device -> event kind appended to the running game (when the game knows the kind);
+    # empty: the pads service decides per game (slap; call, or Wash Dash's done).
+    pad_events: dict[str, str] = field(default_factory=dict)
     seats: int = 6  # virtual pads
     testing: bool = False
     # Injected services (tests, the hardware and vision packages).

@@ -17,7 +17,7 @@ PIN_OF_COLOR: dict[str, PinColor] = {c.value: c for c in PinColor}
 
 BAR_ROWS = (0.2, 0.5, 0.8)  # bar heights as a share of the dryer's height (bar 1 on top)
 PIECE_WIDTH = (0.22, 0.32)  # of W
-PIECE_HEIGHT = (0.55, 0.78)  # of the spacing between bars
+PIECE_HEIGHT = (0.45, 0.62)  # of the spacing between bars: clear of the next bar's pins
 PIN_WIDTH = (0.05, 0.07)  # of W
 PIN_HEIGHT = (0.12, 0.16)  # of H
 PIN_ABOVE = (0.42, 0.6)  # share of a pin's height above the top edge of what it clips

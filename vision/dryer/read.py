@@ -136,74 +136,78 @@ class DryerReader:
         # wider than any pin but short, so a pair of pants keeps its waistband
         piece_k = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, int(gw * 0.095)), 3))
         min_piece = gw * spacing * 0.012
-        min_pin = max(8, int(gw * gh * 0.0005))
+        min_pin = max(8, int(gw * gh * 0.001))
         pieces: list[Blob] = []
-        rests: dict[str, np.ndarray] = {}
+        tops: list[int] = []
+        clean: dict[str, np.ndarray] = {}
         for color, m in masks.items():
             # majority filter: drops the 1-2 px fringes where two colours blend at an edge
             m = cv2.medianBlur(m, self.majority)
+            clean[color] = m
             body = cv2.morphologyEx(m, cv2.MORPH_OPEN, piece_k)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(body)
             keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= max(25, min_piece / 4)]
-            body = (np.isin(lab, keep) * 255).astype(np.uint8)
-            if keep and int(np.count_nonzero(body)) >= min_piece:
-                # one piece per colour: its parts (two legs, a hidden middle) are one piece
-                ys, xs = np.nonzero(body)
-                pieces.append(Blob(color, (int(xs.min()), int(ys.min()), int(xs.max()) + 1,
-                                           int(ys.max()) + 1), int(len(xs))))
-            else:
-                body = np.zeros_like(m)
-            rests[color] = m & ~cv2.dilate(body, np.ones((3, 3), np.uint8))
-        # Pins: a pin clips a piece and sticks up above its top edge, where no piece reaches;
-        # so look in a strip above each piece. A pin on a piece of its own colour shows there
-        # and nowhere else.
-        pins: list[tuple[Blob, int]] = []  # (pin, index of the piece whose strip it is in)
-        reach = int(gh * 0.15)
-        for k, piece in enumerate(pieces):
-            x1, top, x2, _ = piece.box
+            body = np.isin(lab, keep)
+            if not keep or int(np.count_nonzero(body)) < min_piece:
+                continue
+            # one piece per colour: its parts (two legs, a hidden middle) are one piece
+            ys, xs = np.nonzero(body)
+            pieces.append(Blob(color, (int(xs.min()), int(ys.min()), int(xs.max()) + 1,
+                                       int(ys.max()) + 1), int(len(xs))))
+            # its top edge: the commonest first row over its columns (a waistband, a dress's
+            # top, a shirt's shoulders are flat; a pin's bump or a notch is a few columns)
+            # (read on the mask itself: a pin's spring can notch the opened body's top rows)
+            y0 = max(0, int(ys.min()) - 8)
+            cols = body.any(0)
+            region = m[y0 : int(ys.max()) + 1, :] > 0
+            first = region.argmax(0)[cols & region.any(0)] + y0
+            tops.append(int(np.bincount(first).argmax()))
+        # Pins: a pin clips a piece and sticks up above the piece's top edge, where no piece
+        # reaches. A pin on a piece of its own colour shows only there.
+        reach = int(gh * 0.12)
+        best: dict[str, Blob] = {}
+        for piece, top in zip(pieces, tops, strict=True):
+            x1, _, x2, _ = piece.box
             rx1, rx2 = max(0, x1 - 3), min(gw, x2 + 3)
-            ry1, ry2 = max(0, top - reach), max(1, top + 2)
-            for color, rest in rests.items():
-                window = np.zeros_like(rest)
-                window[ry1:ry2, rx1:rx2] = rest[ry1:ry2, rx1:rx2]
+            for color, m in clean.items():
+                bottom = top - 2 if color == piece.color else top + 4
+                ry1, ry2 = max(0, top - reach), max(1, bottom)
+                window = np.zeros_like(m)
+                window[ry1:ry2, rx1:rx2] = m[ry1:ry2, rx1:rx2]
                 n, lab, stats, _ = cv2.connectedComponentsWithStats(window)
                 for i in range(1, n):
                     x, y, bw, bh, area = stats[i]
-                    if area < min_pin or bw > gw * 0.11 or bh < 3 or y + bh < top - 2:
+                    if area < min_pin or not gw * 0.035 <= bw <= gw * 0.11 or y > top - 5 or y + bh < top - 3:
                         continue
-                    pins.append((Blob(color, (int(x), int(y), int(x + bw), int(y + bh)),
-                                      int(area)), k))
-        return self._assemble(pieces, pins, lines, gh)
+                    blob = Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area))
+                    if color not in best or blob.area > best[color].area:
+                        best[color] = blob
+        return self._assemble(pieces, tops, list(best.values()), lines, gh)
 
-    def _assemble(self, pieces: list[Blob], found: list[tuple[Blob, int]], lines: list[float],
-                  gh: int) -> DryerReading:
+    def _assemble(self, pieces: list[Blob], tops: list[int], pins: list[Blob],
+                  lines: list[float], gh: int) -> DryerReading:
         notes = []
-        bar_of: dict[int, int] = {}
-        for k, piece in enumerate(pieces):
-            top = piece.box[1]
+        bars: list[list[tuple[int, HungPiece]]] = [[], [], []]
+        for piece, top in zip(pieces, tops, strict=True):
             b = int(np.argmin([abs(top - line) for line in lines]))
             if abs(top - lines[b]) > gh * 0.12:
                 notes.append(f"{piece.color} blob is not hanging from a bar")
                 continue
-            bar_of[k] = b
-        # one pin of each colour: the biggest sighting; it holds every piece it was seen on
-        best: dict[str, Blob] = {}
-        for pin, _ in found:
-            if pin.color not in best or pin.area > best[pin.color].area:
-                best[pin.color] = pin
-        held: dict[int, list[str]] = {k: [] for k in bar_of}
-        for pin, k in found:
-            if best[pin.color].box == pin.box and k in held:
-                held[k].append(pin.color)
-        bars: list[list[tuple[int, HungPiece]]] = [[], [], []]
-        for k, b in bar_of.items():
-            colors = [c for c in P.COLORS if c in held[k]]
-            if not colors:
-                notes.append(f"{pieces[k].color} piece has no pin")
+            # a pin holds every piece on whose top edge it sits (two when they share it)
+            x1, _, x2, _ = piece.box
+            held = []
+            for pin in pins:
+                px = (pin.box[0] + pin.box[2]) / 2
+                tol = (pin.box[2] - pin.box[0]) / 2
+                if x1 - tol <= px <= x2 + tol and pin.box[1] < top - 3 <= pin.box[3] + 8:
+                    held.append(pin.color)
+            if not held:
+                notes.append(f"{piece.color} piece has no pin")
                 continue
-            hung = HungPiece(P.PIECE_OF_COLOR[pieces[k].color],
+            colors = [c for c in P.COLORS if c in held]
+            hung = HungPiece(P.PIECE_OF_COLOR[piece.color],
                              tuple(P.PIN_OF_COLOR[c] for c in colors))
-            bars[b].append((pieces[k].box[0], hung))
+            bars[b].append((x1, hung))
         dryer = Dryer(tuple(tuple(h for _, h in sorted(bar, key=lambda t: t[0])) for bar in bars))
         confidence = 1.0 if not notes and not dryer.problems() else 0.5
-        return DryerReading(dryer, confidence, tuple(pieces), tuple(best.values()), tuple(notes))
+        return DryerReading(dryer, confidence, tuple(pieces), tuple(pins), tuple(notes))

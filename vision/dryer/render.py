@@ -260,8 +260,8 @@ def _hang(
         if len(bar) == 2:  # two pieces sharing a pin: they overlap at the pin
             (w0, _), (w1, _) = sizes
             (_, _, t1a), (_, t0b, _) = shapes[0], shapes[1]
-            right_a = w0 * t1a - pw * rng.uniform(0.8, 1.6)
-            left_b = w1 * t0b + pw * rng.uniform(0.8, 1.6)
+            right_a = w0 * t1a - pw * rng.uniform(0.3, 0.6)
+            left_b = w1 * t0b + pw * rng.uniform(0.3, 0.6)
             span = right_a + (w1 - left_b)
             x_a = int(rng.uniform(lo_x, hi_x - span))
             pin_x = int(x_a + right_a)

@@ -28,6 +28,8 @@ class ReaderConfig:
     conf: float = 0.4  # detector confidence threshold
     iou: float = 0.5  # rotated NMS threshold
     threads: int = 2
+    # also read each crop turned by 180° and average: the box does not say which end is up
+    turn_both_ways: bool = True
 
 
 class CardReader:
@@ -60,6 +62,13 @@ class CardReader:
         return Detections(obb, scores, cls)
 
     def _classify(self, model: OnnxModel, crops: list[np.ndarray]) -> np.ndarray:
+        if self.config.turn_both_ways:
+            n = len(crops)
+            both = self._classify_once(model, crops + [c[::-1, ::-1] for c in crops])
+            return (both[:n] + both[n:]) / 2
+        return self._classify_once(model, crops)
+
+    def _classify_once(self, model: OnnxModel, crops: list[np.ndarray]) -> np.ndarray:
         size = model.imgsz
         imgs = [
             c if c.shape[0] == size else cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA)

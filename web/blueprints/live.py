@@ -141,8 +141,8 @@ def snapshot() -> Response:
     return Response(frame.jpeg, mimetype="image/jpeg", headers=headers)
 
 
-def _annotated(frame: Any) -> bytes:
-    s = services()
+def _annotated(frame: Any, s: Any = None) -> bytes:
+    s = s or services()
     zones = s.zones.load()["zones"]
     return s.annotator.get(frame, zones, s.zones.version)
 
@@ -173,7 +173,7 @@ def mjpeg() -> Response:
             frame = camera.latest()
             if frame is not None and frame.seq != last_seq:
                 last_seq = frame.seq
-                jpeg = _annotated(frame)
+                jpeg = _annotated(frame, s)  # no request context inside a stream
                 yield (
                     b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
                     + str(len(jpeg)).encode()

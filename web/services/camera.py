@@ -77,6 +77,7 @@ class FileFeed:
         self._lock = threading.Lock()
         self._latest: Frame | None = None
         self._stop = threading.Event()
+        self._first = threading.Event()
         self._thread: threading.Thread | None = None
         self._seq = 0
         self.error: str | None = None
@@ -92,11 +93,11 @@ class FileFeed:
                 self._thread.start()
 
     def latest(self) -> Frame | None:
+        """The newest frame; the first viewers wait (up to 3 s) for the source to open."""
         if self._thread is None:
             self._start()
-            deadline = time.monotonic() + 2.0
-            while self._latest is None and self.error is None and time.monotonic() < deadline:
-                time.sleep(0.01)
+        if self._latest is None and self.error is None:
+            self._first.wait(timeout=3.0)
         return self._latest
 
     def _frames(self) -> Any:
@@ -115,6 +116,7 @@ class FileFeed:
             cap = cv2.VideoCapture(str(self.source))
             if not cap.isOpened():
                 self.error = f"cannot open video {self.source}"
+                self._first.set()
                 return
             got = 0
             while not self._stop.is_set():
@@ -126,6 +128,7 @@ class FileFeed:
             cap.release()
             if got == 0:
                 self.error = f"no frames in video {self.source}"
+                self._first.set()
                 return
 
     def _run(self) -> None:
@@ -139,6 +142,7 @@ class FileFeed:
                 self._seq += 1
                 h, w = img.shape[:2]
                 self._latest = Frame(buf.tobytes(), time.monotonic_ns(), w, h, self._seq)
+                self._first.set()
             next_t += period
             delay = next_t - time.monotonic()
             if delay > 0:

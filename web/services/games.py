@@ -102,7 +102,10 @@ def coerce_option(spec: OptionSpec, value: Any) -> Any:
         except ValueError:
             raise BadInput(f"option {spec.name!r} must be a number, got {value!r}") from None
     if kind == "list":
-        return [t for t in text.replace(",", " ").split() if t]
+        tokens = [t for t in text.replace(",", " ").split() if t]
+        if all(isinstance(d, int) for d in spec.default):
+            return [int(t) if t.lstrip("-").isdigit() else t for t in tokens]
+        return tokens
     return value
 
 

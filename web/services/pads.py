@@ -25,6 +25,14 @@ class PadPress:
     t_ns: int  # monotonic ns at the source, same clock as camera frames
     virtual: bool = True
 
+    def kind(self, game: str | None = None) -> str | None:
+        """The referee event kind this press means in ``game`` (as hardware.padevents)."""
+        if self.device == "pad":
+            return "slap"
+        if self.device == "button":
+            return {"dos": "call", "wash-dash": "done"}.get(game or "", "call")
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

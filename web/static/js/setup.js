@@ -51,8 +51,11 @@
       else if (o.type === "choice") out[o.name] = o.choices[parseInt(inp.value, 10)];
       else if (o.type === "int") out[o.name] = /^-?\d+$/.test(inp.value.trim()) ? parseInt(inp.value, 10) : inp.value;
       else if (o.type === "float") out[o.name] = isNaN(parseFloat(inp.value)) ? inp.value : parseFloat(inp.value);
-      else if (o.type === "list") out[o.name] = inp.value.split(/[\s,]+/).filter(Boolean);
+      else if (o.type === "list") out[o.name] = inp.value.split(/[\s,]+/).filter(Boolean)
+        .map((t) => (/^-?\d+$/.test(t) && (o.default || []).every((d) => typeof d === "number") ? parseInt(t, 10) : t));
       else out[o.name] = inp.value;
+      // Only what differs from the game's default is stored with the game.
+      if (JSON.stringify(out[o.name]) === JSON.stringify(o.default)) delete out[o.name];
     });
     return out;
   }
