@@ -89,6 +89,7 @@ def test_ruling_dash9_pairs_grow_like_sets_colour_pairs_stay_twins():
     threes = next(g for g in result.groups if g.number == 3)
     grown = hand_off(threes, parse_card("B3"))
     assert grown is not None and grown.kind is GroupKind.PAIR and grown.size == 3
+    assert (threes.label, grown.label) == ("pair of 3s", "set of 3s")  # the label follows
     assert hand_off(threes, parse_card("B4")) is None
     twins = check_dash("advanced", 9, parse_cards("R5 R5 Y3 Y3 B2 W G12 W"))
     red5 = next(g for g in twins.groups if g.number == 5)
@@ -97,6 +98,7 @@ def test_ruling_dash9_pairs_grow_like_sets_colour_pairs_stay_twins():
     assert hand_off(red5, parse_card("R5")) is not None
     wild = hand_off(red5, WILD)
     assert wild is not None and str(wild.stands_for[-1]) == "R5"
+    assert (red5.label, wild.label) == ("pair of red 5s", "set of red 5s")
 
 
 def test_same_colour_group_takes_that_colour_or_a_wild():

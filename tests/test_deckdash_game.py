@@ -287,7 +287,7 @@ def test_handoff_onto_another_players_dash() -> None:
     t.ok("draw", 1)
     t.ok("lay", 1, cards=["R4", "Y4", "R5", "Y5", "R6", "Y6"])
     verdicts = t.ok("handoff", 1, card="R1", group=t.group(1))
-    assert of(verdicts, Outcome.LEGAL) == ["Bea handed off red 1 onto Ana's pair of 1s."]
+    assert of(verdicts, Outcome.LEGAL) == ["Bea handed off red 1 onto Ana's set of 1s."]
     assert format_cards(t.rnd.table[t.group(1)].group.cards) == ["R1", "Y1", "R1"]
 
 

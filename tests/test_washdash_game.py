@@ -97,7 +97,7 @@ def _events_boxed_order(tail_events=()):
     return boxed + pile
 
 
-def test_whole_game_last_round_has_fewer_cards_and_game_ends_on_empty_pile():
+def test_ruling_wd16_last_round_has_fewer_cards_and_game_ends_on_empty_pile():
     # 4 players: 34 task cards in the pile, 3 per round: 11 rounds and a last one with 1 card
     order = _events_boxed_order()
     events = [Event("setup", payload={"order": order})]
@@ -120,6 +120,10 @@ def test_whole_game_last_round_has_fewer_cards_and_game_ends_on_empty_pile():
     last = result.steps[-1].verdicts
     assert [v.outcome for v in last][-1] is Outcome.GAME_END
     assert result.steps[-2].event.payload["cards"] == [order[-1]]  # the short last round
+    before_last = play(4, events[:-2]).state
+    short = Event("reveal", seat=11 % 4, payload={"cards": [order[-1], *TASKS[:2]]})
+    state, verdicts = GAME.apply(before_last, short)
+    assert state is before_last and verdicts[0].reason == "Reveal 1 card(s), not 3."
     # nothing more can be revealed
     state, verdicts = GAME.apply(result.state, Event("reveal"))
     assert state is result.state and "game is over" in verdicts[0].reason
@@ -246,8 +250,13 @@ def test_every_event_kind_has_a_manual_form():
 
 def test_view_and_scoreboard_are_json():
     result = replay(GAME, ["Ann", "Bob", "Cy"], {}, _example_events())
-    json.dumps(GAME.view(result.state))
-    json.dumps(GAME.scoreboard(result.state).to_dict())
+    view = GAME.view(result.state)
+    board = GAME.scoreboard(result.state).to_dict()
+    assert json.loads(json.dumps(view)) == view
+    assert json.loads(json.dumps(board)) == board
+    # the two read-outs agree: the cards each seat holds add up to its total
+    assert [sum(DECK[c].points for c in cards) for cards in view["cards"]] == board["totals"]
+    assert board["extra"]["cards"] == [len(cards) for cards in view["cards"]]
 
 
 def _example_events():

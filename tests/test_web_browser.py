@@ -29,11 +29,12 @@ ARGS = [
 PORTRAIT = {"width": 800, "height": 1280}
 LANDSCAPE = {"width": 1280, "height": 800}
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: `make chromium`"),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_chromium_is_installed():
+    """The browser tests must run, not skip: `make test` installs Debian's chromium."""
+    assert CHROMIUM.exists(), "needs Debian chromium at /usr/bin/chromium: run `make chromium`"
 
 
 @pytest.fixture(scope="module")
@@ -258,15 +259,37 @@ def test_live_calibration_and_pads_pages(server, browser):
     assert zones[0]["name"] == "discard_1" and len(zones[0]["points"]) == 4
     assert all(0 <= v <= 1 for p in zones[0]["points"] for v in p)
 
+    # A Hit the Deck race, slapped on pads: the Live page draws its evidence.
+    body = {
+        "game": "hit-the-deck",
+        "players": ["Ann", "Bob", "Cy"],
+        "options": {"hand_size": 2, "strict_deck": False},
+    }
+    game_id = referee.api("POST", "/api/games", body)["data"]["id"]
+    hands = [["HAND", "R3"], ["G4", "B5"], ["Y6", "R7"]]
+    race = [
+        {"kind": "deal", "payload": {"hands": hands, "draw": ["G2", "B3", "Y4"], "dealer": 2}},
+        {"kind": "turn_up", "payload": {"card": "G2"}},
+        {"kind": "play", "seat": 0, "payload": {"card": "HAND"}},
+        {"kind": "slap", "seat": 1, "t_ns": 1_000_000_000, "source": "pad"},
+        {"kind": "slap", "seat": 0, "t_ns": 1_050_000_000, "source": "pad"},
+        {"kind": "slap", "seat": 2, "t_ns": 1_180_000_000, "source": "pad"},
+    ]
+    for event in race:
+        assert referee.api("POST", f"/api/games/{game_id}/events", event)["ok"]
     live = referee.go("/live")
     expect(live.locator("#cam")).to_have_js_property("complete", True, timeout=5000)
     live.wait_for_function("document.getElementById('cam').naturalWidth === 160")
+    expect(live.locator("#timeline .tl-row")).to_have_count(3)
+    expect(live.locator("#timeline .tl-row.loser")).to_contain_text("Cy")
+    expect(live.locator("#timeline .tl-row.loser")).to_contain_text("180.0 ms")
+    expect(live.locator("#race-reason")).to_contain_text("slapped last")
     shot(live, "live")
 
     pads = referee.go("/hardware")
     watcher = Screen(browser, base, PORTRAIT)
     other = watcher.go("/hardware")
-    pads.wait_for_timeout(300)  # let the watcher's stream connect
+    other.wait_for_selector("body[data-live='1']")  # the watcher's stream is connected
     pads.click("#pad-2-pad")
     expect(other.locator("#pad-2-pad")).to_have_class("pad-btn lit", timeout=3000)
     shot(other, "hardware")
@@ -305,3 +328,31 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
 
 def app_tmp(server: tuple[str, Any]) -> str:
     return str(server[1].extensions["tabletop"].config.db_path.parent)
+
+
+def test_every_games_every_event_kind_has_a_manual_form(server, browser):
+    """Manual entry is generated from event_kinds(): every kind of every installed game
+    gets a button, its description and its fields, with no script errors."""
+    from playwright.sync_api import expect
+
+    base, app = server
+    referee = Screen(browser, base)
+    unlock(referee, app)
+    catalogue = referee.api("GET", "/api/catalogue")["data"]["games"]
+    assert {g["name"] for g in catalogue} >= {"deck-dash", "dos", "hit-the-deck", "wash-dash"}
+    for game in catalogue:
+        players = [f"P{i}" for i in range(max(2, game["min_players"]))]
+        body = {"game": game["name"], "players": players}
+        game_id = referee.api("POST", "/api/games", body)["data"]["id"]
+        page = referee.go(f"/console?game={game_id}")
+        for kind, desc in game["event_kinds"].items():
+            page.click(f"#kinds button[data-kind='{kind}']")
+            expect(page.locator("#kind-desc")).to_contain_text(kind + ":")
+            for field in page.locator("#fields input[data-field]").all():
+                name = field.get_attribute("data-field")
+                assert name in desc, (game["name"], kind, name)
+        if game["name"] == "dos":
+            page.click("#kinds button[data-kind='play']")
+            assert page.locator("#f-card").count() == 1 and page.locator("#f-pile").count() == 1
+            shot(page, "console-dos")
+    referee.close()

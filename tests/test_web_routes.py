@@ -636,7 +636,7 @@ def test_security_headers_and_never_debug(app):
     assert r.headers["X-Frame-Options"] == "DENY"
     assert not app.debug
     cookie = r.headers.get("Set-Cookie", "")
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
 
 
 def test_config_file_and_serve_command(tmp_path):
@@ -689,3 +689,34 @@ def test_camera_viewers_arriving_together_all_wait_for_the_first_frame(tmp_path)
         th.join(10)
     feed.close()
     assert len(got) == 4 and all(f is not None and f.width == 160 for f in got)
+
+
+def test_a_vanished_tablet_gives_its_stream_slot_back(tmp_path):
+    """Under waitress: a client that disconnects is noticed at the next heartbeat and its
+    server thread and stream slot are freed (so dead tablets cannot starve the pool)."""
+    import socket
+    import time
+
+    import waitress
+
+    app = make_app(tmp_path, stream_heartbeat_s=0.2)
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=6)
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    streams = app.extensions["tabletop"].streams
+    try:
+        socks = []
+        for _ in range(3):
+            sock = socket.create_connection(("127.0.0.1", srv.effective_port), timeout=5)
+            sock.sendall(b"GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert sock.recv(100).startswith(b"HTTP/1.1 200")
+            socks.append(sock)
+        assert streams.active == 3
+        for sock in socks:
+            sock.close()
+        deadline = time.monotonic() + 10
+        while streams.active and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert streams.active == 0
+    finally:
+        srv.close()

@@ -23,7 +23,8 @@ def _train(args: argparse.Namespace) -> int:
         threads=args.threads,
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
-    run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True))
+    stages = tuple(args.stages.split(","))
+    run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True), stages=stages)
     return 0
 
 
@@ -124,6 +125,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--sym-epochs", type=int, default=12)
     tr.add_argument("--col-epochs", type=int, default=5)
     tr.add_argument("--threads", type=int, default=1)
+    tr.add_argument(
+        "--stages",
+        default="symbol,color,detector",
+        help="which networks to (re)train; the others keep their weights",
+    )
     tr.set_defaults(handler=_train)
 
     ex = vsub.add_parser("export", help="export the trained .pt models in MODELS to ONNX")

@@ -174,8 +174,17 @@ class TrainPlan:
     threads: int = 1
 
 
-def run_plan(plan: TrainPlan, work: Path, models_dir: Path, *, log=print) -> dict:
-    """Render data, train the three networks, export ONNX into ``models_dir``."""
+STAGES = ("symbol", "color", "detector")
+
+
+def run_plan(
+    plan: TrainPlan, work: Path, models_dir: Path, *, log=print, stages: tuple[str, ...] = STAGES
+) -> dict:
+    """Render data, train the three networks, export ONNX into ``models_dir``.
+
+    Rendered data is cached in ``work`` (same seed → same data); ``stages`` retrains only some
+    networks (the others keep their shipped weights). Timings merge into cards-training.json.
+    """
     setup_offline()
     from vision.decks import load_deck
     from vision.render.dataset import write_crops, write_detector_dataset
@@ -204,47 +213,48 @@ def run_plan(plan: TrainPlan, work: Path, models_dir: Path, *, log=print) -> dic
     log(f"scenes rendered in {timings['render_scenes_s']:.0f}s")
     out = work.resolve() / "train"
     results: dict[str, str] = {}
-    t = time.time()
-    sym = train_classifier(
-        crops / "symbol",
-        out,
-        epochs=plan.sym_epochs,
-        imgsz=plan.sym_imgsz,
-        seed=plan.seed,
-        threads=plan.threads,
-        name="symbol",
-    )
-    timings["train_symbol_s"] = time.time() - t
-    results["symbol"] = str(export_onnx(sym, plan.sym_imgsz, models_dir / "card-symbol.onnx"))
-    shutil.copy(sym, models_dir / "card-symbol.pt")
-    t = time.time()
-    col = train_classifier(
-        crops / "color",
-        out,
-        epochs=plan.col_epochs,
-        imgsz=plan.col_imgsz,
-        seed=plan.seed,
-        threads=plan.threads,
-        name="color",
-    )
-    timings["train_color_s"] = time.time() - t
-    results["color"] = str(export_onnx(col, plan.col_imgsz, models_dir / "card-color.onnx"))
-    shutil.copy(col, models_dir / "card-color.pt")
-    t = time.time()
-    detw = train_detector(
-        det / "data.yaml",
-        out,
-        epochs=plan.det_epochs,
-        imgsz=plan.det_imgsz,
-        seed=plan.seed,
-        threads=plan.threads,
-    )
-    timings["train_detector_s"] = time.time() - t
-    results["detector"] = str(export_onnx(detw, plan.det_imgsz, models_dir / "card-detector.onnx"))
-    shutil.copy(detw, models_dir / "card-detector.pt")
+    jobs = {
+        "symbol": (crops / "symbol", plan.sym_epochs, plan.sym_imgsz, "card-symbol"),
+        "color": (crops / "color", plan.col_epochs, plan.col_imgsz, "card-color"),
+    }
+    for stage in STAGES:
+        if stage not in stages:
+            continue
+        t = time.time()
+        if stage == "detector":
+            weights = train_detector(
+                det / "data.yaml",
+                out,
+                epochs=plan.det_epochs,
+                imgsz=plan.det_imgsz,
+                seed=plan.seed,
+                threads=plan.threads,
+            )
+            imgsz, stem = plan.det_imgsz, "card-detector"
+        else:
+            root, epochs, imgsz, stem = jobs[stage]
+            weights = train_classifier(
+                root,
+                out,
+                epochs=epochs,
+                imgsz=imgsz,
+                seed=plan.seed,
+                threads=plan.threads,
+                name=stage,
+            )
+        timings[f"train_{stage}_s"] = time.time() - t
+        results[stage] = str(export_onnx(weights, imgsz, models_dir / f"{stem}.onnx"))
+        shutil.copy(weights, models_dir / f"{stem}.pt")
+        log(f"{stage} trained in {timings[f'train_{stage}_s']:.0f}s")
     timings["total_s"] = time.time() - t0
-    meta = {"plan": asdict(plan), "timings": timings, "outputs": results}
-    (models_dir / "cards-training.json").write_text(json.dumps(meta, indent=2) + "\n")
+    meta_path = models_dir / "cards-training.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    if meta.get("plan") != asdict(plan):
+        meta = {}
+    meta["plan"] = asdict(plan)
+    meta.setdefault("runs", []).append({"stages": list(stages), "timings": timings})
+    meta.setdefault("outputs", {}).update(results)
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     log(json.dumps(meta, indent=2))
     return meta
 

@@ -79,7 +79,7 @@ def _bridge_pads(services: Services) -> None:
 
     def on_press(press: PadPress) -> None:
         note: dict[str, Any] = {**press.to_dict(), "accepted": None, "message": ""}
-        services.hub.publish("pads", note)
+        services.hub.publish("pads", dict(note))  # a copy: ``note`` is updated below
         game_id = services.games.current_id()
         if game_id is None:
             return
@@ -130,7 +130,7 @@ def create_app(config: Any = None) -> Flask:
     app.config.update(
         SECRET_KEY=cfg.secret_key or settings.secret_key(),
         SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_SAMESITE="Lax",  # CSRF is the token; Lax keeps QR-code links working
         SESSION_COOKIE_NAME="tabletop_session",
         MAX_CONTENT_LENGTH=256 * 1024,
         MAX_FORM_MEMORY_SIZE=64 * 1024,

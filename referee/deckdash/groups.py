@@ -112,7 +112,11 @@ class Group:
 
     @property
     def label(self) -> str:
-        """ "run 4 to 6", "set of 7s", "pair of 3s", "group of 5 red cards", "red run 1 to 5"."""
+        """ "run 4 to 6", "set of 7s", "pair of 3s", "group of 5 red cards", "red run 1 to 5".
+
+        Labels follow the cards, not the Dash part: a pair that grew by handoffs (DASH-9)
+        keeps its kind but reads "set of 3s" / "set of red 3s".
+        """
         k = self.kind
         color = self.color.word if self.color else ""
         if k is GroupKind.RUN:
@@ -121,10 +125,11 @@ class Group:
             return f"{color} run {self.low} to {self.high}"
         if k is GroupKind.SET:
             return f"set of {self.number}s"
+        noun = "pair" if self.size == 2 else "set"
         if k is GroupKind.PAIR:
-            return f"pair of {self.number}s"
+            return f"{noun} of {self.number}s"
         if k is GroupKind.COLOR_PAIR:
-            return f"pair of {color} {self.number}s"
+            return f"{noun} of {color} {self.number}s"
         return f"group of {self.size} {color} cards"
 
     def describe(self) -> str:

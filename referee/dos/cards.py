@@ -13,21 +13,11 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from referee.cards import Color  # the same four colours and letters as every card game here
 from referee.events import EventError
 
 MIN_NUMBER = 0
 MAX_NUMBER = 10  # the widest deck choice (1-10); the deck option says which are in play
-
-
-class Color(enum.Enum):
-    RED = "R"
-    YELLOW = "Y"
-    GREEN = "G"
-    BLUE = "B"
-
-    @property
-    def word(self) -> str:
-        return self.name.lower()
 
 
 class Symbol(enum.Enum):

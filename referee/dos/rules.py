@@ -14,8 +14,9 @@ from typing import Any
 
 from referee.dos.cards import DosCard, Symbol, format_card, matches, parse_card, parse_cards
 from referee.dos.deck import deck_counter
-from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn, Turn, evolve
+from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn, Turn
 from referee.events import Event, EventError
+from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from referee.dos.cards import DosCard
 from referee.hands import Hidden
-
-T = TypeVar("T")
 
 LEFT, RIGHT = 0, 1
 PILE_NAMES = ("left", "right")
@@ -96,17 +94,3 @@ class DosState:
     @property
     def waiting_for_reshuffle(self) -> bool:
         return any(self.owed)
-
-
-def evolve(obj: T, **changes: Any) -> T:
-    """``dataclasses.replace`` without re-running ``__init__``.
-
-    The referee copies its state several times per event and the conformance test plays
-    hundreds of thousands of events; ``replace`` was most of that time. These dataclasses
-    have no ``__post_init__``, so copying the field dict is equivalent.
-    """
-    new = object.__new__(type(obj))
-    fields = new.__dict__
-    fields.update(obj.__dict__)
-    fields.update(changes)
-    return new

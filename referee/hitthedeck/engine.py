@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.cards import CardParseError
 from referee.events import Event, EventError
+from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.hitthedeck import slaps
 from referee.hitthedeck.cards import HtdCard, Type, format_card, parse_card
@@ -26,7 +27,6 @@ from referee.hitthedeck.state import (
     Pile,
     Requirement,
     ShuffleWhy,
-    evolve,
 )
 from referee.verdicts import Verdict, illegal, info, legal, prompt
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from referee.frozen import evolve
 from referee.hitthedeck.rules import hand_points
 from referee.hitthedeck.slaps import resolve_held
-from referee.hitthedeck.state import HtdState, Need, Phase, ShuffleWhy, evolve
+from referee.hitthedeck.state import HtdState, Need, Phase, ShuffleWhy
 from referee.verdicts import Outcome, Verdict, info, prompt
 
 Result = tuple[HtdState, list[Verdict]]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.hitthedeck.state import ClosedRace, HtdState, Race, evolve
+from referee.frozen import evolve
+from referee.hitthedeck.state import ClosedRace, HtdState, Race
 from referee.races import PRESSED, Press, RaceDecision, fake_outs, last_slapper
 from referee.verdicts import Verdict, info, prompt
 

@@ -126,20 +126,3 @@ class HtdState:
 
     def next_seat(self, seat: int, direction: int | None = None) -> int:
         return (seat + (self.direction if direction is None else direction)) % self.n
-
-
-def evolve(obj: Any, **changes: Any) -> Any:
-    """``dataclasses.replace`` without its per-call field introspection.
-
-    The state changes several times per event and the conformance test plays hundreds of
-    thousands of events; ``replace`` was most of the time. No state class has a
-    ``__post_init__``, so copying the instance dict is equivalent.
-    """
-    fields = obj.__dict__
-    for key in changes:
-        if key not in fields:
-            raise TypeError(f"{type(obj).__name__} has no field {key!r}")
-    new = object.__new__(type(obj))
-    new.__dict__.update(fields)
-    new.__dict__.update(changes)
-    return new

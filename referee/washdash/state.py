@@ -151,17 +151,9 @@ def earlier_tasks(state: WashDashState, deck: Deck, seat: int) -> tuple[str, ...
 
 
 def allocation(state: WashDashState, deck: Deck) -> Allocation:
-    """Memoised on the state object: the state is immutable, and the scoreboard, the view
-    and several rules all ask for the same round's outcome."""
-    memo = state.__dict__.get("_allocation")
-    if memo is not None and memo[0] is deck:
-        return memo[1]
-    result = _allocate(state, deck)
-    state.__dict__["_allocation"] = (deck, result)
-    return result
-
-
-def _allocate(state: WashDashState, deck: Deck) -> Allocation:
+    """The round's outcome, computed afresh from the record (a handful of claims and at
+    most six revealed cards, so it is cheap). Callers that need it several times compute
+    it once and pass it on (``holdings``, ``totals``, ``winners`` take ``alloc``)."""
     n = state.n
     rnd = state.current
     if rnd is None:

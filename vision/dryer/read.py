@@ -86,7 +86,7 @@ class DryerReader:
 
     layout: TableLayout
     seat: int = 0
-    diff_threshold: int = 45  # grey levels: changed since the empty reference
+    diff_threshold: int = 25  # grey levels: changed since the empty reference
     majority: int = 3  # majority-filter size for the colour masks (odd)
 
     def __post_init__(self) -> None:
@@ -125,12 +125,14 @@ class DryerReader:
         gw, gh = GRID
         masks = colour_masks(_white_balance(flat))
         if self._reference is not None:
-            diff = cv2.absdiff(
-                cv2.GaussianBlur(flat, (5, 5), 0), cv2.GaussianBlur(self._reference, (5, 5), 0)
-            ).max(2)
-            changed = cv2.dilate(
-                (diff > self.diff_threshold).astype(np.uint8) * 255, np.ones((5, 5), np.uint8)
-            )
+            # light drifts between the reference and now: match the reference's gain first
+            # (most of the dryer is unchanged, so the medians compare like with like)
+            a = cv2.GaussianBlur(flat, (5, 5), 0).astype(np.float32)
+            ref = cv2.GaussianBlur(self._reference, (5, 5), 0).astype(np.float32)
+            gain = np.median(a.reshape(-1, 3), 0) / np.maximum(np.median(ref.reshape(-1, 3), 0), 1)
+            diff = np.abs(a - ref * gain).max(2)
+            # not dilated: a dilated mask would let the table's colour fringe a piece
+            changed = (diff > self.diff_threshold).astype(np.uint8) * 255
             masks = {c: m & changed for c, m in masks.items()}
         spacing = abs(lines[1] - lines[0]) if len(lines) > 1 else gh / 3
         # wider than any pin but short, so a pair of pants keeps its waistband

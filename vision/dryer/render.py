@@ -144,7 +144,7 @@ def _shape(
             255,
         )
         cv2.ellipse(a, (w // 2, 0), (int(w * 0.1), int(h * 0.07)), 0, 0, 180, 0, -1)
-        top = (0.0, 1.0)
+        top = (0.2, 0.8)
     return cv2.GaussianBlur(a, (3, 3), 0).astype(np.float32) / 255, top[0], top[1]
 
 

@@ -26,6 +26,7 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
         "created": iso(record.created_at),
         "ended": iso(record.ended_at),
         "running": record.ended_at is None,
+        "finished": bool(record.result and record.result.get("finished")),
         "error": None,
     }
     board = None

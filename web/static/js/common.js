@@ -58,6 +58,8 @@ const TT = (() => {
     for (const name of ["state", "pad", "nogame", "problem"]) {
       if (handlers[name]) es.addEventListener(name, (e) => handlers[name](JSON.parse(e.data)));
     }
+    es.addEventListener("open", () => { body.dataset.live = "1"; });
+    es.addEventListener("error", () => { body.dataset.live = "0"; });
     window.addEventListener("pagehide", () => es.close());
     return es;
   }

@@ -143,7 +143,7 @@
     if (ev.kind === "undo") return "undo #" + p.target;
     if (ev.kind === "overrule") return "overrule #" + p.target + " → " + describeEvent(p.event);
     const keys = Object.keys(p);
-    if (keys.length) text += " · " + keys.map((k) => k + "=" + (Array.isArray(p[k]) ? p[k].join(" ") : JSON.stringify(p[k]))).join(", ");
+    if (keys.length) text += " · " + keys.map((k) => k + "=" + (Array.isArray(p[k]) && p[k].every((x) => typeof x !== "object") ? p[k].join(" ") : JSON.stringify(p[k]))).join(", ");
     if (ev.source && ev.source !== "manual") text += " [" + ev.source + "]";
     return text;
   }
@@ -186,7 +186,8 @@
         el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
     }
     $("c-view").replaceChildren(TT.renderJSON(s.view));
-    $("feed").replaceChildren(...[...s.feed].reverse().map(feedItem));
+    $("feed").replaceChildren(...(s.feed.length ? [...s.feed].reverse().map(feedItem)
+      : [el("li", { class: "muted", text: "No events yet: enter the deal." })]));
     if (first) {
       api("GET", "/api/catalogue").then((r) => {
         catalogue = (r.data.games || []).find((g) => g.name === s.game.name) || {};
