@@ -17,10 +17,11 @@ def evolve(obj: T, **changes: Any) -> T:
     unknown field is still a ``TypeError``, as with ``replace``.
     """
     fields = obj.__dict__
-    for key in changes:
-        if key not in fields:
-            raise TypeError(f"{type(obj).__name__} has no field {key!r}")
+    if not changes.keys() <= fields.keys():
+        unknown = ", ".join(repr(k) for k in changes if k not in fields)
+        raise TypeError(f"{type(obj).__name__} has no field {unknown}")
     new = object.__new__(type(obj))
-    new.__dict__.update(fields)
-    new.__dict__.update(changes)
+    copy = new.__dict__
+    copy.update(fields)
+    copy.update(changes)
     return new

@@ -9,7 +9,7 @@ a camera game deals counts and learns cards as they are played.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -36,9 +36,9 @@ class Hidden(Generic[T]):
         """
         if card in self.known:
             idx = self.known.index(card)
-            return replace(self, known=self.known[:idx] + self.known[idx + 1 :])
+            return Hidden(self.known[:idx] + self.known[idx + 1 :], self.unknown)
         if self.unknown > 0:
-            return replace(self, unknown=self.unknown - 1)
+            return Hidden(self.known, self.unknown - 1)
         raise KeyError(card)
 
     def remove_all(self, cards: Iterable[T]) -> Hidden[T]:

@@ -129,13 +129,14 @@ class RandomTable:
 
 def all_cards(state: HtdState) -> Counter[HtdCard]:
     """Every card the referee places somewhere; None marks an unseen card."""
-    where: Counter = Counter()
+    seen: list[HtdCard | None] = [*state.draw, *state.discard]
+    unknown = 0
     for hand in state.hands:
-        where.update(hand.known)
-        if hand.unknown:
-            where[None] += hand.unknown
-    where.update(state.draw)
-    where.update(state.discard)
+        seen += hand.known
+        unknown += hand.unknown
+    where: Counter = Counter(seen)  # one Counter pass: ``update`` per pile was the hot spot
+    if unknown:
+        where[None] += unknown
     return where
 
 

@@ -20,8 +20,6 @@ from referee.washdash.state import (
     allocation,
     game_over,
     needs_task,
-    revealed_events,
-    revealed_tasks,
     round_over,
 )
 
@@ -66,7 +64,7 @@ def check_invariants(state: WashDashState) -> None:
         cards = [c.card for c in rnd.claims]
         assert len(set(seats)) == len(seats), "two tasks for one seat in a round"
         assert len(set(cards)) == len(cards), "one task taken twice"
-        assert set(cards) <= set(revealed_tasks(DECK, rnd))
+        assert set(cards) <= set(rnd.tasks)
         alloc = allocation(state, DECK)
         # the derived view also keeps every card in one place
         held = [c for s in range(state.n) for c in state.won[s] if c not in alloc.forfeited[s]]
@@ -130,16 +128,16 @@ def play_random_game(seed: int, max_steps: int = 2000) -> tuple[WashDashState, l
             )
             apply(Event("reveal", t_ns=t, payload=payload))
             continue
-        if needs_task(DECK, rnd):
+        if needs_task(rnd):
             seen["draw_on"] += 1
             apply(Event("reveal", payload={"cards": [state.pile.known[0]]}))
             continue
-        open_tasks = [c for c in revealed_tasks(DECK, rnd) if rnd.claim_for(c) is None]
+        open_tasks = [c for c in rnd.tasks if rnd.claim_for(c) is None]
         free = [s for s in range(n) if rnd.claim_of(s) is None]
         pending = [c for c in rnd.claims if c.status == "unchecked"]
         if pending and rng.random() < 0.5:
             claim = rng.choice(pending)
-            dryer = solved(claim.card, revealed_events(DECK, rnd))
+            dryer = solved(claim.card, rnd.events)
             if rng.random() < 0.3:
                 dryer = random_dryer(rng)
             apply(Event("dryer", seat=claim.seat, payload={"dryer": dryer.to_dict()}))
@@ -155,7 +153,7 @@ def play_random_game(seed: int, max_steps: int = 2000) -> tuple[WashDashState, l
         roll = rng.random()
         payload: dict = {"card": card}
         if roll < 0.6:
-            dryer = solved(card, revealed_events(DECK, rnd))
+            dryer = solved(card, rnd.events)
             payload["dryer"] = dryer.to_dict()
         elif roll < 0.8:
             payload["dryer"] = random_dryer(rng).to_dict()

@@ -6,8 +6,6 @@ verdicts, or raises ``Illegal``. Turn steps are tracked by ``Round.phase``.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from referee.cards import Card, Special
 from referee.deckdash.check import check_dash, hand_off
 from referee.deckdash.common import (
@@ -35,6 +33,7 @@ from referee.deckdash.state import (
 )
 from referee.deckdash.turns import end_turn, others_in_order, step
 from referee.events import Event, EventError
+from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.verdicts import Verdict, legal, prompt
 
@@ -43,7 +42,7 @@ Result = tuple[DeckDashState, list[Verdict]]
 
 def settle(state: DeckDashState, rnd: Round, verdicts: list[Verdict]) -> Result:
     """Store the round, then look at the piles: reshuffle prompt or nothing left (DD-7)."""
-    state = replace(state, round=rnd)
+    state = evolve(state, round=rnd)
     if len(rnd.draw_pile) == 0 and rnd.phase in (Phase.DRAW, Phase.ACTION_DRAW):
         if not rnd.discard:
             state, more = end_round(state, rnd, None, RoundEnd.NOTHING_TO_DRAW)
@@ -56,7 +55,7 @@ def settle(state: DeckDashState, rnd: Round, verdicts: list[Verdict]) -> Result:
 
 def finished_hand(state: DeckDashState, rnd: Round, seat: int, verdicts: list[Verdict]) -> Result:
     """A player who has laid their Dash and has no cards left finishes the round."""
-    state, more = end_round(replace(state, round=rnd), rnd, seat, RoundEnd.FINISHED)
+    state, more = end_round(evolve(state, round=rnd), rnd, seat, RoundEnd.FINISHED)
     return state, verdicts + more
 
 
@@ -121,7 +120,7 @@ def draw(state: DeckDashState, event: Event) -> Result:
         phase = Phase.PLAY
     else:
         owed -= 1
-    rnd = replace(
+    rnd = evolve(
         rnd,
         hands=tuple(hands),
         draw_pile=pile,
@@ -132,7 +131,7 @@ def draw(state: DeckDashState, event: Event) -> Result:
     )
     verdicts = [legal(f"{state.name(seat)} drew {what}.", seat)]
     if source == "draw" and state.settings.end_on_empty_draw and len(rnd.draw_pile) == 0:
-        state, more = end_round(replace(state, round=rnd), rnd, None, RoundEnd.DRAW_PILE_EMPTY)
+        state, more = end_round(evolve(state, round=rnd), rnd, None, RoundEnd.DRAW_PILE_EMPTY)
         return state, verdicts + more
     if rnd.phase is Phase.PLAY or rnd.owed > 0:
         return settle(state, rnd, verdicts)
@@ -143,13 +142,13 @@ def complete_action(state: DeckDashState, rnd: Round, seat: int, verdicts: list[
     """All draws of an action card are done: it goes on the discard pile (DD-9)."""
     card = rnd.action
     assert card is not None and card.special is not None
-    rnd = replace(rnd, discard=(*rnd.discard, card), action=None)
+    rnd = evolve(rnd, discard=(*rnd.discard, card), action=None)
     extra = EXTRA_DISCARDS[card.special]
     if extra == 0:  # Keep Two counts as the discard and ends the turn
         verdicts.append(legal(f"{words(card)} is discarded; {state.name(seat)}'s turn ends.", seat))
         rnd, more = end_turn(rnd, state.players)
         return settle(state, rnd, verdicts + more)
-    rnd = replace(rnd, phase=Phase.ACTION_DISCARD, owed=extra, action=card)
+    rnd = evolve(rnd, phase=Phase.ACTION_DISCARD, owed=extra, action=card)
     verdicts.append(
         prompt(
             f"{state.name(seat)}: discard {extra} card{'s' if extra > 1 else ''} of your choice "
@@ -176,11 +175,11 @@ def lay(state: DeckDashState, event: Event) -> Result:
     if not check.valid:
         raise Illegal(check.reason, seat)
     laid = tuple(Laid(seat, g) for g in check.groups)
-    rnd = replace(rnd.with_hand(seat, hand), table=rnd.table + laid, laid=rnd.laid | {seat})
+    rnd = evolve(rnd.with_hand(seat, hand), table=rnd.table + laid, laid=rnd.laid | {seat})
     groups = ", ".join(g.describe() for g in check.groups)
     verdicts = [legal(f"{state.name(seat)} laid Dash {rnd.dash}: {groups}.", seat)]
     if get_dash(level, rnd.dash).first_to:
-        state, more = end_round(replace(state, round=rnd), rnd, seat, RoundEnd.FIRST_TO)
+        state, more = end_round(evolve(state, round=rnd), rnd, seat, RoundEnd.FIRST_TO)
         return state, verdicts + more
     if can_finish(rnd, seat):
         return finished_hand(state, rnd, seat, verdicts)
@@ -215,7 +214,7 @@ def handoff(state: DeckDashState, event: Event) -> Result:
         )
     table = list(rnd.table)
     table[index] = Laid(target.owner, grown)
-    rnd = replace(rnd.with_hand(seat, hand), table=tuple(table))
+    rnd = evolve(rnd.with_hand(seat, hand), table=tuple(table))
     verdicts = [
         legal(
             f"{state.name(seat)} handed off {words(card)} onto {state.name(target.owner)}'s "
@@ -245,7 +244,7 @@ def play_card(state: DeckDashState, rnd: Round, seat: int, card: Card) -> Result
     need_phase(rnd, seat, Phase.PLAY)
     hand = take_from_hand(rnd.hands[seat], [card], seat)
     owed = DRAW_ACTIONS[card.special]
-    rnd = replace(rnd.with_hand(seat, hand), phase=Phase.ACTION_DRAW, owed=owed, action=card)
+    rnd = evolve(rnd.with_hand(seat, hand), phase=Phase.ACTION_DRAW, owed=owed, action=card)
     verdicts = [
         legal(
             f"{state.name(seat)} plays {words(card)}: draw {owed} cards from the draw pile "
@@ -269,9 +268,9 @@ def discard(state: DeckDashState, event: Event) -> Result:
         return return_block(state, event)
     if rnd.phase is Phase.ACTION_DISCARD:
         hand = take_from_hand(rnd.hands[seat], [card], seat)
-        rnd = replace(rnd.with_hand(seat, hand), discard=(*rnd.discard, card), owed=rnd.owed - 1)
+        rnd = evolve(rnd.with_hand(seat, hand), discard=(*rnd.discard, card), owed=rnd.owed - 1)
         if rnd.owed == 0:
-            rnd = replace(rnd, phase=Phase.PLAY, action=None)
+            rnd = evolve(rnd, phase=Phase.PLAY, action=None)
         verdicts = [legal(f"{state.name(seat)} discarded {words(card)}.", seat)]
         if can_finish(rnd, seat):
             return finished_hand(state, rnd, seat, verdicts)
@@ -283,7 +282,7 @@ def discard(state: DeckDashState, event: Event) -> Result:
     rnd = rnd.with_hand(seat, hand)
     name = state.name(seat)
     if card.special is Special.REVERSE:
-        rnd = replace(rnd, direction=-rnd.direction, discard=(*rnd.discard, card))
+        rnd = evolve(rnd, direction=-rnd.direction, discard=(*rnd.discard, card))
         way = "counterclockwise" if rnd.direction == COUNTERCLOCKWISE else "clockwise"
         verdicts = [legal(f"{name} played Reverse: play now goes {way}.", seat)]
     elif card.special is Special.SKIP_YOU:
@@ -293,7 +292,7 @@ def discard(state: DeckDashState, event: Event) -> Result:
     elif card.special is Special.BLOCK_YOU:
         rnd, verdicts = block_you(state, rnd, seat, target, card)
     else:
-        rnd = replace(rnd, discard=(*rnd.discard, card))
+        rnd = evolve(rnd, discard=(*rnd.discard, card))
         verdicts = [legal(f"{name} discarded {words(card)}.", seat)]
     if can_finish(rnd, seat):
         return finished_hand(state, rnd, seat, verdicts)
@@ -309,7 +308,7 @@ def skip_you(
     state: DeckDashState, rnd: Round, seat: int, target: int | None, card: Card
 ) -> tuple[Round, list[Verdict]]:
     """DD-4: the next player by default, or a chosen one; never a blocked player (DD-10)."""
-    rnd = replace(rnd, discard=(*rnd.discard, card))
+    rnd = evolve(rnd, discard=(*rnd.discard, card))
     if not unblocked_others(rnd, seat):
         return rnd, [
             legal(
@@ -328,7 +327,7 @@ def skip_you(
         )
     skips = list(rnd.skips)
     skips[victim] += 1
-    return replace(rnd, skips=tuple(skips)), [
+    return evolve(rnd, skips=tuple(skips)), [
         legal(f"{state.name(seat)} played Skip You: {state.name(victim)} loses a turn.", seat)
     ]
 
@@ -343,7 +342,7 @@ def skip_two(
     for v in victims:
         if v not in rnd.blocks:
             skips[v] += 1
-    rnd = replace(rnd, discard=(*rnd.discard, card), skips=tuple(skips))
+    rnd = evolve(rnd, discard=(*rnd.discard, card), skips=tuple(skips))
     names = " and ".join(state.name(v) for v in victims)
     if len(set(victims)) == 1:
         names = f"{state.name(victims[0])} (twice)"
@@ -355,7 +354,7 @@ def block_you(
 ) -> tuple[Round, list[Verdict]]:
     """Block You goes in front of another player, not on the discard pile (DD-10)."""
     if not unblocked_others(rnd, seat):
-        rnd = replace(rnd, discard=(*rnd.discard, card))
+        rnd = evolve(rnd, discard=(*rnd.discard, card))
         return rnd, [
             legal(
                 f"{state.name(seat)} discarded Block You; everyone else is already blocked, "
@@ -367,7 +366,7 @@ def block_you(
     check_victim(state, rnd, seat, victim, "block")
     if victim in rnd.blocks:
         raise Illegal(f"{state.name(victim)} already has a Block You card in front of them.", seat)
-    return replace(rnd, blocks=rnd.blocks | {victim}), [
+    return evolve(rnd, blocks=rnd.blocks | {victim}), [
         legal(
             f"{state.name(seat)} put Block You in front of {state.name(victim)}: "
             f"{state.name(victim)}'s next turn is only to return it.",
@@ -388,7 +387,7 @@ def return_block(state: DeckDashState, event: Event) -> Result:
     if rnd.phase is not Phase.BLOCKED:
         raise Illegal("You have no Block You card in front of you.", seat)
     block = Card.action(Special.BLOCK_YOU)
-    rnd = replace(rnd, blocks=rnd.blocks - {seat}, discard=(*rnd.discard, block))
+    rnd = evolve(rnd, blocks=rnd.blocks - {seat}, discard=(*rnd.discard, block))
     verdicts = [
         legal(f"{state.name(seat)} returned the Block You card; that was their turn.", seat)
     ]
@@ -414,7 +413,7 @@ def steal(state: DeckDashState, event: Event) -> Result:
         # DD-8: stealing is picking up; a special start card is only for the first draw.
         what = "a discarded Wild" if top.is_wild else f"a {words(top)} card"
         raise Illegal(f"Deck Steal cannot take {what} from the discard pile.", seat)
-    rnd = replace(
+    rnd = evolve(
         rnd.with_hand(seat, hand.add([top])),
         discard=(*rnd.discard[:-1], stealer),
         start_pickup=False,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 from referee.cards import Card, Kind, Special
 from referee.deckdash.actions import Result, settle
@@ -25,6 +24,7 @@ from referee.deckdash.state import (
 )
 from referee.deckdash.turns import begin_turn, step
 from referee.events import Event, EventError
+from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.verdicts import Verdict, info, legal
 
@@ -120,7 +120,7 @@ def deal(state: DeckDashState, event: Event) -> Result:
             dash=dash,
         ),
     )
-    state = replace(state, last_dealer=dealer)
+    state = evolve(state, last_dealer=dealer)
     return settle(state, rnd, verdicts)
 
 
@@ -130,7 +130,7 @@ def start_card(state: DeckDashState, rnd: Round, start: Card) -> tuple[Round, li
     notes: list[Verdict] = []
     special = start.special if start.kind is Kind.SPECIAL else None
     if special is Special.REVERSE:
-        rnd = replace(rnd, direction=COUNTERCLOCKWISE)
+        rnd = evolve(rnd, direction=COUNTERCLOCKWISE)
         first = rnd.dealer
         notes.append(info("Reverse starts the pile: the dealer goes first, then to the right."))
     skips = list(rnd.skips)
@@ -139,9 +139,9 @@ def start_card(state: DeckDashState, rnd: Round, start: Card) -> tuple[Round, li
     elif special is Special.SKIP_TWO:
         skips[first] += 1
         skips[step(rnd, first)] += 1
-    rnd = replace(rnd, skips=tuple(skips))
+    rnd = evolve(rnd, skips=tuple(skips))
     if start.is_wild or special in START_PICKUP:
-        rnd = replace(rnd, start_pickup=True)
+        rnd = evolve(rnd, start_pickup=True)
         notes.append(info(f"{state.name(first)} may pick up the {words(start)} to start."))
     rnd, more = begin_turn(rnd, first, state.players)
     return rnd, notes + more
@@ -165,7 +165,7 @@ def reshuffle(state: DeckDashState, event: Event) -> Result:
         if Counter(cards) != Counter(rnd.discard):
             raise Illegal("The new draw pile must be exactly the cards of the discard pile.")
         pile = Hidden(tuple(cards))
-    rnd = replace(rnd, draw_pile=pile, discard=())
+    rnd = evolve(rnd, draw_pile=pile, discard=())
     verdicts = [legal(f"The discard pile was shuffled into a new draw pile of {len(pile)} cards.")]
     return settle(state, rnd, verdicts)
 
@@ -196,7 +196,7 @@ def tally(state: DeckDashState, event: Event) -> Result:
     )  # fmt: skip
     scores = round_scores(state, everyone, last.winner, last.how, tuple(counts))
     fixed = RoundResult(last.dash, last.winner, last.how, tuple(counts), scores)
-    state = replace(
+    state = evolve(
         state, results=(*state.results[:-1], fixed), finished=False, winners=(), tiebreak=()
     )
     verdicts: list[Verdict] = [
@@ -218,7 +218,7 @@ def stop(state: DeckDashState, event: Event) -> Result:
         seat_of(state, event)
     dropped = state.round
     seats = state.tiebreak or tuple(range(state.n))
-    state = replace(state, round=None, stopped=True)
+    state = evolve(state, round=None, stopped=True)
     done = len(state.counted)
     note = f"The players stopped after {done} Dash{'es' if done != 1 else ''}"
     if dropped is not None:

@@ -8,10 +8,9 @@ replay the last Dash among themselves (DD-12).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from referee.deckdash.options import FirstToScoring, WinnerRule
 from referee.deckdash.state import DeckDashState, Round, RoundEnd, RoundResult
+from referee.frozen import evolve
 from referee.verdicts import Outcome, Verdict, score
 
 FIRST_TO_WINNER_POINTS = 3
@@ -43,7 +42,7 @@ def end_round(
     counts = tuple(len(h) for h in rnd.hands)
     scores = round_scores(state, rnd, winner, how, counts)
     result = RoundResult(rnd.dash, winner, how, counts, scores, tiebreak=rnd.tiebreak)
-    state = replace(state, round=None, results=(*state.results, result))
+    state = evolve(state, round=None, results=(*state.results, result))
     why = {
         RoundEnd.FINISHED: f"{state.name(winner)} finished and wins Dash {rnd.dash}.",
         RoundEnd.FIRST_TO: f"{state.name(winner)} laid Dash {rnd.dash} first and wins it.",
@@ -101,7 +100,7 @@ def decide(state: DeckDashState) -> tuple[DeckDashState, list[Verdict]]:
     if len(tied) == 1:
         return finish(state, tied)
     names = " and ".join(state.name(x) for x in tied)
-    return replace(state, tiebreak=tied), [
+    return evolve(state, tiebreak=tied), [
         Verdict(
             Outcome.PROMPT,
             f"{names} are tied: they replay Dash {state.results[-1].dash}; "
@@ -112,7 +111,7 @@ def decide(state: DeckDashState) -> tuple[DeckDashState, list[Verdict]]:
 
 
 def finish(state: DeckDashState, winners: tuple[int, ...]) -> tuple[DeckDashState, list[Verdict]]:
-    state = replace(state, finished=True, winners=winners, round=None)
+    state = evolve(state, finished=True, winners=winners, round=None)
     names = " and ".join(state.name(x) for x in winners)
     verb = "wins" if len(winners) == 1 else "share the win"
     return state, [

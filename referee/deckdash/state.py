@@ -9,11 +9,12 @@ table games (the referee only counts cards it cannot see).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from referee.cards import Card, Kind, Special
 from referee.deckdash.groups import Group
 from referee.deckdash.options import Settings
+from referee.frozen import evolve
 from referee.hands import Hidden
 
 CLOCKWISE = 1  # seats are numbered clockwise: seat + 1 is the player to the left
@@ -82,7 +83,7 @@ class Round:
     def with_hand(self, seat: int, hand: Hidden[Card]) -> Round:
         hands = list(self.hands)
         hands[seat] = hand
-        return replace(self, hands=tuple(hands))
+        return evolve(self, hands=tuple(hands))
 
     @property
     def top(self) -> Card | None:

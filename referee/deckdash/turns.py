@@ -7,9 +7,8 @@ player gets a turn whose only action is to return the card (``Phase.BLOCKED``).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from referee.deckdash.state import Phase, Round
+from referee.frozen import evolve
 from referee.verdicts import Verdict, info
 
 
@@ -43,7 +42,7 @@ def begin_turn(rnd: Round, seat: int, names: tuple[str, ...]) -> tuple[Round, li
         verdicts.append(info(f"{names[seat]} loses this turn.", seat, skipped=True))
         seat = step(rnd, seat)
     blocked = seat in rnd.blocks
-    rnd = replace(
+    rnd = evolve(
         rnd,
         skips=tuple(skips),
         turn=seat,

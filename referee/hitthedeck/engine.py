@@ -249,14 +249,7 @@ def _turn_up(state: HtdState, event: Event) -> Result:
     state = evolve(state, draw=state.draw[1:], discard=(card, *state.discard), need=None)
     said = f"{card.cap_name} was turned up."
     if state.reveal_ctx == "start" and card.type is Type.HAND:
-        state = evolve(
-            state,
-            draw=(card, *state.draw),
-            discard=state.discard[1:],
-            need=Need.SHUFFLE,
-            shuffle_why=ShuffleWhy.START_HAND,
-        )
-        return state, [
+        return _shuffle_back(state, card, ShuffleWhy.START_HAND), [
             prompt(
                 f"{said} A Hand card can't start the pile: shuffle it back into the draw pile "
                 "and turn up a new card.",
@@ -280,20 +273,24 @@ def _reveal_top(state: HtdState, top: HtdCard | None, named: HtdCard | None, how
     return top
 
 
+def _shuffle_back(state: HtdState, card: HtdCard, why: ShuffleWhy) -> HtdState:
+    """The card just turned up goes back into the draw pile, which must be shuffled."""
+    return evolve(
+        state,
+        draw=(card, *state.draw),
+        discard=state.discard[1:],
+        need=Need.SHUFFLE,
+        shuffle_why=why,
+    )
+
+
 def _flip_on_flip(state: HtdState, card: HtdCard, said: str) -> Result:
     """A Flip revealed by a flip is shuffled back and a new card turned up (rules; HTD-6)."""
     if all(c is not None and c.type is Type.FLIP for c in state.draw):  # also when empty
         return state, [
             legal(f"{said} Only Flip cards are left to turn up, so it stays (HTD-6).", None)
         ]
-    state = evolve(
-        state,
-        draw=(card, *state.draw),
-        discard=state.discard[1:],
-        need=Need.SHUFFLE,
-        shuffle_why=ShuffleWhy.FLIP_FLIP,
-    )
-    return state, [
+    return _shuffle_back(state, card, ShuffleWhy.FLIP_FLIP), [
         prompt(
             f"{said} A Flip revealed by a flip is shuffled back into the draw pile: shuffle it "
             "and turn up a new card.",

@@ -152,9 +152,6 @@ class Dryer:
                 out.append(f"the {pin.label} is seen on {where} at once")
         return out
 
-    def is_empty(self) -> bool:
-        return not any(self.bars)
-
     def canonical(self) -> Dryer:
         """The same dryer with pieces and pins listed in a fixed order (pants, dress, shirt;
         red, yellow, blue), bar by bar: two readings of one dryer compare equal after this

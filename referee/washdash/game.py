@@ -11,10 +11,10 @@ draw pile is empty.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from referee.events import Event, EventError
+from referee.frozen import evolve
 from referee.game import OptionSpec, Scoreboard, check_players, resolve_options
 from referee.hands import Hidden
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt, score
@@ -37,8 +37,6 @@ from referee.washdash.state import (
     game_over,
     holdings,
     needs_task,
-    revealed_events,
-    revealed_tasks,
     round_over,
     totals,
     winners,
@@ -171,7 +169,7 @@ class WashDash:
         else:
             boxed = Hidden(unknown=boxed_n)
             pile = Hidden(unknown=len(deck) - boxed_n)
-        new = replace(
+        new = evolve(
             state,
             started=True,
             full_info=order is not None,
@@ -200,9 +198,9 @@ class WashDash:
         if game_over(state, deck):
             return state, [illegal("The game is over: the draw pile is empty.")]
         rnd = state.current
-        draw_on = rnd is not None and not round_over(state, deck) and needs_task(deck, rnd)
+        draw_on = rnd is not None and not round_over(state, deck) and needs_task(rnd)
         if rnd is not None and not draw_on and not round_over(state, deck):
-            open_n = sum(1 for c in revealed_tasks(deck, rnd) if rnd.claim_for(c) is None)
+            open_n = sum(1 for c in rnd.tasks if rnd.claim_for(c) is None)
             return state, [
                 illegal(f"Finish this round first: {open_n} task card(s) are still open.", seat)
             ]
@@ -253,11 +251,11 @@ class WashDash:
             return state, [illegal("The draw pile does not have that many cards.")]
         if draw_on:
             new_round = rnd.with_revealed(deck, tuple(named))  # type: ignore[union-attr]
-            new = replace(state, pile=pile, current=new_round)
+            new = evolve(state, pile=pile, current=new_round)
         else:
             new = commit(state, deck)
             number = len(new.rounds) + 1
-            new = replace(
+            new = evolve(
                 new,
                 pile=pile,
                 current=Round(number, active, (), start_ns=event.t_ns).with_revealed(
@@ -285,7 +283,7 @@ class WashDash:
                 out.append(info("First bonus: the first to complete a task gets +3."))
             elif e is EventCard.OPPOSITE:
                 out.append(info("Opposite: clothes mean pins and pins mean clothes this round."))
-        if needs_task(deck, rnd):
+        if needs_task(rnd):
             if round_over(state, deck):
                 out.extend(self._round_end(state))
             else:
@@ -312,7 +310,7 @@ class WashDash:
             return state, [illegal("No cards have been revealed yet.", seat)]
         if round_over(state, deck):
             return state, [illegal("The round is over.", seat)]
-        if needs_task(deck, rnd):
+        if needs_task(rnd):
             return state, [illegal("No task card has been revealed yet.", seat)]
         if card not in rnd.revealed:
             return state, [illegal(f"{card} is not on the table this round.", seat)]
@@ -340,9 +338,7 @@ class WashDash:
                 prompt(f"Show {who}'s dryer to the camera or enter it on the tablet.", seat)
             )
         else:
-            check = satisfies(
-                task, dryer, revealed_events(deck, rnd), extra_items=state.extra_items
-            )
+            check = satisfies(task, dryer, rnd.events, extra_items=state.extra_items)
             if not check.ok and state.wrong_done == RETRY:
                 return state, [illegal(f"{who}, not yet — {card}: {check.reason}", seat)]
             status, reason = (OK if check.ok else WRONG), check.reason
@@ -351,9 +347,9 @@ class WashDash:
             else:
                 verdicts.append(self._mistake_verdict(state, seat, card, check.reason))
         claim = Claim(seat, card, rnd.arrivals, event.t_ns, status, reason)
-        new_round = replace(rnd, claims=(*rnd.claims, claim), arrivals=rnd.arrivals + 1)
+        new_round = evolve(rnd, claims=(*rnd.claims, claim), arrivals=rnd.arrivals + 1)
         dryers = state.dryers if dryer is None else _set(state.dryers, seat, dryer)
-        new = replace(state, current=new_round, dryers=dryers)
+        new = evolve(state, current=new_round, dryers=dryers)
         if round_over(new, deck):
             verdicts.extend(self._round_end(new))
         return new, verdicts
@@ -378,7 +374,7 @@ class WashDash:
         assert seat is not None
         dryer = _dryer(event.require("dryer"))
         who = state.players[seat]
-        new = replace(state, dryers=_set(state.dryers, seat, dryer))
+        new = evolve(state, dryers=_set(state.dryers, seat, dryer))
         rnd = state.current
         claim = rnd.claim_of(seat) if rnd is not None else None
         if rnd is None or claim is None or claim.status != UNCHECKED:
@@ -386,9 +382,9 @@ class WashDash:
         task = deck[claim.card].task
         assert task is not None
         was_over = round_over(state, deck)
-        check = satisfies(task, dryer, revealed_events(deck, rnd), extra_items=state.extra_items)
+        check = satisfies(task, dryer, rnd.events, extra_items=state.extra_items)
         if check.ok:
-            claims = _replace_claim(rnd, replace(claim, status=OK, reason=check.reason))
+            claims = _replace_claim(rnd, evolve(claim, status=OK, reason=check.reason))
             verdicts = [legal(f"{who}'s {claim.card} is done. {check.reason}", seat)]
         elif state.wrong_done == RETRY:
             claims = tuple(c for c in rnd.claims if c.seat != seat)
@@ -401,9 +397,9 @@ class WashDash:
                 )
             ]
         else:
-            claims = _replace_claim(rnd, replace(claim, status=WRONG, reason=check.reason))
+            claims = _replace_claim(rnd, evolve(claim, status=WRONG, reason=check.reason))
             verdicts = [self._mistake_verdict(state, seat, claim.card, check.reason)]
-        new = replace(new, current=replace(rnd, claims=claims))
+        new = evolve(new, current=evolve(rnd, claims=claims))
         if was_over and round_over(new, deck):
             verdicts.extend(self._round_end(new, update=True))
         elif was_over:
@@ -426,8 +422,8 @@ class WashDash:
         if claim.status == WRONG:
             return state, [illegal(f"{who}'s {claim.card} is already a mistake.", seat)]
         was_over = round_over(state, self.deck)
-        claims = _replace_claim(rnd, replace(claim, status=WRONG, reason=why))
-        new = replace(state, current=replace(rnd, claims=claims))
+        claims = _replace_claim(rnd, evolve(claim, status=WRONG, reason=why))
+        new = evolve(state, current=evolve(rnd, claims=claims))
         verdicts = [self._mistake_verdict(state, seat, claim.card, why)]
         if was_over:
             verdicts.extend(self._round_end(new, update=True))
@@ -452,7 +448,7 @@ class WashDash:
             ]
         rnd = state.current
         assert rnd is not None
-        new = replace(state, current=replace(rnd, forfeits=(*rnd.forfeits, (seat, card))))
+        new = evolve(state, current=evolve(rnd, forfeits=(*rnd.forfeits, (seat, card))))
         verdicts = [
             score(
                 f"{who} gives up {card} ({deck[card].points} points).",
@@ -578,9 +574,7 @@ class WashDash:
             "draw_pile": len(state.pile),
             "boxed": len(state.boxed),
             "table": table,
-            "events_in_force": sorted(e.value for e in revealed_events(deck, rnd))
-            if rnd is not None
-            else [],
+            "events_in_force": sorted(e.value for e in rnd.events) if rnd is not None else [],
             "claims": [c.to_dict() for c in rnd.claims] if rnd is not None else [],
             "cards": [list(h) for h in holdings(state, deck, alloc)],
             "discarded": list(state.discarded) + list(alloc.discarded),
@@ -598,7 +592,7 @@ class WashDash:
             return "over"
         if state.current is None or round_over(state, deck):
             return "between_rounds"
-        if needs_task(deck, state.current):
+        if needs_task(state.current):
             return "draw_on"
         return "racing"
 

@@ -9,8 +9,9 @@ into ``won``/``discarded``/``rounds`` when the next round is revealed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.washdash.deck import Deck
 from referee.washdash.dryer import Dryer
@@ -62,7 +63,7 @@ class Round:
     def with_revealed(self, deck: Deck, cards: tuple[str, ...]) -> Round:
         """This round with more cards revealed (tasks and events kept in step)."""
         revealed = self.revealed + cards
-        return replace(
+        return evolve(
             self,
             revealed=revealed,
             tasks=tuple(c for c in revealed if deck[c].is_task),
@@ -109,15 +110,7 @@ class WashDashState:
         return len(self.players)
 
 
-def revealed_events(deck: Deck, rnd: Round) -> frozenset[EventCard]:
-    return rnd.events
-
-
-def revealed_tasks(deck: Deck, rnd: Round) -> tuple[str, ...]:
-    return rnd.tasks
-
-
-def needs_task(deck: Deck, rnd: Round) -> bool:
+def needs_task(rnd: Round) -> bool:
     """All revealed cards are events: the active player draws on (rules)."""
     return not rnd.tasks
 
@@ -126,7 +119,7 @@ def round_over(state: WashDashState, deck: Deck) -> bool:
     rnd = state.current
     if rnd is None:
         return False
-    if needs_task(deck, rnd):
+    if needs_task(rnd):
         return len(state.pile) == 0  # WD-9: nothing left to draw
     if state.n == 2:
         return bool(rnd.claims)  # only the first completion scores
@@ -156,15 +149,14 @@ def allocation(state: WashDashState, deck: Deck) -> Allocation:
     it once and pass it on (``holdings``, ``totals``, ``winners`` take ``alloc``)."""
     n = state.n
     rnd = state.current
-    if rnd is None:
-        empty = ((),) * n
+    over = rnd is not None and round_over(state, deck)
+    if rnd is None or not (over or rnd.claims or rnd.forfeits):
+        empty = ((),) * n  # nothing claimed yet: nothing moves
         return Allocation(empty, (), empty, (), (0,) * n, None)
-    over = round_over(state, deck)
     gained: list[list[str]] = [[] for _ in range(n)]
     forfeited: list[list[str]] = [[] for _ in range(n)]
     discarded: list[str] = []
     owed: list[int] = []
-    order = completion_order(rnd)
     for claim in sorted(rnd.claims, key=lambda c: c.arrival):
         if claim.status == WRONG:
             discarded.append(claim.card)
@@ -179,7 +171,7 @@ def allocation(state: WashDashState, deck: Deck) -> Allocation:
             owed.append(seat)
     bonus_to = None
     if over:
-        correct = [c for c in order if c.status != WRONG]
+        correct = [c for c in completion_order(rnd) if c.status != WRONG]
         bonus_to = correct[0].seat if correct else None
         for card in rnd.revealed:
             info = deck[card]
@@ -187,8 +179,11 @@ def allocation(state: WashDashState, deck: Deck) -> Allocation:
                 gained[bonus_to].append(card)
             elif not info.is_task or rnd.claim_for(card) is None:
                 discarded.append(card)  # events, and tasks nobody took (WD-10)
+    cards = deck.cards
     scores = tuple(
-        sum(deck[c].points for c in gained[s]) - sum(deck[c].points for c in forfeited[s])
+        sum(cards[c].points for c in gained[s]) - sum(cards[c].points for c in forfeited[s])
+        if gained[s] or forfeited[s]
+        else 0
         for s in range(n)
     )
     return Allocation(
