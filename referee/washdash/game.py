@@ -50,7 +50,8 @@ _EVENT_KINDS = {
     "oldest player} — shuffled deck; 20 go back in the box for 2–4 players",
     "reveal": "seat? (active player), t_ns? ('go!'), {cards?: [card ids]} — the round's cards; "
     "omit cards when the deck order is known; one card at a time when only events show",
-    "done": "seat, t_ns?, {card: task id, dryer?: dryer state} — the seat took that task card",
+    "done": "seat, t_ns?, {card?: task id, dryer?: dryer state} — the seat took that task card "
+    "(without card, e.g. a pad's done button: see WD-17)",
     "dryer": "seat, {dryer: dryer state} — a reading of the seat's dryer (camera or tablet)",
     "mistake": "seat, {reason?: text} — the table found the seat's task this round done wrong",
     "forfeit": "seat, {card: id} — after a mistake, the earlier task card the seat gives up",
@@ -302,7 +303,6 @@ class WashDash:
         deck = self.deck
         seat = _seat(state, event)
         assert seat is not None
-        card = _card_id(deck, event.require("card"))
         dryer = _dryer(event.get("dryer")) if event.get("dryer") is not None else None
         who = state.players[seat]
         rnd = state.current
@@ -312,6 +312,18 @@ class WashDash:
             return state, [illegal("The round is over.", seat)]
         if needs_task(rnd):
             return state, [illegal("No task card has been revealed yet.", seat)]
+        t_ns = event.t_ns
+        if event.get("card") is None:
+            resolved = self._card_for_press(state, seat, dryer)
+            if resolved is None:
+                return self._hold_press(state, seat, event.t_ns)
+            card = resolved
+        else:
+            card = _card_id(deck, event.get("card"))
+            press = rnd.press_of(seat)
+            if press is not None and t_ns is None:
+                t_ns = press[1]  # the button's time counts for the First bonus
+        rnd = evolve(rnd, presses=tuple(p for p in rnd.presses if p[0] != seat))
         if card not in rnd.revealed:
             return state, [illegal(f"{card} is not on the table this round.", seat)]
         if not deck[card].is_task:
@@ -346,13 +358,47 @@ class WashDash:
                 verdicts.append(legal(f"{who} takes {card}. {check.reason}", seat, card=card))
             else:
                 verdicts.append(self._mistake_verdict(state, seat, card, check.reason))
-        claim = Claim(seat, card, rnd.arrivals, event.t_ns, status, reason)
+        claim = Claim(seat, card, rnd.arrivals, t_ns, status, reason)
         new_round = evolve(rnd, claims=(*rnd.claims, claim), arrivals=rnd.arrivals + 1)
         dryers = state.dryers if dryer is None else _set(state.dryers, seat, dryer)
         new = evolve(state, current=new_round, dryers=dryers)
         if round_over(new, deck):
             verdicts.extend(self._round_end(new))
         return new, verdicts
+
+    def _card_for_press(self, state: WashDashState, seat: int, dryer: Dryer | None) -> str | None:
+        """WD-17: the task a card-less "done" means — the only open task, or the only open
+        task that the carried dryer satisfies; None when a person must say which."""
+        rnd = state.current
+        assert rnd is not None
+        candidates = rnd.open_tasks()
+        if dryer is not None and len(candidates) > 1:
+            candidates = tuple(
+                c
+                for c in candidates
+                if satisfies(self.deck[c].task, dryer, rnd.events, extra_items=state.extra_items).ok  # type: ignore[arg-type]
+            )
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _hold_press(
+        self, state: WashDashState, seat: int, t_ns: int | None
+    ) -> tuple[WashDashState, list[Verdict]]:
+        rnd = state.current
+        assert rnd is not None
+        who = state.players[seat]
+        if rnd.claim_of(seat) is not None:
+            return state, [illegal(f"{who} already completed a task this round.", seat)]
+        if rnd.press_of(seat) is not None:
+            return state, [info(f"{who} already pressed done: which task card?", seat)]
+        new = evolve(state, current=evolve(rnd, presses=(*rnd.presses, (seat, t_ns))))
+        return new, [
+            prompt(
+                f"{who} pressed done: which task card did {who} complete? "
+                "Enter it on the tablet (the press time counts for the First bonus).",
+                seat,
+                choices=list(rnd.open_tasks()),
+            )
+        ]
 
     def _mistake_verdict(self, state: WashDashState, seat: int, card: str, why: str) -> Verdict:
         who = state.players[seat]

@@ -59,6 +59,7 @@ class Round:
     arrivals: int = 0  # claims ever received (a withdrawn claim keeps its number)
     tasks: tuple[str, ...] = ()  # the revealed task cards (kept with ``revealed``)
     events: frozenset[EventCard] = frozenset()  # the revealed events, in force this round
+    presses: tuple[tuple[int, int | None], ...] = ()  # (seat, t_ns) "done" presses awaiting a card
 
     def with_revealed(self, deck: Deck, cards: tuple[str, ...]) -> Round:
         """This round with more cards revealed (tasks and events kept in step)."""
@@ -75,6 +76,13 @@ class Round:
 
     def claim_for(self, card: str) -> Claim | None:
         return next((c for c in self.claims if c.card == card), None)
+
+    def press_of(self, seat: int) -> tuple[int, int | None] | None:
+        return next((p for p in self.presses if p[0] == seat), None)
+
+    def open_tasks(self) -> tuple[str, ...]:
+        taken = {c.card for c in self.claims}
+        return tuple(c for c in self.tasks if c not in taken)
 
 
 @dataclass(frozen=True)
