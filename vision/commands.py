@@ -21,6 +21,7 @@ def _train(args: argparse.Namespace) -> int:
         sym_epochs=args.sym_epochs,
         col_epochs=args.col_epochs,
         threads=args.threads,
+        sym_more_epochs=args.sym_more_epochs,
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     stages = tuple(args.stages.split(","))
@@ -120,14 +121,20 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--work", help="working folder for data and runs (default runs/train-seedN)")
     tr.add_argument("--models", default="models", help="where the ONNX/.pt files go")
     tr.add_argument("--det-images", type=int, default=500)
-    tr.add_argument("--det-epochs", type=int, default=22)
+    tr.add_argument("--det-epochs", type=int, default=16)
     tr.add_argument("--crops", type=int, default=6000)
     tr.add_argument("--sym-epochs", type=int, default=12)
     tr.add_argument("--col-epochs", type=int, default=5)
     tr.add_argument("--threads", type=int, default=1)
     tr.add_argument(
+        "--sym-more-epochs",
+        type=int,
+        default=8,
+        help="second pass over the symbol crops at a lower learning rate",
+    )
+    tr.add_argument(
         "--stages",
-        default="symbol,color,detector",
+        default="symbol,color,detector,symbol-more",
         help="which networks to (re)train; the others keep their weights",
     )
     tr.set_defaults(handler=_train)

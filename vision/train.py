@@ -67,7 +67,7 @@ def train_detector(
     epochs: int,
     imgsz: int,
     seed: int,
-    batch: int = 16,
+    batch: int = 8,
     threads: int = 1,
     name: str = "detector",
     model_cfg: str = str(DETECTOR_CFG),
@@ -91,6 +91,10 @@ def train_detector(
         mosaic=1.0,
         close_mosaic=max(1, epochs // 6),
         patience=epochs,
+        # nbs = batch: one optimizer step per batch. With the default nbs=64 and batch 16,
+        # Ultralytics accumulates 4 batches: only 8 steps per epoch, and after 3 epochs the
+        # detector still predicted nothing (measured, run 2).
+        nbs=batch,
         verbose=True,
         **CARD_SAFE,
     )
@@ -162,7 +166,8 @@ class TrainPlan:
     decks: tuple[str, ...] = ("deck-dash", "dos", "hit-the-deck")
     det_train: int = 500
     det_val: int = 60
-    det_epochs: int = 22
+    det_epochs: int = 16
+    det_batch: int = 8
     det_imgsz: int = 320
     crops_train: int = 6000
     crops_val: int = 600
@@ -170,11 +175,14 @@ class TrainPlan:
     sym_imgsz: int = 64
     col_epochs: int = 5
     col_imgsz: int = 32
+    # a second, gentler pass over the symbol crops (val loss was still falling after 12)
+    sym_more_epochs: int = 8
+    sym_more_lr0: float = 0.001
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
 
-STAGES = ("symbol", "color", "detector")
+STAGES = ("symbol", "color", "detector", "symbol-more")
 
 
 def run_plan(
@@ -216,6 +224,7 @@ def run_plan(
     jobs = {
         "symbol": (crops / "symbol", plan.sym_epochs, plan.sym_imgsz, "card-symbol"),
         "color": (crops / "color", plan.col_epochs, plan.col_imgsz, "card-color"),
+        "symbol-more": (crops / "symbol", plan.sym_more_epochs, plan.sym_imgsz, "card-symbol"),
     }
     for stage in STAGES:
         if stage not in stages:
@@ -225,6 +234,7 @@ def run_plan(
             weights = train_detector(
                 det / "data.yaml",
                 out,
+                batch=plan.det_batch,
                 epochs=plan.det_epochs,
                 imgsz=plan.det_imgsz,
                 seed=plan.seed,
@@ -233,6 +243,11 @@ def run_plan(
             imgsz, stem = plan.det_imgsz, "card-detector"
         else:
             root, epochs, imgsz, stem = jobs[stage]
+            extra: dict = {}
+            if stage == "symbol-more":  # continues from the first pass's shipped weights
+                if epochs <= 0:
+                    continue
+                extra = {"model_cfg": str(models_dir / "card-symbol.pt"), "lr0": plan.sym_more_lr0}
             weights = train_classifier(
                 root,
                 out,
@@ -241,6 +256,7 @@ def run_plan(
                 seed=plan.seed,
                 threads=plan.threads,
                 name=stage,
+                **extra,
             )
         timings[f"train_{stage}_s"] = time.time() - t
         results[stage] = str(export_onnx(weights, imgsz, models_dir / f"{stem}.onnx"))

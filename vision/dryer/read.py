@@ -138,7 +138,7 @@ class DryerReader:
         # wider than any pin but short, so a pair of pants keeps its waistband
         piece_k = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, int(gw * 0.095)), 3))
         min_piece = gw * spacing * 0.012
-        min_pin = max(8, int(gw * gh * 0.001))
+        min_pin = max(8, int(gw * gh * 0.0007))
         pieces: list[Blob] = []
         tops: list[int] = []
         clean: dict[str, np.ndarray] = {}
@@ -148,22 +148,42 @@ class DryerReader:
             clean[color] = m
             body = cv2.morphologyEx(m, cv2.MORPH_OPEN, piece_k)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(body)
-            keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= max(25, min_piece / 4)]
+            big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= max(25, min_piece / 4)]
+            if not big:
+                continue
+            # one piece per colour: the largest part, and parts right beside it (two legs,
+            # a middle hidden behind another piece); stray blobs elsewhere are not it
+            main = max(big, key=lambda i: stats[i, cv2.CC_STAT_AREA])
+            mx, my, mw, mh = stats[main, :4]
+            pad = gw * 0.06
+            keep = [
+                i
+                for i in big
+                if stats[i, 0] < mx + mw + pad
+                and stats[i, 0] + stats[i, 2] > mx - pad
+                and stats[i, 1] < my + mh + pad
+                and stats[i, 1] + stats[i, 3] > my - pad
+            ]
             body = np.isin(lab, keep)
             if not keep or int(np.count_nonzero(body)) < min_piece:
                 continue
             # one piece per colour: its parts (two legs, a hidden middle) are one piece
             ys, xs = np.nonzero(body)
-            pieces.append(Blob(color, (int(xs.min()), int(ys.min()), int(xs.max()) + 1,
-                                       int(ys.max()) + 1), int(len(xs))))
-            # its top edge: the commonest first row over its columns (a waistband, a dress's
-            # top, a shirt's shoulders are flat; a pin's bump or a notch is a few columns)
-            # (read on the mask itself: a pin's spring can notch the opened body's top rows)
-            y0 = max(0, int(ys.min()) - 8)
-            cols = body.any(0)
-            region = m[y0 : int(ys.max()) + 1, :] > 0
-            first = region.argmax(0)[cols & region.any(0)] + y0
-            tops.append(int(np.bincount(first).argmax()))
+            pieces.append(
+                Blob(
+                    color,
+                    (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1),
+                    len(xs),
+                )
+            )
+            # its top edge: the first row as wide as most of the piece's top. Pins are narrow,
+            # so the rows they fill above the piece are far less covered (a notch from a pin's
+            # spring makes the opened body start a little low, so the mask itself is read).
+            x1, x2 = int(xs.min()), int(xs.max()) + 1
+            y0 = max(0, int(ys.min()) - int(gh * 0.12))
+            cover = (m[y0 : int(ys.min()) + 10, x1:x2] > 0).sum(1)
+            wide = np.nonzero(cover >= 0.65 * cover.max())[0]
+            tops.append(y0 + int(wide[0]) if len(wide) else int(ys.min()))
         # Pins: a pin clips a piece and sticks up above the piece's top edge, where no piece
         # reaches. A pin on a piece of its own colour shows only there.
         reach = int(gh * 0.12)
@@ -179,15 +199,21 @@ class DryerReader:
                 n, lab, stats, _ = cv2.connectedComponentsWithStats(window)
                 for i in range(1, n):
                     x, y, bw, bh, area = stats[i]
-                    if area < min_pin or not gw * 0.035 <= bw <= gw * 0.11 or y > top - 5 or y + bh < top - 3:
+                    if (
+                        area < min_pin
+                        or not gw * 0.025 <= bw <= gw * 0.11
+                        or y > top - 5
+                        or y + bh < top - 3
+                    ):
                         continue
                     blob = Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area))
                     if color not in best or blob.area > best[color].area:
                         best[color] = blob
         return self._assemble(pieces, tops, list(best.values()), lines, gh)
 
-    def _assemble(self, pieces: list[Blob], tops: list[int], pins: list[Blob],
-                  lines: list[float], gh: int) -> DryerReading:
+    def _assemble(
+        self, pieces: list[Blob], tops: list[int], pins: list[Blob], lines: list[float], gh: int
+    ) -> DryerReading:
         notes = []
         bars: list[list[tuple[int, HungPiece]]] = [[], [], []]
         for piece, top in zip(pieces, tops, strict=True):
@@ -200,15 +226,16 @@ class DryerReader:
             held = []
             for pin in pins:
                 px = (pin.box[0] + pin.box[2]) / 2
-                tol = (pin.box[2] - pin.box[0]) / 2
+                tol = pin.box[2] - pin.box[0]
                 if x1 - tol <= px <= x2 + tol and pin.box[1] < top - 3 <= pin.box[3] + 8:
                     held.append(pin.color)
             if not held:
                 notes.append(f"{piece.color} piece has no pin")
                 continue
             colors = [c for c in P.COLORS if c in held]
-            hung = HungPiece(P.PIECE_OF_COLOR[piece.color],
-                             tuple(P.PIN_OF_COLOR[c] for c in colors))
+            hung = HungPiece(
+                P.PIECE_OF_COLOR[piece.color], tuple(P.PIN_OF_COLOR[c] for c in colors)
+            )
             bars[b].append((x1, hung))
         dryer = Dryer(tuple(tuple(h for _, h in sorted(bar, key=lambda t: t[0])) for bar in bars))
         confidence = 1.0 if not notes and not dryer.problems() else 0.5

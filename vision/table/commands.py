@@ -1,0 +1,186 @@
+"""``tabletop table …`` and ``tabletop vision teach …``. Light module: heavy imports live in
+the handlers.
+
+Wiring (coordinator): either add ``vision.table.commands`` to ``COMMAND_MODULES`` in
+``referee/cli.py`` (gives ``tabletop table watch|dryer|teach``), and/or call
+``add_commands_to(vsub)`` from ``vision/commands.py`` (gives ``tabletop vision teach|watch|
+dryer``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _zone_box(text: str) -> tuple[float, float, float, float]:
+    try:
+        x1, y1, x2, y2 = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("a zone is x1,y1,x2,y2 between 0 and 1") from None
+    if not (0 <= x1 < x2 <= 1 and 0 <= y1 < y2 <= 1):
+        raise argparse.ArgumentTypeError("a zone is x1,y1,x2,y2 between 0 and 1")
+    return x1, y1, x2, y2
+
+
+def _teach(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.decks import load_deck
+    from vision.teach.capture import LiveCapture
+    from vision.teach.finetune import TeachPlan, build_dataset, check, finetune
+    from vision.teach.guide import guide_order, photo_name, read_folder, say
+
+    deck = load_deck(args.deck)
+    order = guide_order(deck)
+    if args.guide:
+        for i, ident in enumerate(order):
+            print(f"{photo_name(i, ident)}.jpg\t{say(ident, deck)}")
+        return 0
+    if args.photos:
+        empty_path, pairs = read_folder(Path(args.photos), deck)
+        empty = cv2.imread(str(empty_path))
+        shots = [(cv2.imread(str(p)), ident) for p, ident in pairs]
+        missing = sorted(set(order) - {i for _, i in pairs})
+        if missing:
+            print(f"note: {len(missing)} cards of the deck have no photo", file=sys.stderr)
+    elif args.camera:
+        from vision.table.frames import frames, open_source
+
+        empty, images = LiveCapture(args.zone).run(
+            frames(open_source(args.camera)), [say(i, deck) for i in order]
+        )
+        shots = list(zip(images, order, strict=True))
+    else:
+        print("give --photos FOLDER or --camera SPEC (or --guide)", file=sys.stderr)
+        return 2
+    out = Path(args.out or f"runs/taught/{deck.name}")
+    plan = TeachPlan(
+        variants=args.variants, sym_epochs=args.epochs, col_epochs=max(1, args.epochs // 2)
+    )
+    counts = build_dataset(out / "data", shots, empty, args.zone, deck, plan)
+    meta = finetune(out / "data", out / "model", plan, log=lambda m: print(m, file=sys.stderr))
+    result = {"deck": deck.name, "model": str(out / "model"), **counts, **meta}
+    if args.check:
+        c_empty, c_pairs = read_folder(Path(args.check), deck)
+        frames_ = [(cv2.imread(str(p)), ident) for p, ident in c_pairs]
+        result["check"] = check(out / "model", frames_, cv2.imread(str(c_empty)), args.zone, deck)
+    print(json.dumps(result))
+    return 0
+
+
+def _dryer(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.dryer.read import DryerReader
+    from vision.table.zones import TableLayout
+
+    layout = TableLayout.load(args.zones)
+    reader = DryerReader(layout, args.seat)
+    if args.empty:
+        reader.set_reference(cv2.imread(args.empty))
+    status = 0
+    for path in args.images:
+        image = cv2.imread(path)
+        if image is None:
+            print(json.dumps({"image": path, "error": "cannot read this image"}))
+            status = 1
+            continue
+        got = reader.read(image)
+        print(
+            json.dumps(
+                {
+                    "image": path,
+                    "seat": args.seat,
+                    "dryer": got.dryer.to_dict(),
+                    "text": got.dryer.to_text(),
+                    "confidence": got.confidence,
+                    "notes": list(got.notes),
+                }
+            )
+        )
+    return status
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from vision.decks import load_deck
+    from vision.runtime.reader import CardReader
+    from vision.table.adapter import detector_from
+    from vision.table.frames import frames, open_source
+    from vision.table.to_events import EventMapper
+    from vision.table.watcher import TableWatcher
+    from vision.table.zones import TableLayout
+
+    layout = TableLayout.load(args.zones)
+    deck = load_deck(args.deck or args.game)
+    reader = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
+
+    def identify(image):
+        d = reader(image)
+        xyxy = d.xyxy
+        return [
+            {
+                "color": d.color[i],
+                "value": d.value[i],
+                "confidence": float(d.confidence[i]),
+                "box": xyxy[i].tolist(),
+            }
+            for i in range(len(d))
+        ]
+
+    watcher = TableWatcher(detector_from(identify, args.game), layout)
+    mapper = EventMapper(args.game, layout)
+    for frame in frames(open_source(args.source)):
+        for obs in watcher.process(frame):
+            line = {"observation": obs.to_dict()}
+            line["proposals"] = [p.to_dict() for p in mapper.propose(obs, args.seat)]
+            print(json.dumps(line), flush=True)
+    return 0
+
+
+def _add(sub: argparse._SubParsersAction) -> None:
+    te = sub.add_parser("teach", help="teach the camera a family's own deck (capture, fine-tune)")
+    te.add_argument("--deck", required=True, help="deck profile name (models/decks)")
+    te.add_argument("--guide", action="store_true", help="print the capture order and photo names")
+    te.add_argument("--photos", help="folder of photos named by the guide (000_empty.jpg first)")
+    te.add_argument("--camera", help="capture live: picamera2, cam:N, a video or an image folder")
+    te.add_argument(
+        "--zone",
+        type=_zone_box,
+        default=(0.0, 0.0, 1.0, 1.0),
+        help="capture zone x1,y1,x2,y2 (normalised; default the whole picture)",
+    )
+    te.add_argument("--out", help="where the taught model goes (default runs/taught/DECK)")
+    te.add_argument("--check", help="a second folder of guide-named photos to measure on")
+    te.add_argument("--variants", type=int, default=24, help="training crops per captured card")
+    te.add_argument("--epochs", type=int, default=10)
+    te.set_defaults(handler=_teach)
+
+    dr = sub.add_parser("dryer", help="read Wash Dash dryers in pictures")
+    dr.add_argument("images", nargs="+")
+    dr.add_argument("--zones", required=True, help="calibration JSON (the dashboard's zones)")
+    dr.add_argument("--seat", type=int, default=0)
+    dr.add_argument("--empty", help="a picture of the same dryer with nothing on it")
+    dr.set_defaults(handler=_dryer)
+
+    wa = sub.add_parser("watch", help="watch a table and print observations and proposed events")
+    wa.add_argument("source", help="picamera2, cam:N, a video file or an image folder")
+    wa.add_argument("--game", required=True, choices=["deck-dash", "dos", "hit-the-deck"])
+    wa.add_argument("--zones", required=True)
+    wa.add_argument("--deck", help="deck profile (default: the game's)")
+    wa.add_argument("--models", help="models folder (e.g. a taught deck's)")
+    wa.add_argument("--seat", type=int, default=None, help="the player on turn, if fixed")
+    wa.set_defaults(handler=_watch)
+
+
+def add_commands_to(vision_subparsers: argparse._SubParsersAction) -> None:
+    """``tabletop vision teach|dryer|watch``."""
+    _add(vision_subparsers)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """``tabletop table teach|dryer|watch``."""
+    table = sub.add_parser("table", help="the table camera: watch piles, read dryers, teach decks")
+    _add(table.add_subparsers(dest="table_command", required=True, metavar="ACTION"))

@@ -1,0 +1,103 @@
+"""Finding the one card in the capture zone, and a live guided capture from the camera.
+
+The card is found by what changed against the empty zone (the guide's first picture), so
+capture needs no card detector and works for a deck no model has seen. The crop is made
+with Vision I's own rectification, so a fine-tune sees the very pixels the runtime will.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.runtime.rectify import quad_to_obb, rectify
+from vision.table.frames import Frame
+from vision.table.motion import MotionGate
+
+CROP = 64
+Box = tuple[float, float, float, float]  # normalised x1, y1, x2, y2
+
+
+class CaptureError(RuntimeError):
+    """No card (or more than one thing) in the capture zone."""
+
+
+def find_card(
+    image: np.ndarray, empty: np.ndarray, zone: Box = (0.0, 0.0, 1.0, 1.0), threshold: int = 30
+) -> tuple[float, float, float, float, float]:
+    """The card's rotated box (cx, cy, w, h, theta radians) in frame pixels."""
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = int(zone[0] * w), int(zone[1] * h), int(zone[2] * w), int(zone[3] * h)
+    a = cv2.GaussianBlur(image[y1:y2, x1:x2], (5, 5), 0).astype(np.int16)
+    b = cv2.GaussianBlur(empty[y1:y2, x1:x2], (5, 5), 0).astype(np.int16)
+    diff = (np.abs(a - b).max(2) > threshold).astype(np.uint8) * 255
+    diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(diff)
+    if n < 2:
+        raise CaptureError("no card in the capture zone")
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[best, cv2.CC_STAT_AREA] < 0.01 * diff.size:
+        raise CaptureError("no card in the capture zone")
+    ys, xs = np.nonzero(lab == best)
+    hull = cv2.convexHull(np.stack([xs + x1, ys + y1], 1).astype(np.float32))
+    return quad_to_obb(cv2.boxPoints(cv2.minAreaRect(hull)))
+
+
+def crop_card(image_bgr: np.ndarray, empty_bgr: np.ndarray, zone: Box = (0, 0, 1, 1)) -> np.ndarray:
+    """The card as an upright 64×64 RGB crop, as Vision I's classifiers see cards."""
+    obb = find_card(image_bgr, empty_bgr, zone)
+    return np.ascontiguousarray(rectify(image_bgr[..., ::-1], obb, CROP))
+
+
+@dataclass
+class LiveCapture:
+    """Guided capture from a camera: ask for a card, wait until one lies still in the zone,
+    take it, wait until the zone is clear again, ask for the next.
+
+    ``still_frames`` consecutive frames without motion in the zone count as "lying still"."""
+
+    zone: Box
+    still_frames: int = 8
+    say: Callable[[str], None] = print
+
+    def run(
+        self, frames: Iterable[Frame], prompts: list[str]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        gate = MotionGate(settle_frames=0)
+        empty: np.ndarray | None = None
+        shots: list[np.ndarray] = []
+        still = 0
+        waiting_clear = False
+        self.say("Clear the capture zone.")
+        for frame in frames:
+            gate.should_detect(frame.image)
+            moving = gate.moving_fraction(self.zone) > 0.01
+            still = 0 if moving else still + 1
+            if still < self.still_frames:
+                continue
+            if empty is None:
+                empty = frame.image.copy()
+                self.say(f"Put down {prompts[0]}.")
+                continue
+            try:
+                find_card(frame.image, empty, self.zone)
+                present = True
+            except CaptureError:
+                present = False
+            if waiting_clear:
+                if not present:
+                    waiting_clear = False
+                    self.say(f"Put down {prompts[len(shots)]}.")
+                continue
+            if present:
+                shots.append(frame.image.copy())
+                if len(shots) == len(prompts):
+                    self.say("Done: every card is captured.")
+                    return empty, shots
+                waiting_clear = True
+                self.say("Got it. Take the card away.")
+        raise CaptureError(f"the camera stopped after {len(shots)} of {len(prompts)} cards")

@@ -1,0 +1,325 @@
+"""Fine-tune Vision I's crop classifiers on one capture pass of a family's deck, and check.
+
+Why a fine-tune of the *classifiers* only: the card detector finds "a card" whatever its
+art; what a new deck changes is how its symbols and colours are drawn, which is exactly
+what the two small crop classifiers (symbol, colour) know. They train in minutes on this
+CPU from the shipped weights. Every class keeps a few examples (symbols the family deck
+lacks are rendered in Vision I's training styles; card backs and "not a card" patches
+too), so the networks keep their heads and all they learned, and only move towards the
+family's drawings. Each captured card is seen many times: re-cropped with the jitter a
+detector's box has, turned by 180°, under other light, blur, noise and compression.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.decks import COLOR_CLASSES, SYMBOL_CLASSES, DeckProfile
+from vision.runtime.rectify import rectify
+from vision.teach.capture import CROP, find_card
+from vision.teach.guide import Identity
+
+MODELS = Path(__file__).resolve().parent.parent.parent / "models"
+
+
+@dataclass(frozen=True)
+class TeachPlan:
+    variants: int = 24  # training crops made from each captured card
+    fillers: int = 6  # rendered crops for each class the deck does not have
+    sym_epochs: int = 6
+    col_epochs: int = 3
+    sym_imgsz: int = 64
+    col_imgsz: int = 32
+    seed: int = 0
+    threads: int = 1
+    lr: float = 0.0005
+
+
+def _augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    out = crop.astype(np.float32)
+    out = out * rng.uniform(0.7, 1.25) + rng.uniform(-25, 25)  # exposure
+    out = out * rng.uniform(0.9, 1.1, 3)  # white balance (no hue rotation: colour is the label)
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.3))
+    out += rng.normal(0, rng.uniform(0, 7), out.shape)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        _ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
+        out = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    return out
+
+
+def variants(
+    frame_bgr: np.ndarray, empty_bgr: np.ndarray, zone, n: int, rng: np.random.Generator
+) -> list[np.ndarray]:
+    """``n`` RGB training crops of the one card in ``frame_bgr``."""
+    from vision.render.dataset import jittered_obb
+    from vision.runtime.rectify import box_corners
+
+    obb = find_card(frame_bgr, empty_bgr, zone)
+    quad = box_corners(*obb)
+    rgb = frame_bgr[..., ::-1]
+    out = []
+    for k in range(n):
+        box = obb if k == 0 else jittered_obb(quad, rng)
+        crop = np.ascontiguousarray(rectify(rgb, box, CROP))
+        if k % 2:
+            crop = np.ascontiguousarray(crop[::-1, ::-1])
+        out.append(crop if k == 0 else _augment(crop, rng))
+    return out
+
+
+def _fillers(
+    deck: DeckProfile, plan: TeachPlan, rng: np.random.Generator
+) -> list[tuple[np.ndarray, str, str | None]]:
+    """Rendered crops (Vision I's training styles) for classes the family deck lacks, plus card
+    backs and "not a card" windows: (crop RGB, symbol class, colour class or None)."""
+    from vision.decks import all_decks
+    from vision.render.dataset import jittered_obb
+    from vision.render.faces import CARD_H, CARD_W, TRAIN_STYLES, card_alpha, render_back, wear
+    from vision.render.scenes import Canvas, Sprite, _affine, _degrade, _light, render_other_patch
+    from vision.render.tables import table
+    from vision.teach.render import card
+
+    have = {v for _, v in deck.identities()}
+    where = {}
+    for d in all_decks():
+        for color, value in d.identities():
+            where.setdefault(value, (d, color))
+    out: list[tuple[np.ndarray, str, str | None]] = []
+    for _ in range(plan.fillers * 2):
+        img, target = render_other_patch([deck], rng, TRAIN_STYLES)
+        crop = rectify(img, jittered_obb(target.quad, rng), CROP)
+        out.append((np.clip(crop, 0, 255).astype(np.uint8), "other", None))
+    jobs: list[tuple[str, DeckProfile | None, str | None]] = [("back", None, None)] * (
+        plan.fillers * 2
+    )
+    for value in SYMBOL_CLASSES:
+        if value not in have and value in where:
+            jobs += [(value, *where[value])] * plan.fillers
+    for value, d, color in jobs:
+        n = 128
+        canvas = Canvas(table(n, n, rng))
+        if value == "back":
+            sprite = Sprite(wear(render_back(rng, deck.back_text), rng), card_alpha(rng), "back")
+        else:
+            style = TRAIN_STYLES[int(rng.integers(len(TRAIN_STYLES)))]
+            sprite = card(d, (color, value), style, rng)
+        m = _affine(n / 2, n / 2, float(rng.uniform(40, 70)), rng.uniform(0, 360), CARD_W, CARD_H)
+        canvas.place(sprite, m, rng)
+        img = _degrade(_light(canvas.img, rng), rng)
+        quad = canvas.items[0][1]
+        crop = rectify(img, jittered_obb(quad, rng), CROP)
+        out.append(
+            (
+                np.clip(crop, 0, 255).astype(np.uint8),
+                value,
+                None if value == "back" else (color or "none"),
+            )
+        )
+    return out
+
+
+def build_dataset(
+    root: Path,
+    shots: Sequence[tuple[np.ndarray, Identity]],
+    empty: np.ndarray,
+    zone,
+    deck: DeckProfile,
+    plan: TeachPlan,
+) -> dict[str, int]:
+    """Ultralytics classification folders ``root/symbol`` and ``root/color``."""
+    rng = np.random.default_rng(plan.seed)
+    shutil.rmtree(root, ignore_errors=True)
+    for split in ("train", "val"):
+        for name in SYMBOL_CLASSES:
+            (root / "symbol" / split / name).mkdir(parents=True, exist_ok=True)
+        for name in COLOR_CLASSES:
+            (root / "color" / split / name).mkdir(parents=True, exist_ok=True)
+    counts = {"captured": len(shots), "crops": 0, "fillers": 0}
+
+    def write(crop: np.ndarray, symbol: str, color: str | None, split: str, stem: str) -> None:
+        bgr = cv2.cvtColor(crop, cv2.COLOR_RGB2BGR)
+        cv2.imwrite(str(root / "symbol" / split / symbol / f"{stem}.png"), bgr)
+        if color is not None:
+            cv2.imwrite(str(root / "color" / split / color / f"{stem}.png"), bgr)
+
+    for i, (frame, (color, value)) in enumerate(shots):
+        crops = variants(frame, empty, zone, plan.variants + 2, rng)
+        for k, crop in enumerate(crops):
+            split = "val" if k >= plan.variants else "train"
+            write(crop, value, color or "none", split, f"c{i:03d}_{k:03d}")
+            counts["crops"] += 1
+    for j, (crop, symbol, color) in enumerate(_fillers(deck, plan, rng)):
+        write(crop, symbol, color, "val" if j % 5 == 0 else "train", f"f{j:04d}")
+        counts["fillers"] += 1
+    # Ultralytics needs every class in both splits: copy one train image where val is empty
+    for task in ("symbol", "color"):
+        for d in (root / task / "train").iterdir():
+            val = root / task / "val" / d.name
+            if not any(val.iterdir()):
+                first = next(iter(sorted(d.iterdir())), None)
+                if first is None:
+                    shutil.rmtree(d)
+                    shutil.rmtree(val)
+                else:
+                    shutil.copy(first, val / first.name)
+    return counts
+
+
+def _tune(
+    weights: Path, data: Path, runs: Path, name: str, epochs: int, imgsz: int, plan: TeachPlan
+) -> Path:
+    """A gentle fine-tune: a small fixed learning rate and no warm-up. Ultralytics' defaults
+    (automatic optimiser, warm-up at a high rate) are for training from scratch and wreck
+    pretrained weights in a one- or two-epoch run."""
+    from vision.train import CARD_SAFE, _yolo
+
+    model = _yolo(str(weights), plan.threads)
+    model.train(
+        data=str(data),
+        epochs=epochs,
+        imgsz=imgsz,
+        batch=32,
+        seed=plan.seed,
+        deterministic=True,
+        device="cpu",
+        workers=0,
+        project=str(runs),
+        name=name,
+        exist_ok=True,
+        plots=False,
+        optimizer="AdamW",
+        lr0=plan.lr,
+        lrf=0.2,
+        warmup_epochs=0,
+        cos_lr=True,
+        auto_augment=None,
+        erasing=0.0,
+        scale=0.1,
+        hsv_s=0.2,
+        hsv_v=0.2,
+        patience=epochs,
+        verbose=False,
+        **CARD_SAFE,
+    )
+    return runs / name / "weights" / "last.pt"
+
+
+def finetune(
+    root: Path,
+    out: Path,
+    plan: TeachPlan,
+    models_dir: Path = MODELS,
+    log: Callable[[str], None] = print,
+) -> dict:
+    """Train both classifiers from the shipped weights; write a runnable models folder."""
+    from vision.train import export_onnx, setup_offline
+
+    setup_offline()
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    runs = out / "runs"
+    sym = _tune(
+        models_dir / "card-symbol.pt",
+        root / "symbol",
+        runs,
+        "symbol",
+        plan.sym_epochs,
+        plan.sym_imgsz,
+        plan,
+    )
+    t_sym = time.time() - t0
+    col = _tune(
+        models_dir / "card-color.pt",
+        root / "color",
+        runs,
+        "color",
+        plan.col_epochs,
+        plan.col_imgsz,
+        plan,
+    )
+    with warnings.catch_warnings():
+        # torch's notice that its TorchScript ONNX exporter is the old one: not ours to fix
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        export_onnx(sym, plan.sym_imgsz, out / "card-symbol.onnx")
+        export_onnx(col, plan.col_imgsz, out / "card-color.onnx")
+    detector = models_dir / "card-detector.onnx"
+    if detector.exists():  # the detector is shared: it finds cards of any art
+        shutil.copy(detector, out / "card-detector.onnx")
+    meta = {
+        "plan": asdict(plan),
+        "train_s": round(time.time() - t0, 1),
+        "symbol_s": round(t_sym, 1),
+    }
+    (out / "teach.json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"fine-tuned in {meta['train_s']} s")
+    return meta
+
+
+def classify(
+    models_dir: Path, crops: Sequence[np.ndarray], deck: DeckProfile
+) -> list[tuple[Identity, float]]:
+    """Deck-constrained reading of RGB crops, both ways up (as Vision I's runtime reads)."""
+    from vision.runtime.geometry import to_tensor
+    from vision.runtime.onnx_model import OnnxModel
+
+    sym_m = OnnxModel(Path(models_dir) / "card-symbol.onnx", 1)
+    col_m = OnnxModel(Path(models_dir) / "card-color.onnx", 1)
+
+    def probs(model: OnnxModel) -> np.ndarray:
+        size = model.imgsz
+        imgs = [cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA) for c in crops]
+        both = list(imgs) + [np.ascontiguousarray(c[::-1, ::-1]) for c in imgs]
+        p = model(to_tensor(both))
+        if not np.allclose(p.sum(1), 1, atol=1e-3):
+            e = np.exp(p - p.max(1, keepdims=True))
+            p = e / e.sum(1, keepdims=True)
+        return (p[: len(imgs)] + p[len(imgs) :]) / 2
+
+    ps, pc = probs(sym_m), probs(col_m)
+    sym_names = [sym_m.names[i] for i in range(len(sym_m.names))]
+    col_names = [col_m.names[i] for i in range(len(col_m.names))]
+    out = []
+    for i in range(len(crops)):
+        sym = dict(zip(sym_names, ps[i], strict=True))
+        col = dict(zip(col_names, pc[i], strict=True))
+        options = [
+            (float(sym.get(v, 0) * col.get(c or "none", 0)), (c, v)) for c, v in deck.identities()
+        ]
+        p, ident = max(options)
+        total = sum(o[0] for o in options) or 1.0
+        out.append((ident, p / total))
+    return out
+
+
+def check(
+    models_dir: Path,
+    frames: Sequence[tuple[np.ndarray, Identity]],
+    empty: np.ndarray,
+    zone,
+    deck: DeckProfile,
+) -> dict:
+    """Card identity accuracy on a capture pass the fine-tune did not see."""
+    from vision.teach.capture import crop_card
+
+    crops = [crop_card(f, empty, zone) for f, _ in frames]
+    got = classify(models_dir, crops, deck)
+    wrong = [
+        (want, ident) for (_, want), (ident, _) in zip(frames, got, strict=True) if ident != want
+    ]
+    return {
+        "cards": len(frames),
+        "right": len(frames) - len(wrong),
+        "accuracy": (len(frames) - len(wrong)) / max(1, len(frames)),
+        "wrong": [f"{w} read as {g}" for w, g in wrong],
+    }

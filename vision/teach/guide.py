@@ -1,0 +1,61 @@
+"""The guide: which card to put down next, and how a photo of it is named.
+
+One capture pass shows each *kind* of card once (every colour × value the deck profile
+holds), in the profile's order, so a picture's label is known from its place in the
+sequence: no labelling by hand. Photos taken with a phone are named by the guide
+(``003_red_7.jpg``) and a folder of them is read back the same way; ``000_empty.jpg`` is
+the capture zone with nothing in it, which is how the card is found in each photo.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from vision.decks import DeckProfile
+
+EMPTY = "000_empty"
+_NAME = re.compile(r"(?P<i>\d{3})_(?P<color>[a-z]+)_(?P<value>[a-z0-9]+)")
+
+Identity = tuple[str | None, str]
+
+
+def guide_order(deck: DeckProfile) -> list[Identity]:
+    """Every distinct card of the deck, in the order the family puts them down."""
+    seen: list[Identity] = []
+    for ident in deck.identities():
+        if ident not in seen:
+            seen.append(ident)
+    return seen
+
+
+def photo_name(i: int, ident: Identity) -> str:
+    color, value = ident
+    return f"{i + 1:03d}_{color or 'none'}_{value}"
+
+
+def say(ident: Identity, deck: DeckProfile) -> str:
+    """What the guide asks for, in words: "the red 7", "a WILD"."""
+    color, value = ident
+    label = deck.spec(value).label or value
+    return f"the {color} {label}" if color else f"a {label}"
+
+
+def read_folder(folder: Path, deck: DeckProfile) -> tuple[Path, list[tuple[Path, Identity]]]:
+    """The empty-zone photo and (photo, identity) pairs from a folder named by the guide."""
+    folder = Path(folder)
+    empties = [p for p in folder.iterdir() if p.stem == EMPTY]
+    if not empties:
+        raise FileNotFoundError(f"{folder}: no {EMPTY}.jpg (the capture zone with no card)")
+    wanted = set(guide_order(deck))
+    pairs = []
+    for p in sorted(folder.iterdir()):
+        m = _NAME.fullmatch(p.stem)
+        if not m or p.stem == EMPTY:
+            continue
+        color = None if m["color"] == "none" else m["color"]
+        ident = (color, m["value"])
+        if ident not in wanted:
+            raise ValueError(f"{p.name}: deck {deck.name!r} has no {m['color']} {m['value']}")
+        pairs.append((p, ident))
+    return empties[0], pairs
