@@ -7,7 +7,7 @@ the same presses always give the same decision, so a recorded game replays exact
 Every decision carries its evidence — each seat's time relative to the trigger — so the
 dashboard can show *why* a seat lost, and a ``reason`` sentence a family can read.
 
-Rulings (docs/rulings/hardware.md):
+Rulings (docs/RULINGS.md):
 * HW-1 a seat that never presses inside the window counts as last (all such seats are last).
 * HW-2 presses closer than the clock's resolution (``tie_ns``) are a tie, never guessed.
 * HW-3 early presses are ignored unless the early-press lockout is on; then a press inside

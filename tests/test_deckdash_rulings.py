@@ -1,4 +1,4 @@
-"""Deck Dash rulings DD-1 … DD-20 (docs/rulings/deck-dash.md), one test (or more) each."""
+"""Deck Dash rulings DD-1 … DD-20 (docs/RULINGS.md), one test (or more) each."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every Hit the Deck rule and ruling as a scenario file (tests/data/htd/*.jsonl).
 
-Each test names the rule or the ruling id it proves (docs/rulings/hit-the-deck.md); the
+Each test names the rule or the ruling id it proves (docs/RULINGS.md); the
 files are ordinary ``tabletop replay`` logs whose ``#`` lines hold the expected verdicts.
 
 Format: a scenario is a ``tabletop replay`` log (header line, then one event per line) whose

@@ -6,7 +6,7 @@ header also says what the referee must answer (``expect``):
   its reason contains the text;
 * ``state`` / ``scoreboard``: keys that must equal the final ``view`` / scoreboard.
 
-The ruling tests below name the scenario that shows each ruling (docs/rulings/wash-dash.md).
+The ruling tests below name the scenario that shows each ruling (docs/RULINGS.md).
 """
 
 import json
@@ -72,7 +72,7 @@ def test_every_scenario_has_expectations():
         assert expect.get("verdicts"), path.name
 
 
-# --- one test per ruling (docs/rulings/wash-dash.md) ------------------------------------
+# --- one test per ruling (docs/RULINGS.md) ------------------------------------
 
 
 def test_ruling_wd2_bar_rule():

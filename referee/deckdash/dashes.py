@@ -3,7 +3,7 @@
 Each Dash is the rule-book text plus its *parts*: the groups a lay-down must contain.
 Keeping the lists as data (not code) lets the checker, the game engine and the tablet
 share one source of truth; readings of ambiguous texts are rulings DASH-n in
-``docs/rulings/deck-dash-dashes.md``.
+``docs/RULINGS.md``.
 """
 
 from __future__ import annotations

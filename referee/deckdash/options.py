@@ -1,7 +1,7 @@
 """Deck Dash options: the four variations and the configurable rulings (DD-n).
 
 ``Settings`` is the validated, typed form the engine reads; the ``OptionSpec`` list is
-what the tablet shows. Defaults play the rules as written (see docs/rulings/deck-dash.md).
+what the tablet shows. Defaults play the rules as written (see docs/RULINGS.md).
 """
 
 from __future__ import annotations

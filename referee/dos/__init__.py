@@ -1,1 +1,1 @@
-"""DOS: the two-pile UNO variant in ``shared/rules/dos.txt`` (see docs/rulings/dos.md)."""
+"""DOS: the two-pile UNO variant in ``shared/rules/dos.txt`` (see docs/RULINGS.md)."""

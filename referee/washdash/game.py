@@ -1,4 +1,4 @@
-"""Wash Dash rules engine: ``GAME`` (see docs/events/wash-dash.md for every event).
+"""Wash Dash rules engine: ``GAME`` (see docs/EVENTS.md for every event).
 
 Flow: ``setup`` (shuffled order, or nothing in table mode) → per round ``reveal`` (the
 active player's cards; more single-card reveals while only events show) → ``done`` claims
