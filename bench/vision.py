@@ -55,16 +55,17 @@ def _measure(run_frame, paths: list[Path]) -> dict:
     }
 
 
-def worker_onnx(folder: Path, threads: int) -> dict:
+def worker_onnx(folder: Path, threads: int, turn: bool = True) -> dict:
     from vision.runtime.reader import CardReader, ReaderConfig
 
-    reader = CardReader(REPO / "models", config=ReaderConfig(threads=threads))
+    reader = CardReader(REPO / "models", config=ReaderConfig(threads=threads, turn_both_ways=turn))
     out = _measure(lambda f: len(reader(f)), _frames(folder))
     out["torch_loaded"] = "torch" in sys.modules or "ultralytics" in sys.modules
     return out
 
 
-def worker_torch(folder: Path, threads: int) -> dict:
+def worker_torch(folder: Path, threads: int, turn: bool = True) -> dict:
+    """Ultralytics' own path: .pt models, its predictor; one read per crop (no 180° turn)."""
     from vision.train import setup_offline
 
     setup_offline()
@@ -114,12 +115,17 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=424242)
     ap.add_argument("--json")
+    ap.add_argument(
+        "--no-turn",
+        action="store_true",
+        help="ours reads each crop once, like the PyTorch path (default: both ways)",
+    )
     ap.add_argument("--worker", choices=["onnx", "torch"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         fn = worker_onnx if args.worker == "onnx" else worker_torch
-        print(json.dumps(fn(Path(args.folder), args.threads)))
+        print(json.dumps(fn(Path(args.folder), args.threads, not args.no_turn)))
         return 0
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,6 +169,7 @@ def main() -> int:
         "memory_ratio": round(o["peak_rss_mb"] / t["peak_rss_mb"], 3),
         "onnx_process_loaded_torch": o["torch_loaded"],
         "threads": args.threads,
+        "ours_reads_both_ways": not args.no_turn,
         "frames": args.frames,
     }
     print(json.dumps(summary))

@@ -8,7 +8,7 @@ from referee.registry import find_game
 from vision.table.adapter import NOT_A_CARD, UNREAD, detector_from, to_sightings
 from vision.table.frames import Frame
 from vision.table.labels import card_token
-from vision.table.stability import Observation, StabilityTracker
+from vision.table.stability import Observation, StabilityTracker, ZoneReading
 from vision.table.to_events import EventMapper, Prompt
 from vision.table.watcher import TableWatcher
 from vision.table.zones import TableLayout, ZoneKind, rectangle
@@ -210,3 +210,53 @@ def test_ruling_tbl3_hit_the_deck_turn_up_when_nobody_is_on_turn():
     assert (ev.kind, dict(ev.payload)) == ("turn_up", {"card": "G4"})
     (ev,) = m.propose(obs("discard_1", ["G4"], ["GCUT"]), seat=1)
     assert (ev.kind, ev.seat) == ("play", 1)
+
+
+def test_ruling_tbl6_the_same_face_played_again_is_asked_about():
+    tracker = StabilityTracker(min_frames=3, min_ns=60 * MS)
+    here, there = (0.50, 0.50), (0.53, 0.47)
+    script = (
+        [ZoneReading(("R1",), 0.9, pose=here)] * 4
+        + [ZoneReading(("R1",), 0.9, pose=(0.505, 0.498))] * 3  # a box wobbles: nothing
+        + [ZoneReading((), 0.0, occluded=True)] * 4  # a hand over the pile...
+        + [ZoneReading(("R1",), 0.9, pose=there)] * 4  # ...and the top R1 lies elsewhere
+        + [ZoneReading((), 0.0, occluded=True)] * 2  # a hand passes...
+        + [ZoneReading(("R1",), 0.9, pose=(0.531, 0.471))] * 4  # ...the card did not move
+    )
+    seen = []
+    for i, reading in enumerate(script):
+        seen += tracker.update(i * 33 * MS, {"discard_1": reading})
+    assert [(o.before, o.after, o.moved) for o in seen] == [
+        ((), ("R1",), False),
+        (("R1",), ("R1",), True),
+    ]
+    (p,) = EventMapper("deck-dash", layout()).propose(seen[1], seat=2)
+    assert isinstance(p, Prompt) and p.kind == "same_card" and p.choices == ("yes", "no")
+    assert p.suggestion.kind == "discard" and p.suggestion.payload == {"card": "R1"}
+
+
+def test_ruling_tbl1_motion_outside_the_zones_runs_no_detector():
+    """A hand moving beside the piles: no detection, no observation; the pile is still read
+    once it changes and holds still."""
+    layout_ = TableLayout((rectangle("discard_1", ZoneKind.DISCARD, (0.4, 0.4, 0.6, 0.6)),))
+    calls = []
+
+    def detect(img):
+        calls.append(1)
+        card = "R7" if img[60, 80, 2] > 100 else "B2"
+        return [Sighting(card, 0.9, (0.45, 0.45, 0.55, 0.55))]
+
+    from vision.table.watcher import Sighting
+
+    watcher = TableWatcher(detect, layout_, tracker=StabilityTracker(min_frames=3, min_ns=60 * MS))
+    rng = np.random.default_rng(1)
+    out = []
+    for i in range(30):
+        img = np.full((120, 160, 3), 60, np.uint8)
+        img[0:30, 0:40] = rng.integers(0, 255, (30, 40, 3))  # a hand waving in a corner
+        if i >= 20:
+            img[55:65, 75:85, 2] = 200  # a red card lands on the pile
+        out += watcher.process(Frame(img, i * 33 * MS, i))
+    assert [(o.before, o.after) for o in out] == [((), ("B2",)), (("B2",), ("R7",))]
+    # the first frame and the change, each read on 1 + settle_frames (2) frames; 30 frames
+    assert len(calls) == 6

@@ -22,6 +22,7 @@ def _train(args: argparse.Namespace) -> int:
         col_epochs=args.col_epochs,
         threads=args.threads,
         sym_more_epochs=args.sym_more_epochs,
+        det_more_epochs=args.det_more_epochs,
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     stages = tuple(args.stages.split(","))
@@ -133,8 +134,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="second pass over the symbol crops at a lower learning rate",
     )
     tr.add_argument(
+        "--det-more-epochs",
+        type=int,
+        default=10,
+        help="second detector pass from the first pass's weights",
+    )
+    tr.add_argument(
         "--stages",
-        default="symbol,color,detector,symbol-more",
+        default="symbol,color,detector,symbol-more,detector-more",
         help="which networks to (re)train; the others keep their weights",
     )
     tr.set_defaults(handler=_train)

@@ -121,7 +121,7 @@ class EvalReport:
             "images": self.images,
             "mAP50": round(self.map50, 4),
             "mAP50-95": round(self.map50_95, 4),
-            "identity_accuracy": round(self.identity_accuracy, 4),
+            "identity_accuracy": round(self.identity_accuracy, 4) if self.faces else None,
             "identity_correct": self.identity_correct,
             "faces": self.faces,
             "face_recall": round(self.detected_faces / self.faces, 4) if self.faces else None,

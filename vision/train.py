@@ -154,7 +154,8 @@ def export_onnx(weights: Path, imgsz: int, dest: Path) -> Path:
         )
     )
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(onnx_path, dest)
+    if onnx_path.resolve() != dest.resolve():
+        shutil.copy(onnx_path, dest)
     return dest
 
 
@@ -178,11 +179,12 @@ class TrainPlan:
     # a second, gentler pass over the symbol crops (val loss was still falling after 12)
     sym_more_epochs: int = 8
     sym_more_lr0: float = 0.001
+    det_more_epochs: int = 10  # a second detector pass from the first pass's weights
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
 
-STAGES = ("symbol", "color", "detector", "symbol-more")
+STAGES = ("symbol", "color", "detector", "symbol-more", "detector-more")
 
 
 def run_plan(
@@ -230,12 +232,17 @@ def run_plan(
         if stage not in stages:
             continue
         t = time.time()
-        if stage == "detector":
+        if stage in ("detector", "detector-more"):
+            more = stage == "detector-more"
+            if more and plan.det_more_epochs <= 0:
+                continue
             weights = train_detector(
                 det / "data.yaml",
                 out,
+                name=stage,
+                model_cfg=str(models_dir / "card-detector.pt") if more else str(DETECTOR_CFG),
                 batch=plan.det_batch,
-                epochs=plan.det_epochs,
+                epochs=plan.det_more_epochs if more else plan.det_epochs,
                 imgsz=plan.det_imgsz,
                 seed=plan.seed,
                 threads=plan.threads,
@@ -300,6 +307,7 @@ def export_all(models_dir: Path, dynamic_classifiers: bool = True) -> list[Path]
             simplify=False,
             dynamic=bool(is_cls and dynamic_classifiers),
         )
-        shutil.copy(path, models_dir / onnx_name)
+        if Path(path).resolve() != (models_dir / onnx_name).resolve():
+            shutil.copy(path, models_dir / onnx_name)
         out.append(models_dir / onnx_name)
     return out

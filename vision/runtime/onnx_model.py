@@ -15,6 +15,8 @@ class OnnxModel:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
+        # no busy-waiting between ops: on a shared (or Pi) CPU spinning threads burn a core
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         self.path = Path(path)
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])

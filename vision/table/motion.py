@@ -64,3 +64,28 @@ class MotionGate:
             self._detected = thumb
             return True
         return False
+
+    # --- per-zone gating (the watcher): detect only when a still zone changed -------------
+    def observe(self, image: np.ndarray) -> None:
+        """Take a frame: update ``moving`` (what moved since the previous frame)."""
+        thumb = self.thumbnail(image)
+        if self._previous is None:
+            self.moving = np.zeros(thumb.shape, bool)
+        else:
+            self.moving = cv2.absdiff(self._previous, thumb) > self.pixel_delta
+        self._previous = thumb
+
+    def changed_since_detection(self, box: tuple[float, float, float, float]) -> float:
+        """Share of a box's pixels that differ from the picture the detector last saw."""
+        if self._detected is None or self._previous is None:
+            return 1.0
+        h, w = self._previous.shape
+        x1, y1, x2, y2 = box
+        c1, r1 = int(x1 * w), int(y1 * h)
+        c2, r2 = max(c1 + 1, int(np.ceil(x2 * w))), max(r1 + 1, int(np.ceil(y2 * h)))
+        diff = cv2.absdiff(self._previous[r1:r2, c1:c2], self._detected[r1:r2, c1:c2])
+        return float((diff > self.pixel_delta).mean()) if diff.size else 0.0
+
+    def mark_detected(self) -> None:
+        """The detector has just seen the current frame."""
+        self._detected = self._previous

@@ -46,6 +46,7 @@ class Truth:
     kinds: list[str] = field(default_factory=list)  # what each frame shows, for reports
     tops: list[str] = field(default_factory=list)  # the discard pile's top card, per frame
     covered: list[bool] = field(default_factory=list)  # a hand over the discard pile
+    centers: list[tuple[float, float]] = field(default_factory=list)  # top card, normalised
 
 
 @dataclass
@@ -148,6 +149,12 @@ class _Director:
         self.frames.append(cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out)
         self.truth.kinds.append(kind)
         self.truth.tops.append(self.tokens[-1] if self.tokens else "")
+        if self.pile:
+            m = self.pile[-1][1]
+            c = m[:, :2] @ np.array([CARD_W / 2, CARD_H / 2]) + m[:, 2]
+            self.truth.centers.append((round(float(c[0]) / W, 4), round(float(c[1]) / H, 4)))
+        else:
+            self.truth.centers.append((0.0, 0.0))
         self.truth.covered.append(self._covered or shake)
         if self._pending is not None and not (self._covered or shake):
             # a play counts from the first frame its card lies on a clear pile

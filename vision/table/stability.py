@@ -19,6 +19,7 @@ class ZoneReading:
     cards: tuple[str, ...]
     confidence: float = 1.0
     occluded: bool = False
+    pose: tuple[float, float] | None = None  # a pile's top card centre (normalised)
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Observation:
     t_ns: int  # when the new reading first appeared (not when it was confirmed)
     confirmed_ns: int
     confidence: float  # the lowest confidence seen while it was confirmed
+    moved: bool = False  # same top card, but it lies elsewhere after a hand was over it
 
     def to_dict(self) -> dict:
         return {
@@ -38,6 +40,7 @@ class Observation:
             "t_ns": self.t_ns,
             "confirmed_ns": self.confirmed_ns,
             "confidence": round(self.confidence, 4),
+            "moved": self.moved,
         }
 
 
@@ -47,6 +50,7 @@ class _Candidate:
     first_ns: int
     frames: int
     confidence: float
+    pose: tuple[float, float] | None = None
 
 
 @dataclass
@@ -54,9 +58,22 @@ class StabilityTracker:
     min_frames: int = 3
     min_ns: int = 80_000_000
     committed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A pile whose top card is the same but lies this far (normalised) from where it lay,
+    # after something covered the pile, had a card of the same face played on it (TBL-6).
+    moved_tolerance: float = 0.02
 
     def __post_init__(self) -> None:
         self._candidates: dict[str, _Candidate] = {}
+        self._poses: dict[str, tuple[float, float]] = {}
+        self._disturbed: set[str] = set()
+
+    def _moved(self, zone: str, reading: ZoneReading) -> bool:
+        old = self._poses.get(zone)
+        if zone not in self._disturbed or old is None or reading.pose is None:
+            return False
+        return max(abs(old[0] - reading.pose[0]), abs(old[1] - reading.pose[1])) > (
+            self.moved_tolerance
+        )
 
     def update(self, t_ns: int, readings: Mapping[str, ZoneReading]) -> list[Observation]:
         """Feed one frame's readings (every watched zone, empty ones included)."""
@@ -64,22 +81,46 @@ class StabilityTracker:
         for zone, reading in readings.items():
             if reading.occluded:
                 self._candidates.pop(zone, None)
+                self._disturbed.add(zone)
                 continue
             current = self.committed.get(zone, ())
-            if reading.cards == current:
+            moved = reading.cards == current and self._moved(zone, reading)
+            if reading.cards == current and not moved:
                 self._candidates.pop(zone, None)
+                self._disturbed.discard(zone)  # seen where it lay: nothing was played on it
+                if reading.pose is not None:
+                    self._poses[zone] = reading.pose
                 continue
             cand = self._candidates.get(zone)
-            if cand is None or cand.cards != reading.cards:
-                cand = _Candidate(reading.cards, t_ns, 0, reading.confidence)
+            if (
+                cand is None
+                or cand.cards != reading.cards
+                or (
+                    moved
+                    and cand.pose is not None
+                    and reading.pose is not None
+                    and max(
+                        abs(cand.pose[0] - reading.pose[0]), abs(cand.pose[1] - reading.pose[1])
+                    )
+                    > self.moved_tolerance / 2
+                )
+            ):
+                cand = _Candidate(reading.cards, t_ns, 0, reading.confidence, reading.pose)
                 self._candidates[zone] = cand
             cand.frames += 1
             cand.confidence = min(cand.confidence, reading.confidence)
             if cand.frames >= self.min_frames and t_ns - cand.first_ns >= self.min_ns:
                 out.append(
-                    Observation(zone, current, cand.cards, cand.first_ns, t_ns, cand.confidence)
+                    Observation(
+                        zone, current, cand.cards, cand.first_ns, t_ns, cand.confidence, moved
+                    )
                 )
                 self.committed[zone] = cand.cards
+                if reading.pose is not None:
+                    self._poses[zone] = reading.pose
+                else:
+                    self._poses.pop(zone, None)
+                self._disturbed.discard(zone)
                 del self._candidates[zone]
         return out
 
@@ -88,3 +129,5 @@ class StabilityTracker:
         for zone in list(zones) if zones is not None else list(self.committed):
             self.committed.pop(zone, None)
             self._candidates.pop(zone, None)
+            self._poses.pop(zone, None)
+            self._disturbed.discard(zone)

@@ -110,6 +110,19 @@ class EventMapper:
         if not obs.after or obs.after[0] == BACK:
             return []  # pile picked up or turned over: not a play
         card = obs.after[0]
+        if obs.moved:  # the same face again, lying elsewhere: another copy, or straightened?
+            event = self._pile_event(obs.zone, card, seat, obs.t_ns)
+            return [
+                Prompt(
+                    "same_card",
+                    f"Was another {card} played on the pile?",
+                    obs.zone,
+                    obs.t_ns,
+                    obs.confidence,
+                    event,
+                    ("yes", "no"),
+                )
+            ]
         taken_back = len(history) >= 2 and history[-2] == card and obs.before == (history[-1],)
         history.append(card)
         del history[:-8]

@@ -63,7 +63,8 @@ def read_zone(zone: Zone, sightings: Sequence[Sighting], min_confidence: float) 
         return ZoneReading(())
     if zone.kind in PILE_KINDS:
         top = max(inside, key=lambda s: s.area)
-        return ZoneReading((top.label,), top.confidence)
+        cx, cy = top.center
+        return ZoneReading((top.label,), top.confidence, pose=(round(cx, 3), round(cy, 3)))
     return ZoneReading(tuple(sorted(s.label for s in inside)), min(s.confidence for s in inside))
 
 
@@ -93,25 +94,49 @@ class TableWatcher:
         self._zones = [self.layout.zone(n) for n in names]
         self._boxes = {z.name: self.layout.box(z.name) for z in self._zones}
         self._last: dict[str, ZoneReading] = {}
+        self._settle = 0
 
     def process(self, frame: Frame) -> list[Observation]:
+        """One frame. The detector runs only when a watched zone that is *not* moving looks
+        different from when the detector last saw it: a moving zone is occluded anyway
+        (TBL-1), and hands moving elsewhere on the table cost nothing."""
         self.stats.frames += 1
-        if self.gate is None or self.gate.should_detect(frame.image) or not self._last:
+        gate = self.gate
+        moved: set[str] = set()
+        if gate is None:
+            run = True
+        else:
+            gate.observe(frame.image)
+            if self.zone_motion is not None:
+                moved = {
+                    n
+                    for n, box in self._boxes.items()
+                    if gate.moving_fraction(box) > self.zone_motion
+                }
+            run = not self._last or any(
+                gate.changed_since_detection(box) > gate.changed_fraction
+                for n, box in self._boxes.items()
+                if n not in moved
+            )
+            # a change is read on a few frames, not one: a single blurred or compressed
+            # frame must not decide it (the tracker needs them to agree)
+            if run:
+                self._settle = gate.settle_frames
+            elif self._settle > 0 and not moved:
+                self._settle -= 1
+                run = True
+        if run:
             self.stats.detections_run += 1
             sightings = self.detector(frame.image)
             self._last = {z.name: read_zone(z, sightings, self.min_confidence) for z in self._zones}
+            if gate is not None:
+                gate.mark_detected()
         readings = self._last
-        if self.gate is not None and self.zone_motion is not None:
-            moved = {
-                name
-                for name, box in self._boxes.items()
-                if self.gate.moving_fraction(box) > self.zone_motion
+        if moved:
+            readings = {
+                n: ZoneReading((), 0.0, occluded=True) if n in moved else r
+                for n, r in readings.items()
             }
-            if moved:
-                readings = {
-                    n: ZoneReading((), 0.0, occluded=True) if n in moved else r
-                    for n, r in readings.items()
-                }
         return self.tracker.update(frame.t_ns, readings)
 
     @property
