@@ -4,7 +4,8 @@ reader on held-out rendered dryers, and live-speed keeping up with a 30 FPS 640�
     python -m bench.table videos --seeds 6 --detector oracle   # watcher logic, adversarial
     python -m bench.table videos --seeds 3 --detector model    # Vision I's ONNX models
     python -m bench.table dryers --n 300                       # dryer state exactly right
-    python -m bench.table speed --seconds 30                   # CPU and latency at 30 FPS
+    python -m bench.table speed --cache /tmp/v.pkl             # CPU and latency at 30 FPS
+    python -m bench.table teach                                # teach a held-out art style
 
 ``oracle`` is a detector double that knows the true top card but, whenever a hand or a
 shake covers the pile, answers a *wrong* card with high confidence: the watcher must reject
@@ -333,6 +334,52 @@ def cmd_speed(args: argparse.Namespace) -> dict:
     }
 
 
+def cmd_teach(args: argparse.Namespace) -> dict:
+    """One rendered capture pass of a deck in an art style → fine-tune → two check passes."""
+    from pathlib import Path
+
+    from vision.decks import load_deck
+    from vision.teach import finetune as F
+    from vision.teach.guide import guide_order
+    from vision.teach.render import ZONE, capture_pass, print_deck
+
+    deck = load_deck(args.deck)
+    order = guide_order(deck)
+    printed = print_deck(deck, args.style)
+    plan = F.TeachPlan(
+        variants=args.variants,
+        sym_epochs=args.epochs,
+        col_epochs=max(1, args.epochs * 2 // 5),
+        lr=args.lr,
+    )
+    out = Path(args.out)
+    empty, shots = capture_pass(deck, args.style, 101, printed)
+    checks = [capture_pass(deck, args.style, seed, printed) for seed in (202, 303)]
+    base = [
+        F.check(F.MODELS, list(zip(c[1], order, strict=True)), c[0], ZONE, deck) for c in checks
+    ]
+    counts = F.build_dataset(
+        out / "data", list(zip(shots, order, strict=True)), empty, ZONE, deck, plan
+    )
+    meta = F.finetune(out / "data", out / "model", plan, log=lambda m: None)
+    tuned = [
+        F.check(out / "model", list(zip(c[1], order, strict=True)), c[0], ZONE, deck)
+        for c in checks
+    ]
+    right = sum(t["right"] for t in tuned)
+    cards = sum(t["cards"] for t in tuned)
+    return {
+        "deck": deck.name,
+        "style": args.style,
+        **counts,
+        **meta,
+        "shipped_accuracy": [b["accuracy"] for b in base],
+        "taught_accuracy": [t["accuracy"] for t in tuned],
+        "taught_identity": right / cards,
+        "wrong": [t["wrong"] for t in tuned],
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.table",
@@ -357,6 +404,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--detector", choices=["oracle", "model"], default="model")
     s.add_argument("--cache", help="keep the rendered video here (pickle) and reuse it")
     s.set_defaults(run=cmd_speed)
+    t = sub.add_parser("teach")
+    t.add_argument("--deck", default="deck-dash")
+    t.add_argument("--style", default="ticket", help="an art style the shipped model never saw")
+    t.add_argument("--variants", type=int, default=24)
+    t.add_argument("--epochs", type=int, default=10)
+    t.add_argument("--lr", type=float, default=0.001)
+    t.add_argument("--out", default="runs/teach-bench")
+    t.set_defaults(run=cmd_teach)
     args = parser.parse_args(argv)
     result = args.run(args)
     print(json.dumps(result, indent=1, default=str))

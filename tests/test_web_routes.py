@@ -722,3 +722,19 @@ def test_a_vanished_tablet_gives_its_stream_slot_back(tmp_path):
         assert streams.active == 0
     finally:
         srv.close()
+
+
+def test_live_camera_specs_go_through_the_frame_sources(tmp_path):
+    from web.services.camera import FeedError, FileFeed, LiveFeed, open_feed
+
+    assert isinstance(open_feed(str(write_images(tmp_path / "f"))), FileFeed)
+    with pytest.raises(FeedError, match="cam:N"):
+        open_feed("cam:x")
+    # A live feed over any frame source (here an image folder through open_source).
+    feed = LiveFeed(str(write_images(tmp_path / "g", 2)))
+    try:
+        frame = feed.latest()
+        assert frame is not None and (frame.width, frame.height) == (160, 120)
+        assert frame.jpeg[:2] == b"\xff\xd8"
+    finally:
+        feed.close()

@@ -170,6 +170,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rd.add_argument("--decks", default="deck-dash,dos,hit-the-deck")
     rd.set_defaults(handler=_render)
 
+    # Vision II: the table camera (teach a deck, read dryers, watch the piles).
+    from vision.table.commands import add_commands_to
+
+    add_commands_to(vsub)
+
 
 if __name__ == "__main__":  # pragma: no cover - convenience
     import referee.cli

@@ -14,7 +14,7 @@ from referee.events import Event, Source
 from web.config import WebConfig, coerce
 from web.errors import BadInput
 from web.security import Throttle, check_csrf, csrf_token, is_referee
-from web.services.camera import Annotator, CameraFeed, FeedError, FileFeed
+from web.services.camera import Annotator, CameraFeed, FeedError, open_feed
 from web.services.games import GameService
 from web.services.hub import Hub
 from web.services.pads import PadPress, PadService, VirtualPads
@@ -68,7 +68,7 @@ def _camera(cfg: WebConfig) -> tuple[CameraFeed | None, str | None]:
     if not cfg.camera:
         return None, None
     try:
-        return FileFeed(cfg.camera), None
+        return open_feed(cfg.camera), None
     except FeedError as exc:
         log.warning("camera: %s", exc)
         return None, str(exc)

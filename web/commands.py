@@ -87,6 +87,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, help="TCP port (default 8080)")
     p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
     p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
-    p.add_argument("--camera", help="video file or image folder to show as the camera")
+    p.add_argument(
+        "--camera", help="camera: picamera2, cam:N (OpenCV device), a video file or an image folder"
+    )
     p.add_argument("--threads", type=int, help="server threads (default 48)")
     p.set_defaults(handler=_serve)

@@ -156,6 +156,66 @@ class FileFeed:
             self._thread.join(timeout=2)
 
 
+class LiveFeed(FileFeed):
+    """A live camera (``picamera2`` or ``cam:N``) through Vision II's frame sources.
+
+    The source reconnects by itself when the camera drops (frames pause, the page says
+    so); each frame keeps the time the camera stamped on it.
+    """
+
+    LIVE_PREFIXES = ("picamera2", "cam:")
+
+    def __init__(self, spec: str, fps: float = 10.0, quality: int = 80) -> None:
+        from vision.table.frames import CameraError, open_source
+
+        self.spec = spec
+        try:
+            self._source = open_source(spec)
+        except CameraError as exc:
+            raise FeedError(str(exc)) from None
+        self.source = Path(spec)
+        self._images = []
+        self.fps = fps
+        self.quality = quality
+        self._lock = threading.Lock()
+        self._latest: Frame | None = None
+        self._stop = threading.Event()
+        self._first = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._seq = 0
+        self.error: str | None = None
+
+    @classmethod
+    def handles(cls, spec: str) -> bool:
+        return spec.startswith(cls.LIVE_PREFIXES)
+
+    def describe(self) -> str:
+        return f"live camera {self.spec}"
+
+    def _frames(self) -> Any:
+        from vision.table.frames import CameraError
+
+        while not self._stop.is_set():
+            try:
+                frame = self._source.read()
+            except CameraError as exc:
+                self.error = str(exc)
+                self._first.set()
+                return
+            if frame is None:
+                return
+            yield frame.image
+
+    def close(self) -> None:
+        super().close()
+        self._source.close()
+
+
+def open_feed(spec: str) -> CameraFeed:
+    """The feed for a ``--camera`` spec: a live camera, a video file or an image folder."""
+    return LiveFeed(spec) if LiveFeed.handles(spec) else FileFeed(spec)
+
+
 def _color(kind: str) -> tuple[int, int, int]:
     return {
         "draw_pile": (255, 200, 0),
