@@ -72,6 +72,9 @@ class FileFeed:
                 raise FeedError(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.source}")
         else:
             self._images = []
+        self._init_stream(fps, quality)
+
+    def _init_stream(self, fps: float, quality: int) -> None:
         self.fps = fps
         self.quality = quality
         self._lock = threading.Lock()
@@ -175,15 +178,7 @@ class LiveFeed(FileFeed):
             raise FeedError(str(exc)) from None
         self.source = Path(spec)
         self._images = []
-        self.fps = fps
-        self.quality = quality
-        self._lock = threading.Lock()
-        self._latest: Frame | None = None
-        self._stop = threading.Event()
-        self._first = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._seq = 0
-        self.error: str | None = None
+        self._init_stream(fps, quality)
 
     @classmethod
     def handles(cls, spec: str) -> bool:
