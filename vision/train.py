@@ -45,6 +45,8 @@ def _threads_callback(threads: int):
 
 # Augmentations that would teach the model wrong things about cards.
 CARD_SAFE = {"fliplr": 0.0, "flipud": 0.0, "hsv_h": 0.0, "amp": False}
+# How every training run here is hosted: CPU, no worker processes, no plots, re-runnable.
+CPU_RUN = {"device": "cpu", "workers": 0, "exist_ok": True, "plots": False}
 
 
 def _yolo(cfg: str, threads: int):
@@ -80,12 +82,8 @@ def train_detector(
         batch=batch,
         seed=seed,
         deterministic=True,
-        device="cpu",
-        workers=0,
         project=str(out),
         name=name,
-        exist_ok=True,
-        plots=False,
         degrees=0.0,
         scale=0.25,
         mosaic=1.0,
@@ -97,6 +95,7 @@ def train_detector(
         nbs=batch,
         verbose=True,
         **CARD_SAFE,
+        **CPU_RUN,
     )
     return Path(model.trainer.save_dir) / "weights" / "best.pt"
 
@@ -122,12 +121,8 @@ def train_classifier(
         batch=batch,
         seed=seed,
         deterministic=True,
-        device="cpu",
-        workers=0,
         project=str(out),
         name=name,
-        exist_ok=True,
-        plots=False,
         auto_augment=None,
         erasing=0.0,
         scale=0.1,
@@ -141,6 +136,7 @@ def train_classifier(
         lr0=lr0,
         warmup_epochs=1,
         **CARD_SAFE,
+        **CPU_RUN,
     )
     return Path(model.trainer.save_dir) / "weights" / "best.pt"
 

@@ -182,7 +182,7 @@ def _tune(
     """A gentle fine-tune: a small fixed learning rate and no warm-up. Ultralytics' defaults
     (automatic optimiser, warm-up at a high rate) are for training from scratch and wreck
     pretrained weights in a one- or two-epoch run."""
-    from vision.train import CARD_SAFE, _yolo
+    from vision.train import CARD_SAFE, CPU_RUN, _yolo
 
     model = _yolo(str(weights), plan.threads)
     model.train(
@@ -192,12 +192,8 @@ def _tune(
         batch=32,
         seed=plan.seed,
         deterministic=True,
-        device="cpu",
-        workers=0,
         project=str(runs),
         name=name,
-        exist_ok=True,
-        plots=False,
         optimizer="AdamW",
         lr0=plan.lr,
         lrf=0.2,
@@ -211,6 +207,7 @@ def _tune(
         patience=epochs,
         verbose=False,
         **CARD_SAFE,
+        **CPU_RUN,
     )
     return runs / name / "weights" / "last.pt"
 
