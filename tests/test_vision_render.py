@@ -68,3 +68,43 @@ def test_eval_dataset_is_yolo_format(tmp_path) -> None:
         for poly in gt.polys:
             assert poly.shape == (4, 2)
     assert total > 0
+
+
+def test_heldout_glyphs_are_never_reshaped() -> None:
+    """Round 2 varies stroke weight and width of training digits only: the held-out style
+    must stay exactly what it was, or its figure would stop measuring transfer."""
+    from vision.render.faces import glyph
+    from vision.render.fonts import TRAIN_FONTS
+
+    font = TRAIN_FONTS[0]
+    plain = [glyph("8", font, 0, np.random.default_rng(s), 60, 40) for s in range(6)]
+    varied = [glyph("8", font, 0, np.random.default_rng(s), 60, 40, vary=True) for s in range(6)]
+    assert all(np.array_equal(p[0][0], plain[0][0][0]) for p in plain)
+    assert any(
+        v[0][0].shape != plain[0][0][0].shape or v[0][0].sum() != plain[0][0][0].sum()
+        for v in varied
+    )
+
+
+def test_round2_layouts_differ_from_each_other() -> None:
+    new = ("circle", "split", "corners", "gradient")
+    assert set(new) <= set(TRAIN_STYLES)
+    faces = [render_face("green", "4", s, np.random.default_rng(5)) for s in new]
+    for i in range(len(faces)):
+        for j in range(i + 1, len(faces)):
+            assert np.abs(faces[i] - faces[j]).mean() > 10, (new[i], new[j])
+
+
+def test_crops_without_wide_jitter_are_the_first_rounds_crops(tmp_path) -> None:
+    """Adding the wide-jitter option must not change crops already rendered for a seed."""
+    from vision.render.dataset import write_crops
+
+    deck = [load_deck("dos")]
+    write_crops(tmp_path / "a", 6, 3, deck, ("paper",), "train")
+    write_crops(tmp_path / "b", 6, 3, deck, ("paper",), "train", wide_jitter_p=0.0)
+    write_crops(tmp_path / "c", 6, 3, deck, ("paper",), "train", wide_jitter_p=1.0)
+    a = sorted((tmp_path / "a" / "symbol").rglob("*.png"))
+    b = sorted((tmp_path / "b" / "symbol").rglob("*.png"))
+    c = sorted((tmp_path / "c" / "symbol").rglob("*.png"))
+    assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+    assert [p.read_bytes() for p in a] != [p.read_bytes() for p in c]

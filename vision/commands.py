@@ -7,6 +7,18 @@ import json
 import sys
 from pathlib import Path
 
+STAGE_NAMES = (  # = vision.train.STAGES (kept here so `--help` does not import training code)
+    "symbol",
+    "color",
+    "detector",
+    "symbol-more",
+    "detector-more",
+    "detector-round2",
+    "symbol-round2",
+    "color-round2",
+    "detector-styles",
+)
+
 
 def _train(args: argparse.Namespace) -> int:
     from vision.train import TrainPlan, run_plan
@@ -23,6 +35,13 @@ def _train(args: argparse.Namespace) -> int:
         threads=args.threads,
         sym_more_epochs=args.sym_more_epochs,
         det_more_epochs=args.det_more_epochs,
+        crops_more=args.crops_more,
+        crops_more_val=max(60, args.crops_more // 20),
+        sym_round2_epochs=args.sym_round2_epochs,
+        col_round2_epochs=args.col_round2_epochs,
+        det_round2_epochs=args.det_round2_epochs,
+        det_more_images=args.det_more_images,
+        det_styles_epochs=args.det_styles_epochs,
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     stages = tuple(args.stages.split(","))
@@ -140,8 +159,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="second detector pass from the first pass's weights",
     )
     tr.add_argument(
+        "--crops-more", type=int, default=18000, help="round-2 crops (all training styles)"
+    )
+    tr.add_argument("--sym-round2-epochs", type=int, default=6)
+    tr.add_argument("--col-round2-epochs", type=int, default=3)
+    tr.add_argument("--det-round2-epochs", type=int, default=20)
+    tr.add_argument("--det-more-images", type=int, default=500, help="scenes in all styles")
+    tr.add_argument("--det-styles-epochs", type=int, default=15)
+    tr.add_argument(
         "--stages",
-        default="symbol,color,detector,symbol-more,detector-more",
+        default=",".join(STAGE_NAMES),
         help="which networks to (re)train; the others keep their weights",
     )
     tr.set_defaults(handler=_train)

@@ -176,11 +176,59 @@ class TrainPlan:
     sym_more_epochs: int = 8
     sym_more_lr0: float = 0.001
     det_more_epochs: int = 10  # a second detector pass from the first pass's weights
+    # Round 2 (second session): 4 more art styles, reshaped digits, wider box jitter, 3x the
+    # crops; the classifiers continue from round 1 on old + new crops, the detector goes on.
+    crops_more: int = 18000
+    crops_more_val: int = 900
+    wide_jitter_p: float = 0.4
+    sym_round2_epochs: int = 6
+    col_round2_epochs: int = 3
+    round2_lr0: float = 0.001
+    det_round2_epochs: int = 20
+    # ... then on 500 more scenes drawn in all nine styles, together with the first 500
+    det_more_images: int = 500
+    det_styles_epochs: int = 15
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
 
-STAGES = ("symbol", "color", "detector", "symbol-more", "detector-more")
+STAGES = (
+    "symbol",
+    "color",
+    "detector",
+    "symbol-more",
+    "detector-more",
+    "detector-round2",
+    "symbol-round2",
+    "color-round2",
+    "detector-styles",
+)
+ROUND2 = ("symbol-round2", "color-round2")
+
+
+def _both_yaml(path: Path, roots: list[Path]) -> Path:
+    """An Ultralytics data file whose train and val splits are the union of several sets."""
+    lines = ["train:"] + [f"  - {(r / 'images' / 'train').resolve()}" for r in roots]
+    lines += ["val:"] + [f"  - {(r / 'images' / 'val').resolve()}" for r in roots]
+    from vision.render.dataset import DETECTOR_CLASSES
+
+    lines += ["names:"] + [f'  {i}: "{n}"' for i, n in enumerate(DETECTOR_CLASSES)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _union(out: Path, parts: list[Path]) -> Path:
+    """One class-folder tree made of hard links to several (same layout, distinct names)."""
+    if (out / "done").exists():
+        return out
+    shutil.rmtree(out, ignore_errors=True)
+    for part in parts:
+        for f in part.rglob("*.png"):
+            dest = out / f.relative_to(part)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.link(f, dest)
+    (out / "done").touch()
+    return out
 
 
 def run_plan(
@@ -217,28 +265,84 @@ def run_plan(
         (det / "done").touch()
     timings["render_scenes_s"] = time.time() - t
     log(f"scenes rendered in {timings['render_scenes_s']:.0f}s")
+    more = work / "crops-more"
+    if any(s in stages for s in ROUND2):
+        t = time.time()
+        if not (more / "done").exists():
+            shutil.rmtree(more, ignore_errors=True)
+            for split, n, offset in (
+                ("train", plan.crops_more, 13),
+                ("val", plan.crops_more_val, 14),
+            ):
+                write_crops(
+                    more,
+                    n,
+                    plan.seed * 1000 + offset,
+                    decks,
+                    TRAIN_STYLES,
+                    split,
+                    wide_jitter_p=plan.wide_jitter_p,
+                )
+            (more / "done").touch()
+        _union(work / "crops-all", [crops, more])
+        timings["render_crops_more_s"] = time.time() - t
+        log(f"round-2 crops rendered in {timings['render_crops_more_s']:.0f}s")
+    det_more = work / "detector-data-more"
+    if "detector-styles" in stages:
+        t = time.time()
+        if not (det_more / "done").exists():
+            shutil.rmtree(det_more, ignore_errors=True)
+            write_detector_dataset(
+                det_more,
+                plan.det_more_images,
+                max(8, plan.det_more_images // 8),
+                plan.seed * 1000 + 23,
+                decks,
+                TRAIN_STYLES,
+            )
+            (det_more / "done").touch()
+        _both_yaml(work / "detector-all.yaml", [det, det_more])
+        timings["render_scenes_more_s"] = time.time() - t
     out = work.resolve() / "train"
     results: dict[str, str] = {}
     jobs = {
         "symbol": (crops / "symbol", plan.sym_epochs, plan.sym_imgsz, "card-symbol"),
         "color": (crops / "color", plan.col_epochs, plan.col_imgsz, "card-color"),
         "symbol-more": (crops / "symbol", plan.sym_more_epochs, plan.sym_imgsz, "card-symbol"),
+        "symbol-round2": (
+            work / "crops-all" / "symbol",
+            plan.sym_round2_epochs,
+            plan.sym_imgsz,
+            "card-symbol",
+        ),
+        "color-round2": (
+            work / "crops-all" / "color",
+            plan.col_round2_epochs,
+            plan.col_imgsz,
+            "card-color",
+        ),
     }
     for stage in STAGES:
         if stage not in stages:
             continue
         t = time.time()
-        if stage in ("detector", "detector-more"):
-            more = stage == "detector-more"
-            if more and plan.det_more_epochs <= 0:
+        if stage.startswith("detector"):
+            goes_on = stage != "detector"  # continues from the weights in models_dir
+            epochs = {
+                "detector": plan.det_epochs,
+                "detector-more": plan.det_more_epochs,
+                "detector-round2": plan.det_round2_epochs,
+                "detector-styles": plan.det_styles_epochs,
+            }[stage]
+            if epochs <= 0:
                 continue
             weights = train_detector(
-                det / "data.yaml",
+                work / "detector-all.yaml" if stage == "detector-styles" else det / "data.yaml",
                 out,
                 name=stage,
-                model_cfg=str(models_dir / "card-detector.pt") if more else str(DETECTOR_CFG),
+                model_cfg=str(models_dir / "card-detector.pt") if goes_on else str(DETECTOR_CFG),
                 batch=plan.det_batch,
-                epochs=plan.det_more_epochs if more else plan.det_epochs,
+                epochs=epochs,
                 imgsz=plan.det_imgsz,
                 seed=plan.seed,
                 threads=plan.threads,
@@ -247,10 +351,12 @@ def run_plan(
         else:
             root, epochs, imgsz, stem = jobs[stage]
             extra: dict = {}
+            if epochs <= 0:
+                continue
             if stage == "symbol-more":  # continues from the first pass's shipped weights
-                if epochs <= 0:
-                    continue
                 extra = {"model_cfg": str(models_dir / "card-symbol.pt"), "lr0": plan.sym_more_lr0}
+            elif stage in ROUND2:
+                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round2_lr0}
             weights = train_classifier(
                 root,
                 out,

@@ -126,16 +126,19 @@ def write_eval_dataset(
     return out / "data.yaml"
 
 
-def jittered_obb(quad: np.ndarray, rng: np.random.Generator) -> tuple[float, ...]:
-    """The card's rotated box, disturbed like a detector's box would be."""
+def jittered_obb(
+    quad: np.ndarray, rng: np.random.Generator, spread: float = 1.0
+) -> tuple[float, ...]:
+    """The card's rotated box, disturbed like a detector's box would be (``spread`` scales
+    the disturbance: 1 is a good detector, 2 the tiny one's boxes on fans and piles)."""
     cx, cy, w, h, th = quad_to_obb(quad)
     s = max(w, h)
     return (
-        cx + rng.normal(0, 0.03) * s,
-        cy + rng.normal(0, 0.03) * s,
-        w * rng.uniform(0.93, 1.08),
-        h * rng.uniform(0.93, 1.08),
-        th + np.radians(rng.normal(0, 3)),
+        cx + rng.normal(0, 0.03 * spread) * s,
+        cy + rng.normal(0, 0.03 * spread) * s,
+        w * rng.uniform(1 - 0.07 * spread, 1 + 0.08 * spread),
+        h * rng.uniform(1 - 0.07 * spread, 1 + 0.08 * spread),
+        th + np.radians(rng.normal(0, 3 * spread)),
     )
 
 
@@ -148,9 +151,11 @@ def write_crops(
     split: str,
     back_p: float = 0.05,
     other_p: float = 0.06,
+    wide_jitter_p: float = 0.0,
 ) -> None:
     """Rectified card crops in two folder trees: ``symbol/<split>/<value>`` and
-    ``color/<split>/<colour>`` (hard links, the same pixels)."""
+    ``color/<split>/<colour>`` (hard links, the same pixels). ``wide_jitter_p`` of the crops
+    are cut with twice the usual box error."""
     rng = np.random.default_rng(seed)
     for name in SYMBOL_CLASSES:
         (out / "symbol" / split / name).mkdir(parents=True, exist_ok=True)
@@ -165,7 +170,9 @@ def write_crops(
             img, target = render_card_patch(decks, rng, styles, back_p=back_p / (1 - other_p))
             if target.visible < MIN_VISIBLE + 0.05:
                 continue
-        crop = rectify(img, jittered_obb(target.quad, rng), CROP_SIZE)
+        # (no draw when off: the first round's crops stay the same for the same seed)
+        spread = 2.0 if wide_jitter_p > 0 and rng.random() < wide_jitter_p else 1.0
+        crop = rectify(img, jittered_obb(target.quad, rng, spread), CROP_SIZE)
         if rng.random() < 0.5:
             crop = crop[::-1, ::-1]
         if target.kind == "card":

@@ -18,7 +18,18 @@ from vision.render.fonts import HELDOUT_FONTS, TRAIN_FONTS, Font, text_mask
 from vision.render.glyphs import draw_symbol
 
 CARD_W, CARD_H = 112, 176
-TRAIN_STYLES: tuple[str, ...] = ("oval", "paper", "bold", "frame", "stripes")
+TRAIN_STYLES: tuple[str, ...] = (
+    "oval",
+    "paper",
+    "bold",
+    "frame",
+    "stripes",
+    # second training round: more layouts, so that colour and symbol are all that is shared
+    "circle",
+    "split",
+    "corners",
+    "gradient",
+)
 HELDOUT_STYLE = "ticket"
 ALL_STYLES: tuple[str, ...] = (*TRAIN_STYLES, HELDOUT_STYLE)
 
@@ -55,12 +66,33 @@ def _fit(mask: np.ndarray, h: int, w: int) -> np.ndarray:
     return cv2.resize(mask, (nw, nh), interpolation=cv2.INTER_AREA)
 
 
+def _reshape(m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A printed digit's weight and width differ between decks: thicken or thin the strokes
+    and condense or widen the glyph (training styles only)."""
+    if rng.random() < 0.5:
+        k = int(rng.integers(1, 4))
+        kernel = np.ones((2 * k + 1, 2 * k + 1), np.uint8)
+        m = cv2.dilate(m, kernel) if rng.random() < 0.6 else cv2.erode(m, kernel)
+    if rng.random() < 0.5:
+        nw = max(2, int(m.shape[1] * rng.uniform(0.7, 1.35)))
+        m = cv2.resize(m, (nw, m.shape[0]), interpolation=cv2.INTER_AREA)
+    return m
+
+
 def glyph(
-    value: str, font: Font, variant: int, rng: np.random.Generator, h: int, w: int
+    value: str,
+    font: Font,
+    variant: int,
+    rng: np.random.Generator,
+    h: int,
+    w: int,
+    vary: bool = False,
 ) -> list[Layer]:
-    """Layers picturing ``value`` fitted into an h×w box."""
+    """Layers picturing ``value`` fitted into an h×w box (``vary``: reshape digits)."""
     if value in NUMBERS:
         m = text_mask(value, font, 120)
+        if vary:
+            m = _reshape(m, rng)
         if value in ("6", "9"):  # real decks underline 6 and 9 so they read upright
             bar = np.zeros((28, m.shape[1]), np.float32)
             bar[14:26, :] = 1.0
@@ -142,8 +174,8 @@ def render_face(
     big_w = int(W * rng.uniform(0.62, 0.8))
     idx_h, idx_w = int(H * rng.uniform(0.11, 0.16)), int(W * rng.uniform(0.2, 0.3))
     mx, my = W * rng.uniform(0.13, 0.2), H * rng.uniform(0.1, 0.14)
-    big = glyph(value, font, variant, rng, big_h, big_w)
-    small = glyph(value, idx_font, variant, rng, idx_h, idx_w)
+    big = glyph(value, font, variant, rng, big_h, big_w, vary=not heldout)
+    small = glyph(value, idx_font, variant, rng, idx_h, idx_w, vary=not heldout)
     show_label = bool(label) and rng.random() < 0.5
 
     if style == "oval":
@@ -266,9 +298,83 @@ def render_face(
         for x, y in ((W * 0.2, H * 0.1), (W * 0.8, H * 0.1)):
             paste(img, tiny, x, y, c)
         paste(img, tiny, W / 2, H * 0.87, white)
+    elif style in _MORE_STYLES:
+        _MORE_STYLES[style](img, big, small, c, white, (mx, my), rng)
     else:
         raise ValueError(f"unknown style {style!r}")
     return img
+
+
+_Corner = tuple[float, float]
+
+
+def _corner_points(W: int, H: int, m: _Corner, inset: float = 2) -> tuple[tuple, tuple]:
+    mx, my = m
+    return ((False, (mx + inset, my + inset)), (True, (W - mx - inset, H - my - inset)))
+
+
+def _style_circle(img, big, small, c, white, m, rng) -> None:
+    """Colour card, a white disc in the middle holding the coloured symbol."""
+    H, W = img.shape[:2]
+    img[:] = c
+    r = int(W * rng.uniform(0.38, 0.46))
+    cv2.circle(img, (W // 2, H // 2), r, white, -1, cv2.LINE_AA)
+    if rng.random() < 0.5:
+        cv2.circle(img, (W // 2, H // 2), r, (20, 20, 20), int(rng.integers(1, 4)), cv2.LINE_AA)
+    paste(img, big, W / 2, H / 2, c, outline=(20, 20, 20) if rng.random() < 0.4 else None)
+    for rot, (x, y) in _corner_points(W, H, m):
+        paste(img, small, x, y, white, rotate180=rot)
+
+
+def _style_split(img, big, small, c, white, m, rng) -> None:
+    """Half colour, half paper, split on a slant; the symbol straddles the line."""
+    H, W = img.shape[:2]
+    img[:] = white
+    y0, y1 = H * rng.uniform(0.35, 0.65), H * rng.uniform(0.35, 0.65)
+    poly = np.array([[0, 0], [W, 0], [W, y1], [0, y0]], np.int32)
+    if rng.random() < 0.5:
+        poly = np.array([[0, H], [W, H], [W, y1], [0, y0]], np.int32)
+    cv2.fillPoly(img, [poly], c, cv2.LINE_AA)
+    dark = (15, 15, 15)
+    paste(img, big, W / 2, H / 2, dark if rng.random() < 0.5 else white, outline=c, outline_px=2)
+    for rot, (x, y) in _corner_points(W, H, m):
+        paste(img, small, x, y, dark, rotate180=rot, outline=white, outline_px=1)
+
+
+def _style_corners(img, big, small, c, white, m, rng) -> None:
+    """Paper card with coloured corner blocks; a big coloured symbol, indices in the blocks."""
+    H, W = img.shape[:2]
+    img[:] = white
+    s = int(W * rng.uniform(0.3, 0.42))
+    round_ = rng.random() < 0.5
+    for rot, (x, y) in _corner_points(W, H, m):
+        cx, cy = (0, 0) if not rot else (W, H)
+        if round_:
+            cv2.circle(img, (cx, cy), int(s * 1.2), c, -1, cv2.LINE_AA)
+        else:
+            cv2.rectangle(img, (cx - s, cy - s), (cx + s, cy + s), c, -1)
+        paste(img, small, x, y, white, rotate180=rot)
+    paste(img, big, W / 2, H / 2, c, shadow=bool(rng.random() < 0.5))
+
+
+def _style_gradient(img, big, small, c, white, m, rng) -> None:
+    """Colour shading from light to dark; white symbol with a drop shadow, no outline."""
+    H, W = img.shape[:2]
+    t = np.linspace(rng.uniform(0.55, 0.8), rng.uniform(1.0, 1.2), H, dtype=np.float32)
+    if rng.random() < 0.5:
+        t = t[::-1]
+    img[:] = np.clip(np.array(c, np.float32)[None, None, :] * t[:, None, None], 0, 255)
+    paste(img, big, W / 2, H / 2, white, shadow=True)
+    for rot, (x, y) in _corner_points(W, H, m):
+        paste(img, small, x, y, white, rotate180=rot)
+
+
+_MORE_STYLES = {
+    "circle": _style_circle,
+    "split": _style_split,
+    "corners": _style_corners,
+    "gradient": _style_gradient,
+}
 
 
 def render_back(rng: np.random.Generator, text: str = "") -> np.ndarray:

@@ -51,6 +51,11 @@ TRAIN_FONTS: tuple[Font, ...] = (
     Font(f"hershey:{cv2.FONT_HERSHEY_DUPLEX}", 3),
     Font(f"hershey:{cv2.FONT_HERSHEY_TRIPLEX}", 2),
     Font(f"hershey:{cv2.FONT_HERSHEY_PLAIN}", 3),
+    # second training round: more shapes of the same digits (stroke weight and width vary
+    # per card too, see faces.glyph; OpenCV's Hershey faces ignore weight and italics here)
+    Font("DejaVuSansMono-Oblique.ttf"),
+    Font("DejaVuSansMono-BoldOblique.ttf"),
+    Font("cmti10.ttf"),
 )
 # Reserved for the held-out style: never seen in training.
 HELDOUT_FONTS: tuple[Font, ...] = (
