@@ -35,3 +35,36 @@ def test_detector_union_yaml_lists_every_split(tmp_path: Path) -> None:
         for split in ("train", "val"):
             assert str((tmp_path / root / "images" / split).resolve()) in text
     assert '0: "card"' in text
+
+
+def test_false_alarms_keep_only_boxes_that_match_no_card() -> None:
+    import numpy as np
+
+    from vision.decks import load_deck
+    from vision.render.negatives import false_alarms
+    from vision.render.scenes import render_scene
+    from vision.runtime.rectify import quad_to_obb
+
+    scene = render_scene(load_deck("dos"), np.random.default_rng(5), ("paper",))
+    assert scene.objects
+    on_card = quad_to_obb(scene.objects[0].quad)
+    far = (-500.0, -500.0, 30.0, 45.0, 0.0)  # off the table: overlaps nothing
+    crops = false_alarms(scene, np.array([on_card, far], np.float32))
+    assert len(crops) == 1
+    assert crops[0].shape == (64, 64, 3)
+
+
+def test_hard_negatives_are_filed_as_other(tmp_path: Path) -> None:
+    import numpy as np
+
+    from vision.decks import load_deck
+    from vision.render.negatives import write_hard_negatives
+    from vision.runtime.detections import Detections
+
+    def detect(_bgr):  # a fake detector that always "sees" a card off the table
+        obb = np.array([(-500.0, -500.0, 30.0, 45.0, 0.0)], np.float32)
+        return Detections(obb, np.ones(1, np.float32), np.zeros(1, np.int64))
+
+    saved = write_hard_negatives(tmp_path, detect, 2, 5, [load_deck("dos")], ("paper",))
+    files = sorted((tmp_path / "symbol" / "train" / "other").glob("*.png"))
+    assert saved == len(files) == 2

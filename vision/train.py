@@ -181,6 +181,7 @@ class TrainPlan:
     crops_more: int = 18000
     crops_more_val: int = 900
     wide_jitter_p: float = 0.4
+    negative_scenes: int = 1200  # tables searched for the detector's false alarms ("other")
     sym_round2_epochs: int = 6
     col_round2_epochs: int = 3
     round2_lr0: float = 0.001
@@ -284,7 +285,24 @@ def run_plan(
                     wide_jitter_p=plan.wide_jitter_p,
                 )
             (more / "done").touch()
-        _union(work / "crops-all", [crops, more])
+        negatives = work / "crops-negatives"
+        if not (negatives / "done").exists():
+            shutil.rmtree(negatives, ignore_errors=True)
+            from vision.render.negatives import write_hard_negatives
+            from vision.runtime.reader import CardReader, ReaderConfig
+
+            finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=plan.threads))
+            found = write_hard_negatives(
+                negatives,
+                finder.detect,
+                plan.negative_scenes,
+                plan.seed * 1000 + 15,
+                decks,
+                TRAIN_STYLES,
+            )
+            log(f"{found} hard negatives from {plan.negative_scenes} tables")
+            (negatives / "done").touch()
+        _union(work / "crops-all", [crops, more, negatives])
         timings["render_crops_more_s"] = time.time() - t
         log(f"round-2 crops rendered in {timings['render_crops_more_s']:.0f}s")
     det_more = work / "detector-data-more"
