@@ -18,6 +18,8 @@ from web.services.camera import Annotator, CameraFeed, FeedError, open_feed
 from web.services.games import GameService
 from web.services.hub import Hub
 from web.services.pads import PadPress, PadService, VirtualPads
+from web.services.prompts import PromptBoard
+from web.services.referee_camera import CameraReferee, ModelDetectors, feed_source
 from web.services.settings import Settings
 from web.services.zones import ZoneStore
 
@@ -57,9 +59,11 @@ class Services:
     camera: CameraFeed | None
     camera_error: str | None
     streams: StreamLimiter
+    prompts: PromptBoard
     annotator: Annotator = field(default_factory=Annotator)
     throttle: Throttle = field(default_factory=Throttle)
     pad_log: list[dict[str, Any]] = field(default_factory=list)
+    referee: CameraReferee | None = None  # the camera refereeing the game (with a camera)
 
 
 def _camera(cfg: WebConfig) -> tuple[CameraFeed | None, str | None]:
@@ -72,6 +76,25 @@ def _camera(cfg: WebConfig) -> tuple[CameraFeed | None, str | None]:
     except FeedError as exc:
         log.warning("camera: %s", exc)
         return None, str(exc)
+
+
+def _camera_referee(cfg: WebConfig, services: Services) -> CameraReferee | None:
+    """Built whenever there is a camera; its thread starts with ``tabletop serve`` (or
+    ``start()``), not here, so an app made for tests or benchmarks stays quiet."""
+    source = cfg.referee_source
+    if source is None and callable(getattr(services.camera, "subscribe", None)):
+        source = feed_source(services.camera)  # the feed's frames (see FileFeed.subscribe)
+    if source is None:
+        return None
+    detector = cfg.referee_detector or ModelDetectors(cfg.models_dir)
+    return CameraReferee(
+        services.games,
+        services.zones,
+        services.prompts,
+        source,
+        detector,
+        enabled=cfg.camera_referee,
+    )
 
 
 def _bridge_pads(services: Services) -> None:
@@ -151,7 +174,9 @@ def create_app(config: Any = None) -> Flask:
         camera=camera,
         camera_error=camera_error,
         streams=StreamLimiter(cfg.max_streams),
+        prompts=PromptBoard(hub),
     )
+    services.referee = _camera_referee(cfg, services)
     app.extensions["tabletop"] = services
     _bridge_pads(services)
 

@@ -34,6 +34,10 @@ def _serve(args: argparse.Namespace) -> int:
         cfg.camera = args.camera
     if args.threads:
         cfg.threads = args.threads
+    if args.no_camera_referee:
+        cfg.camera_referee = False
+    if args.models:
+        cfg.models_dir = args.models
     if cfg.max_streams > cfg.threads - 8:
         cfg.max_streams = max(1, cfg.threads - 8)  # keep 8 threads free for pages
 
@@ -52,17 +56,44 @@ def _serve(args: argparse.Namespace) -> int:
             f"No referee PIN yet. Open http://{shown}:{cfg.port}/pin/setup and enter "
             f"setup code {services.settings.setup_code}"
         )
+    referee = services.referee
+    if referee is not None:
+        if referee.enabled:
+            referee.start()
+            print("The camera referees the running game (turn off: --no-camera-referee).")
+        else:
+            print("Camera refereeing is off; turn it on from the Live page.")
     sys.stdout.flush()
-    waitress.serve(
-        app,
-        host=cfg.host,
-        port=cfg.port,
-        threads=cfg.threads,
-        connection_limit=max(100, cfg.threads * 4),
-        channel_timeout=60,
-        ident="tabletop",
-    )
+    _stop_on_sigterm()
+    try:
+        waitress.serve(
+            app,
+            host=cfg.host,
+            port=cfg.port,
+            threads=cfg.threads,
+            connection_limit=max(100, cfg.threads * 4),
+            channel_timeout=60,
+            ident="tabletop",
+        )
+    finally:
+        if referee is not None:
+            referee.stop()
+        if services.camera is not None:
+            services.camera.close()
     return 0
+
+
+def _stop_on_sigterm() -> None:
+    """``systemctl stop`` sends SIGTERM: end waitress's loop as Ctrl-C does, so the camera
+    referee's thread and the camera are closed (the ``finally`` in ``_serve``)."""
+    import contextlib
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    with contextlib.suppress(ValueError):  # not the main thread (embedded): leave it alone
+        signal.signal(signal.SIGTERM, stop)
 
 
 def _hardware_pads(config: str | None) -> object | None:
@@ -91,4 +122,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--camera", help="camera: picamera2, cam:N (OpenCV device), a video file or an image folder"
     )
     p.add_argument("--threads", type=int, help="server threads (default 48)")
+    p.add_argument(
+        "--no-camera-referee",
+        action="store_true",
+        help="show the camera but do not turn what it sees into events and prompts",
+    )
+    p.add_argument("--models", help="card models folder for the camera referee (default models/)")
     p.set_defaults(handler=_serve)

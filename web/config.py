@@ -39,10 +39,18 @@ class WebConfig:
     # empty: the pads service decides per game (slap; call, or Wash Dash's done).
     pad_events: dict[str, str] = field(default_factory=dict)
     seats: int = 6  # virtual pads
+    # With a camera, the camera referees the running game (cards on piles become events or
+    # tablet prompts); ``tabletop serve --no-camera-referee`` turns it off.
+    camera_referee: bool = True
+    models_dir: str | None = None  # card models for the camera referee (default: models/)
     testing: bool = False
     # Injected services (tests, the hardware and vision packages).
     camera_feed: Any = None
     pads: Any = None
+    # The camera referee's detector (``game -> image -> Sightings``) and frame source
+    # (``() -> FrameSource``); default: the card models and the dashboard's camera feed.
+    referee_detector: Any = None
+    referee_source: Any = None
 
     @property
     def zones_file(self) -> Path:
@@ -61,6 +69,8 @@ _FILE_KEYS = {
     "pad_events": "pad_events",
     "seats": "seats",
     "mjpeg_fps": "mjpeg_fps",
+    "camera_referee": "camera_referee",
+    "models": "models_dir",
 }
 
 
@@ -79,6 +89,10 @@ def _typed(name: str, value: Any) -> Any:
         if not isinstance(value, int | float) or not 0 < value <= 30:
             raise ConfigError(f"[web] mjpeg_fps: expected 0 < fps <= 30, got {value!r}")
         return float(value)
+    if name == "camera_referee":
+        if not isinstance(value, bool):
+            raise ConfigError(f"[web] camera_referee: expected true or false, got {value!r}")
+        return value
     if name == "pad_events":
         if not isinstance(value, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()

@@ -95,6 +95,14 @@ class EventMapper:
             return False
         return True
 
+    def note_top(self, zone: str, card: str) -> None:
+        """The game says ``card`` lies on top of ``zone`` (the deal's starting card, a play
+        typed on the tablet): remember it, so a later card taken back off it is recognised."""
+        history = self._tops.setdefault(zone, [])
+        if not history or history[-1] != card:
+            history.append(card)
+            del history[:-8]
+
     def propose(self, obs: Observation, seat: int | None) -> list[Proposal]:
         """``seat``: the player on turn according to the engine (None when nobody is)."""
         zone = self.layout.zone(obs.zone)

@@ -110,6 +110,31 @@ def accept(game_id: int) -> Response:
     return jsonify(ok=True, seq=seq)
 
 
+@bp.get("/games/<int:game_id>/prompts")
+def prompts(game_id: int) -> Response:
+    """The camera's open questions for this game (the live streams push the same list)."""
+    s = services()
+    s.games.record(game_id)
+    return jsonify(s.prompts.payload(game_id))
+
+
+@bp.post("/games/<int:game_id>/prompts/<int:prompt_id>/accept")
+@referee_required
+def accept_prompt(game_id: int, prompt_id: int) -> tuple[Response, int]:
+    """Send the question's suggested event (optionally with ``seat`` / ``payload`` fields)."""
+    s = services()
+    s.games.record(game_id)
+    return jsonify(s.prompts.accept(s.games, game_id, prompt_id, json_body())), 201
+
+
+@bp.post("/games/<int:game_id>/prompts/<int:prompt_id>/dismiss")
+@referee_required
+def dismiss_prompt(game_id: int, prompt_id: int) -> Response:
+    s = services()
+    s.prompts.dismiss(game_id, prompt_id)
+    return jsonify(ok=True, id=prompt_id)
+
+
 @bp.post("/games/<int:game_id>/end")
 @referee_required
 def end(game_id: int) -> Response:

@@ -15,8 +15,9 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from web.blueprints.common import game_arg, services
+from web.blueprints.common import game_arg, json_body, services
 from web.errors import BadInput
+from web.security import referee_required
 
 bp = Blueprint("live", __name__)
 
@@ -66,7 +67,7 @@ def stream() -> Response:
     follow = request.args.get("game") in (None, "", "current")
     game_id = game_arg()
     _acquire()
-    topics = ("game", "pads") if want_pads else ("game",)
+    topics = ("game", "prompts", "pads") if want_pads else ("game", "prompts")
     heartbeat = s.config.stream_heartbeat_s
     max_age = s.config.stream_max_age_s
 
@@ -80,6 +81,8 @@ def stream() -> Response:
                     yield _sse("state", s.games.snapshot(game_id))
                 except BadInput as exc:
                     yield _sse("problem", {"error": exc.message})
+                if s.prompts.open(game_id):  # the camera's open questions, if any
+                    yield _sse("prompts", s.prompts.payload(game_id))
             else:
                 yield _sse("nogame", {})
             start = time.monotonic()
@@ -92,10 +95,17 @@ def stream() -> Response:
                 if topic == "pads":
                     yield _sse("pad", data)
                     continue
+                if topic == "prompts":
+                    if data.get("game_id") == game_id:
+                        yield _sse("prompts", data)
+                    continue
                 gid = data.get("game", {}).get("id")
                 if gid == game_id or (follow and data.get("why") == "created"):
+                    switched = gid != game_id
                     game_id = gid
                     yield _sse("state", data)
+                    if switched and s.prompts.open(gid):
+                        yield _sse("prompts", s.prompts.payload(gid))
         finally:
             s.hub.unsubscribe(sub)
 
@@ -130,7 +140,22 @@ def camera_status() -> Response:
             {"label": d.label, "confidence": d.confidence, "box": list(d.box), "zone": d.zone}
             for d in (frame.detections if frame else ())
         ],
+        referee=s.referee.status() if s.referee else None,
     )
+
+
+@bp.post("/api/camera/referee")
+@referee_required
+def camera_referee() -> Response:
+    """Turn camera refereeing on or off for this run (``--no-camera-referee`` at start)."""
+    s = services()
+    if s.referee is None:
+        raise BadInput("no camera is configured, so there is nothing to referee with", 409)
+    enabled = json_body().get("enabled")
+    if not isinstance(enabled, bool):
+        raise BadInput("'enabled' must be true or false")
+    s.referee.set_enabled(enabled)
+    return jsonify(s.referee.status())
 
 
 @bp.get("/api/camera/snapshot.jpg")

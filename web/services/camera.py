@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -84,6 +84,24 @@ class FileFeed:
         self._thread: threading.Thread | None = None
         self._seq = 0
         self.error: str | None = None
+        self._listeners: list[Callable[[Any, int], None]] = []
+        # the current frame's place in one pass of a recording (0 = it starts again);
+        # None for a live camera
+        self.position: int | None = None
+
+    def subscribe(self, listener: Callable[[Any, int], None]) -> Callable[[], None]:
+        """Call ``listener(image_bgr, t_ns)`` on the feed's thread for every decoded frame
+        (the camera referee reads the same frames the tablets see: a live camera opens once).
+        Starts the feed; returns an unsubscribe. A listener must be quick: it delays the feed.
+        """
+        self._listeners.append(listener)
+        self._start()
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
 
     def describe(self) -> str:
         kind = "image folder" if self._images else "video file"
@@ -108,9 +126,10 @@ class FileFeed:
 
         if self._images:
             while not self._stop.is_set():
-                for path in self._images:
+                for i, path in enumerate(self._images):
                     img = cv2.imread(str(path))
                     if img is not None:
+                        self.position = i
                         yield img
                     if self._stop.is_set():
                         return
@@ -126,6 +145,7 @@ class FileFeed:
                 ok, img = cap.read()
                 if not ok:
                     break
+                self.position = got
                 got += 1
                 yield img
             cap.release()
@@ -139,12 +159,16 @@ class FileFeed:
 
         period = 1.0 / self.fps
         next_t = time.monotonic()
-        for img in self._frames():
+        for item in self._frames():
+            # a live camera yields (image, t_ns) with its own timestamp; files get arrival time
+            img, t_ns = item if isinstance(item, tuple) else (item, time.monotonic_ns())
+            for listener in list(self._listeners):
+                listener(img, t_ns)
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
             if ok:
                 self._seq += 1
                 h, w = img.shape[:2]
-                self._latest = Frame(buf.tobytes(), time.monotonic_ns(), w, h, self._seq)
+                self._latest = Frame(buf.tobytes(), t_ns, w, h, self._seq)
                 self._first.set()
             next_t += period
             delay = next_t - time.monotonic()
@@ -199,7 +223,7 @@ class LiveFeed(FileFeed):
                 return
             if frame is None:
                 return
-            yield frame.image
+            yield frame.image, frame.t_ns
 
     def close(self) -> None:
         super().close()

@@ -55,7 +55,7 @@ const TT = (() => {
     params.set("game", (opts && opts.follow) ? "current" : game);
     if (opts && opts.pads) params.set("pads", "1");
     const es = new EventSource("/api/stream?" + params.toString());
-    for (const name of ["state", "pad", "nogame", "problem"]) {
+    for (const name of ["state", "pad", "nogame", "problem", "prompts"]) {
       if (handlers[name]) es.addEventListener(name, (e) => handlers[name](JSON.parse(e.data)));
     }
     es.addEventListener("open", () => { body.dataset.live = "1"; });

@@ -174,6 +174,7 @@
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
     snap = s;
+    TT.promptGame(s);
     $("c-empty").classList.add("hidden");
     $("c-main").classList.remove("hidden");
     $("c-problem").classList.toggle("hidden", !s.error);
@@ -217,5 +218,6 @@
     state: render,
     nogame: () => { $("c-empty").classList.remove("hidden"); $("c-main").classList.add("hidden"); },
     problem: (p) => { $("c-problem").textContent = p.error; $("c-problem").classList.remove("hidden"); },
+    prompts: TT.showPrompts,
   }, { follow: !new URLSearchParams(location.search).get("game") });
 })();

@@ -1,4 +1,5 @@
-/* Live: camera JPEG refreshed as fast as it arrives (max ~5/s), race timeline, pad presses. */
+/* Live: camera JPEG refreshed as fast as it arrives (max ~5/s), the camera referee's status,
+   its questions (prompts.js), race timeline, pad presses. */
 "use strict";
 (() => {
   const { el } = TT;
@@ -20,9 +21,33 @@
     return null;
   }
 
+  /* The camera referee: what it is doing, and a switch (referee only). */
+  const refStatus = $("ref-status"), refToggle = $("ref-toggle");
+  async function refereeStatus() {
+    const r = await TT.api("GET", "/api/camera/status");
+    const ref = r.ok ? r.data.referee : null;
+    if (!ref) {
+      refStatus.textContent = "Camera referee: not available";
+      refToggle.disabled = true;
+    } else {
+      refStatus.textContent = "Camera referee: " + (ref.enabled ? ref.state : "off") +
+        (ref.message ? " — " + ref.message : "") + " · " + ref.events + " events, " + ref.prompts + " questions";
+      refToggle.checked = ref.enabled;
+    }
+    setTimeout(refereeStatus, 3000);
+  }
+  if (refStatus && refToggle) {
+    refToggle.addEventListener("change", async () => {
+      const r = await TT.api("POST", "/api/camera/referee", { enabled: refToggle.checked });
+      if (!r.ok) { TT.toast(r.data.error || "error", "bad"); refToggle.checked = !refToggle.checked; }
+    });
+    refereeStatus();
+  }
+
   let snap = null;
   function render(s) {
     snap = s;
+    TT.promptGame(s);
     let race = null, reason = null;
     for (const item of [...(s.feed || [])].reverse()) {
       for (const v of item.verdicts || []) {
@@ -55,5 +80,5 @@
     $("presses").prepend(line);
     while ($("presses").childElementCount > 30) $("presses").lastChild.remove();
   }
-  TT.stream({ state: render, pad }, { follow: true, pads: true });
+  TT.stream({ state: render, pad, prompts: TT.showPrompts }, { follow: true, pads: true });
 })();

@@ -1,0 +1,112 @@
+"""The camera's questions on real tablets (headless Chromium via Playwright, the app served
+by waitress): a low-confidence reading appears as a prompt on the Referee and Live pages,
+Accept on one tablet sends the event and clears the question on the other."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.test_web_browser import ARGS, CHROMIUM, LANDSCAPE, PORTRAIT, Screen, shot, unlock
+from tests.test_web_camera_referee import DATA, DEAL, Oracle, PileVideo, zones_doc
+from web import create_app
+from web.config import WebConfig
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "needs Debian chromium at /usr/bin/chromium: run `make chromium`"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
+    """A dashboard whose camera is pile.avi, held back until the test opens ``gate``; the
+    oracle reads G7 and Y9 with low confidence, so both become questions."""
+    import waitress
+
+    gate = threading.Event()
+    oracle = Oracle({"G7": 0.45, "Y9": 0.45})
+    cfg = WebConfig(
+        db_path=tmp_path / "tabletop.db",
+        camera=str(DATA / "pile.avi"),  # what the tablets show; the referee reads PileVideo
+        referee_source=lambda: PileVideo(oracle, gate),
+        referee_detector=oracle.detector_for,
+    )
+    app = create_app(cfg)
+    app.extensions["tabletop"].zones.save(zones_doc())
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    yield f"http://127.0.0.1:{srv.effective_port}", app, gate
+    gate.set()
+    app.extensions["tabletop"].referee.stop()
+    srv.close()
+    app.extensions["tabletop"].camera.close()
+
+
+def test_a_camera_question_appears_on_every_tablet_and_accept_sends_the_play(served, browser):
+    from playwright.sync_api import expect
+
+    base, app, gate = served
+    referee = Screen(browser, base, LANDSCAPE)
+    unlock(referee, app)
+    game_id = referee.api("POST", "/api/games", {"game": "deck-dash", "players": ["Ana", "Bea"]})[
+        "data"
+    ]["id"]
+    for event in (DEAL, {"kind": "draw", "seat": 0}):
+        assert referee.api("POST", f"/api/games/{game_id}/events", event)["ok"]
+    console = referee.go("/console")
+    expect(console.locator("#feed li")).to_have_count(2)
+    viewer = Screen(browser, base, PORTRAIT)
+    live = viewer.go("/live")
+    live.wait_for_selector("body[data-live='1']")
+    console.wait_for_selector("body[data-live='1']")
+    expect(console.locator("#prompt-panel")).to_be_hidden()
+
+    app.extensions["tabletop"].referee.start()
+    gate.set()  # the camera starts delivering frames: a hand plays G7, later Y9
+    ask_console = console.locator("#prompts li.prompt")
+    ask_live = live.locator("#prompts li.prompt")
+    expect(ask_console).to_have_count(2, timeout=15000)
+    expect(ask_live).to_have_count(2, timeout=5000)
+    g7 = console.locator("#prompts li.prompt", has_text="Is the card on the pile G7?")
+    expect(g7).to_contain_text("45% sure")
+    expect(g7).to_contain_text("discard · Ana · card G7")
+    # a viewer sees the question but cannot answer it
+    expect(live.locator("#prompts button[data-action='accept']").first).to_be_disabled()
+    expect(live.locator("#ref-status")).to_contain_text("2 questions", timeout=5000)
+    shot(console, "console-camera-prompt")
+    shot(live, "live-camera-prompt")
+
+    g7.locator("button[data-action='accept']").click()
+    expect(console.locator("#feed")).to_contain_text("Ana discarded green 7.", timeout=5000)
+    expect(console.locator("#feed li").first).to_contain_text("[camera]")
+    expect(ask_live).to_have_count(1, timeout=5000)  # gone on the other tablet too
+    expect(ask_live).to_contain_text("Y9")
+
+    console.locator("#prompts li.prompt button[data-action='dismiss']").click()
+    expect(live.locator("#prompt-panel")).to_be_hidden(timeout=5000)
+    expect(console.locator("#prompt-panel")).to_be_hidden()
+    expect(console.locator("#feed li")).to_have_count(3)  # dismissing sent nothing
+
+    # "Who played it?" (nobody on turn): one button per player sends it with that seat
+    ask = {"prompt": "who_played", "message": "Who played Y9?", "confidence": 0.9}
+    ask["suggestion"] = {"kind": "discard", "payload": {"card": "Y9"}, "source": "camera"}
+    app.extensions["tabletop"].prompts.add(game_id, ask)
+    expect(live.locator("#prompts li.prompt")).to_contain_text("Who played Y9?", timeout=5000)
+    console.locator("#prompts button[data-seat='1']").click()
+    expect(console.locator("#feed li").first).to_contain_text("discard · Bea", timeout=5000)
+    expect(live.locator("#prompt-panel")).to_be_hidden(timeout=5000)
+    viewer.close()
+    referee.close()

@@ -1,0 +1,514 @@
+"""The camera referees the running game in the dashboard (issue 6, item 5 end to end).
+
+The frames are the stored table video ``tests/data/table/pile.avi`` (hands passing, blur);
+the detector is a deterministic double that knows each frame's truth (``pile.json``) and,
+like ``bench.table.oracle_detector``, reads a confident *wrong* card whenever a hand covers
+the pile — so these tests check the wiring (zones, seat on turn, event log, verdicts,
+prompts, SSE), not the card models' accuracy (measured in ``bench/table.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.events import Event
+from tests.test_web_routes import Tablet, make_app, write_images
+from vision.table.frames import CameraError, Frame, ReconnectingSource, VideoFileSource
+from vision.table.sequences import table_layout
+from vision.table.watcher import Sighting
+from web.commands import add_commands
+from web.services.referee_camera import pile_tops, seat_on_turn
+
+DATA = Path(__file__).parent / "data" / "table"
+TRUTH = json.loads((DATA / "pile.json").read_text())
+# pile.avi shows SKIP (the starting card), then BLOCK and Y6 played; we call them G5, G7
+# and Y9 so the Deck Dash game below has an easy legal play and an illegal one.
+CARDS = {"SKIP": "G5", "BLOCK": "G7", "Y6": "Y9"}
+DEAL = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G5"}}
+FPS = 30
+
+
+def zones_doc() -> dict[str, Any]:
+    """The calibration the Calibrate page would save for pile.avi's table."""
+    layout = table_layout()
+    out = []
+    for name in ("draw_pile", "discard_1"):
+        x1, y1, x2, y2 = layout.box(name)
+        out.append({"name": name, "points": [[x1, y1], [x2, y1], [x2, y2], [x1, y2]]})
+    return {"frame": {"width": 160, "height": 120}, "zones": out}
+
+
+class Oracle:
+    """Knows which frame of pile.avi is being read; reads the truth when the pile is clear
+    and a confident wrong card (G12) when a hand covers it."""
+
+    def __init__(self, confidence: dict[str, float] | None = None) -> None:
+        self.current = 0
+        self.confidence = confidence or {}
+        layout = table_layout()
+        x1, y1, x2, y2 = layout.box("discard_1")
+        self.box = (x1 + 0.03, y1 + 0.05, x2 - 0.03, y2 - 0.05)
+        self.games: list[str] = []
+
+    def detector_for(self, game: str) -> Any:
+        self.games.append(game)
+        return self.detect
+
+    def detect(self, image: Any) -> list[Sighting]:
+        i = self.current
+        if TRUTH["covered"][i]:
+            return [Sighting("G12", 0.9, self.box)]
+        card = CARDS[TRUTH["tops"][i]]
+        return [Sighting(card, self.confidence.get(card, 0.95), self.box)]
+
+
+class PileVideo:
+    """pile.avi as the camera: tells the oracle which frame it delivers. ``gate``: wait for
+    it before the first frame (a browser test opens its pages first)."""
+
+    def __init__(self, oracle: Oracle, gate: threading.Event | None = None) -> None:
+        self.oracle = oracle
+        self.gate = gate
+        self.video = VideoFileSource(DATA / "pile.avi", fps=FPS)
+
+    def read(self) -> Frame | None:
+        if self.gate is not None:
+            self.gate.wait(30)
+        frame = self.video.read()
+        if frame is not None:
+            self.oracle.current = frame.index
+        return frame
+
+    def close(self) -> None:
+        if self.gate is not None:
+            self.gate.set()
+        self.video.close()
+
+
+def play_time(card: str) -> tuple[int, int]:
+    """t_ns range in which ``card`` first lay clear on the pile in pile.avi."""
+    name = {v: k for k, v in CARDS.items()}[card]
+    frame = next(i for i, c in TRUTH["plays"] if c == name)
+    return round(frame * 1e9 / FPS), round((frame + 6) * 1e9 / FPS)
+
+
+def referee_app(tmp_path: Path, oracle: Oracle, **extra: Any) -> tuple[Any, Tablet, int]:
+    app = make_app(
+        tmp_path,
+        referee_source=lambda: PileVideo(oracle),
+        referee_detector=oracle.detector_for,
+        **extra,
+    )
+    tablet = Tablet(app)
+    tablet.set_pin()
+    tablet.services.zones.save(zones_doc())
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    assert tablet.send(game_id, DEAL).status_code == 201
+    assert tablet.send(game_id, {"kind": "draw", "seat": 0}).status_code == 201
+    return app, tablet, game_id
+
+
+def watch_to_the_end(tablet: Tablet) -> dict[str, Any]:
+    referee = tablet.services.referee
+    referee.start()
+    referee.join(timeout=30)
+    assert not referee.running
+    status = tablet.client.get("/api/camera/status").json["referee"]
+    assert status["state"] == "ended", status
+    return status
+
+
+def camera_events(tablet: Tablet, game_id: int) -> list[dict[str, Any]]:
+    feed = tablet.snapshot(game_id)["feed"]
+    return [item for item in feed if item["event"].get("source") == "camera"]
+
+
+def test_a_card_settled_on_the_pile_becomes_the_games_event_with_its_verdict(tmp_path):
+    oracle = Oracle()
+    _, tablet, game_id = referee_app(tmp_path, oracle)
+    updates = tablet.services.hub.subscribe("game")
+    status = watch_to_the_end(tablet)
+
+    got = camera_events(tablet, game_id)
+    # G7 by Ana (on turn, has drawn): legal. Then Bea is on turn and plays Y9 without
+    # drawing first: stored with its illegal verdict, like a play typed on the console.
+    assert [(i["event"]["kind"], i["event"]["seat"], i["event"]["payload"]) for i in got] == [
+        ("discard", 0, {"card": "G7"}),
+        ("discard", 1, {"card": "Y9"}),
+    ]
+    assert [v["outcome"] for v in got[0]["verdicts"]] == ["legal", "info"]
+    assert got[0]["verdicts"][0]["reason"] == "Ana discarded green 7."
+    assert [v["outcome"] for v in got[1]["verdicts"]] == ["illegal"]
+    assert "Draw a card first" in got[1]["verdicts"][0]["reason"]
+    # the time the card first lay clear on the pile, on the frames' clock (not arrival)
+    for item, card in zip(got, ("G7", "Y9"), strict=True):
+        lo, hi = play_time(card)
+        assert lo <= item["event"]["t_ns"] <= hi
+    # the starting card (already the game's top) and the hand-covered G12 were not played
+    assert status["events"] == 2 and status["prompts"] == 0
+    assert oracle.games == ["deck-dash"]
+    # the scoreboard's live stream heard the camera's events
+    snaps = []
+    while (item := updates.get(timeout=0.01)) is not None:
+        snaps.append(item[1])
+    assert [s["head"] for s in snaps if s["game"]["id"] == game_id][-2:] == [3, 4]
+    # the illegal play is not proposed again on every frame (the game's top did not move)
+    assert tablet.snapshot(game_id)["head"] == 4
+
+
+def test_a_low_confidence_reading_is_a_prompt_accept_sends_it_dismiss_does_not(tmp_path):
+    oracle = Oracle({"G7": 0.45, "Y9": 0.45})
+    _, tablet, game_id = referee_app(tmp_path, oracle)
+    prompts_heard = tablet.services.hub.subscribe("prompts")
+    watch_to_the_end(tablet)
+
+    assert camera_events(tablet, game_id) == []  # nothing was decided without the family
+    open_ = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
+    assert [(p["prompt"], p["suggestion"]["payload"]["card"]) for p in open_] == [
+        ("confirm_card", "G7"),
+        ("confirm_card", "Y9"),
+    ]
+    assert open_[0]["message"] == "Is the card on the pile G7?"
+    assert open_[0]["confidence"] == pytest.approx(0.45)
+    # every tablet's stream heard the questions
+    heard = []
+    while (item := prompts_heard.get(timeout=0.01)) is not None:
+        heard.append(item[1])
+    assert len(heard[-1]["prompts"]) == 2 and heard[-1]["game_id"] == game_id
+
+    first, second = open_
+    r = tablet.post(f"/api/games/{game_id}/prompts/{first['id']}/accept")
+    assert r.status_code == 201, r.json
+    assert r.json["verdicts"][0]["reason"] == "Ana discarded green 7."
+    r = tablet.post(f"/api/games/{game_id}/prompts/{second['id']}/dismiss")
+    assert r.status_code == 200
+    got = camera_events(tablet, game_id)
+    assert len(got) == 1
+    event = got[0]["event"]
+    assert event == first["suggestion"]  # its original t_ns and source kept
+    assert event["source"] == "camera" and event["seat"] == 0
+    lo, hi = play_time("G7")
+    assert lo <= event["t_ns"] <= hi
+    assert tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"] == []
+    # the other tablets were told the list is now empty
+    last = None
+    while (item := prompts_heard.get(timeout=0.01)) is not None:
+        last = item[1]
+    assert last == {"game_id": game_id, "prompts": []}
+    # answered already (e.g. on another tablet): a 404 with a message, nothing sent twice
+    r = tablet.post(f"/api/games/{game_id}/prompts/{first['id']}/accept")
+    assert r.status_code == 404 and "another tablet" in r.json["error"]
+    assert len(camera_events(tablet, game_id)) == 1
+
+
+def test_who_played_and_refused_answers_keep_the_question(tmp_path):
+    app = make_app(tmp_path)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    for event in (DEAL, {"kind": "draw", "seat": 0}):
+        assert tablet.send(game_id, event).status_code == 201
+    board = tablet.services.prompts
+    suggestion = Event("discard", None, {"card": "G7"}, 123, source=_camera())
+    item = board.add(
+        game_id,
+        {"prompt": "who_played", "message": "Who played G7?", "suggestion": suggestion.to_dict()},
+    )
+    url = f"/api/games/{game_id}/prompts/{item.id}/accept"
+    # The tablet names the player (and may correct a field); a card the rules cannot
+    # read is refused with a message and the question stays open.
+    r = tablet.post(url, {"seat": 0, "payload": {"card": "Q77"}})
+    assert r.status_code == 400 and "Q77" in r.json["error"]
+    assert len(board.open(game_id)) == 1
+    r = tablet.post(url, {"seat": 0})
+    assert r.status_code == 201 and r.json["event"]["seat"] == 0
+    assert r.json["event"]["t_ns"] == 123 and r.json["event"]["source"] == "camera"
+    assert board.open(game_id) == []
+
+
+def _camera() -> Any:
+    from referee.events import Source
+
+    return Source.CAMERA
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"seat": "two"}, 400, "'seat'"),
+        ({"seat": -1}, 400, "'seat'"),
+        ({"payload": [1, 2]}, 400, "'payload'"),
+        ({"colour": "red"}, 400, "unknown field"),
+        ("not an object", 400, "JSON object"),
+    ],
+)
+def test_malformed_accept_requests_are_4xx_with_a_message(tmp_path, body, status, words):
+    app = make_app(tmp_path)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    item = tablet.services.prompts.add(
+        game_id, {"prompt": "confirm_card", "message": "?", "suggestion": {"kind": "discard"}}
+    )
+    r = tablet.post(f"/api/games/{game_id}/prompts/{item.id}/accept", body)
+    assert r.status_code == status and words in r.json["error"], r.json
+    assert len(tablet.services.prompts.open(game_id)) == 1  # still open for a real answer
+
+
+def test_accept_of_unknown_questions_games_and_suggestionless_prompts(tmp_path):
+    app = make_app(tmp_path)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    board = tablet.services.prompts
+    bare = board.add(game_id, {"prompt": "unknown_card", "message": "Which card?"})
+    r = tablet.post(f"/api/games/{game_id}/prompts/{bare.id}/accept")
+    assert r.status_code == 409 and "no suggested event" in r.json["error"]
+    assert tablet.post(f"/api/games/{game_id}/prompts/999/accept").status_code == 404
+    assert tablet.post(f"/api/games/{game_id}/prompts/x/accept").status_code == 404
+    assert tablet.post(f"/api/games/{game_id + 7}/prompts/{bare.id}/accept").status_code == 404
+    assert tablet.client.get(f"/api/games/{game_id + 7}/prompts").status_code == 404
+    # a viewer (no PIN) cannot answer; the referee can dismiss
+    viewer = Tablet(app)
+    assert viewer.post(f"/api/games/{game_id}/prompts/{bare.id}/dismiss").status_code == 401
+    assert tablet.post(f"/api/games/{game_id}/prompts/{bare.id}/dismiss").status_code == 200
+    assert board.open(game_id) == []
+
+
+def test_missing_models_are_reported_and_the_dashboard_keeps_serving(tmp_path, caplog):
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    app = make_app(tmp_path, camera=str(write_images(tmp_path / "frames", 6)), models_dir=empty)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    tablet.services.zones.save(zones_doc())
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    assert tablet.send(game_id, DEAL).status_code == 201
+    referee = tablet.services.referee
+    referee.start()
+    for _ in range(100):  # the models are looked for once the game needs them
+        if referee.status()["models_error"]:
+            break
+        time.sleep(0.05)
+    status = tablet.client.get("/api/camera/status").json
+    assert status["configured"] and status["referee"]["models_error"]
+    assert "card models cannot be loaded" in status["referee"]["models_error"]
+    assert "card models cannot be loaded" in caplog.text
+    assert tablet.client.get("/live").status_code == 200
+    assert tablet.send(game_id, {"kind": "draw", "seat": 0}).status_code == 201
+    referee.stop()
+    assert not referee.running
+    tablet.services.camera.close()
+
+
+def test_dashboard_feed_frames_reach_the_referee(tmp_path):
+    """Default wiring: the referee reads the dashboard's own camera feed (an image folder
+    here, paced at 10 FPS, watched once) through ``FeedSource``."""
+    seen = []
+
+    def detector_for(game: str) -> Any:
+        box = table_layout().box("discard_1")
+
+        def detect(image: Any) -> list[Sighting]:
+            seen.append(image.shape)
+            return [Sighting("G7", 0.9, box)]
+
+        return detect
+
+    frames = write_images(tmp_path / "frames", 6)
+    for p in frames.iterdir():  # one still picture: nothing moves on the pile
+        p.write_bytes((frames / "f000.jpg").read_bytes())
+    app = make_app(tmp_path, camera=str(frames), referee_detector=detector_for)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    tablet.services.zones.save(zones_doc())
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    for event in (DEAL, {"kind": "draw", "seat": 0}):
+        assert tablet.send(game_id, event).status_code == 201
+    watch_to_the_end(tablet)
+    assert seen and seen[0] == (120, 160, 3)
+    got = camera_events(tablet, game_id)
+    assert [(i["event"]["payload"]["card"], i["verdicts"][0]["outcome"]) for i in got] == [
+        ("G7", "legal")
+    ]
+    tablet.services.camera.close()
+
+
+class FlakyPile(PileVideo):
+    """pile.avi, but the cable is pulled at frame 30 (the first connection only)."""
+
+    drops = 0
+
+    def read(self) -> Frame | None:
+        if FlakyPile.drops == 0 and self.video._index == 30:
+            FlakyPile.drops += 1
+            raise CameraError("cable pulled")
+        return super().read()
+
+
+def test_a_dropped_camera_pauses_refereeing_and_it_resumes(tmp_path):
+    oracle = Oracle()
+    FlakyPile.drops = 0
+    resumed_at = []
+
+    def reopen() -> FlakyPile:
+        src = FlakyPile(oracle)
+        if FlakyPile.drops:  # the reopened camera carries on where the table is now
+            for _ in range(31):
+                src.video.read()
+            resumed_at.append(31)
+        return src
+
+    _, tablet, game_id = referee_app(tmp_path, oracle)
+    tablet.services.referee._open_source = lambda: ReconnectingSource(reopen, retry_s=0.01)
+    watch_to_the_end(tablet)
+    assert resumed_at == [31]
+    got = camera_events(tablet, game_id)
+    assert [i["event"]["payload"]["card"] for i in got] == ["G7", "Y9"]
+
+
+def test_camera_refereeing_can_be_turned_off(tmp_path):
+    oracle = Oracle()
+    _, tablet, game_id = referee_app(tmp_path, oracle, camera_referee=False)
+    referee = tablet.services.referee
+    referee.start()  # off: start does nothing
+    assert not referee.running and referee.status()["state"] == "off"
+    r = tablet.post("/api/camera/referee", {"enabled": "yes"})
+    assert r.status_code == 400 and "'enabled'" in r.json["error"]
+    r = tablet.post("/api/camera/referee", {"enabled": True})
+    assert r.status_code == 200 and r.json["enabled"]
+    referee.join(timeout=30)
+    assert [i["event"]["payload"]["card"] for i in camera_events(tablet, game_id)] == ["G7", "Y9"]
+    r = tablet.post("/api/camera/referee", {"enabled": False})
+    assert r.json["state"] == "off" and not r.json["running"]
+    no_camera = Tablet(make_app(tmp_path / "other"))
+    no_camera.set_pin()
+    assert no_camera.post("/api/camera/referee", {"enabled": True}).status_code == 409
+    assert no_camera.client.get("/api/camera/status").json["referee"] is None
+
+
+def test_serve_has_a_no_camera_referee_flag():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers())
+    args = parser.parse_args(["serve", "--camera", "x.avi", "--no-camera-referee"])
+    assert args.no_camera_referee is True
+    assert parser.parse_args(["serve"]).no_camera_referee is False
+
+
+def test_seat_on_turn_and_pile_tops_from_each_games_view():
+    assert seat_on_turn({"turn": 2}) == 2
+    assert seat_on_turn({"turn": None, "round": {"turn": 1}}) is None
+    assert seat_on_turn({"round": {"turn": 1}}) == 1
+    assert seat_on_turn({"round": None}) is None
+    piles = ["discard_1", "discard_2"]
+    assert pile_tops("deck-dash", {"round": {"discard": ["G5", "G7"]}}, piles) == {
+        "discard_1": "G7"
+    }
+    dos = {"piles": [{"pile": "left", "top": "R3"}, {"pile": "right", "top": None}]}
+    assert pile_tops("dos", dos, piles) == {"discard_1": "R3", "discard_2": None}
+    assert pile_tops("hit-the-deck", {"top": "GCUT"}, piles) == {"discard_1": "GCUT"}
+
+
+class StubFeed:
+    """The two things ``FeedSource`` uses of a dashboard feed: subscribe, position."""
+
+    def __init__(self) -> None:
+        self.position: int | None = None
+        self.listener: Any = None
+
+    def subscribe(self, listener: Any) -> Any:
+        self.listener = listener
+        return lambda: None
+
+    def show(self, position: int | None, image: str) -> None:
+        self.position = position
+        self.listener(image, 1000 + len(image))
+
+
+def test_a_recording_is_refereed_once_from_its_start_after_a_game_is_ready():
+    from web.services.referee_camera import FeedSource
+
+    feed = StubFeed()
+    source = FeedSource(feed, frames=3, wait_s=0.01)
+    feed.show(1, "setup")
+    assert source.read().image == "setup"  # no game yet: frames flow, nothing counted
+    assert source.arm() is True and source.arm() is False
+    feed.show(2, "mid-pass")  # dropped: the pass starts at the recording's first frame
+    seen = []
+    for position, image in ((0, "first"), (1, "second"), (2, "third"), (0, "again")):
+        feed.show(position, image)
+        frame = source.read()
+        seen.append(None if frame is None else frame.image)
+    assert seen == ["first", "second", "third", None]
+
+    live = FeedSource(StubFeed(), frames=None, wait_s=0.01)
+    assert live.arm() is False  # a live camera is refereed as it comes
+    live.close()
+    assert live.read() is None
+
+
+class PaintedPile:
+    """Rendered frames: the discard pile's zone painted one grey level per card, each
+    held for 8 frames at 30 FPS; ``detect`` reads the level back (a deterministic reader)."""
+
+    LEVELS = {"G7": 100, "R7": 180}
+
+    def __init__(self, tops: list[str]) -> None:
+        import numpy as np
+
+        x1, y1, x2, y2 = table_layout().box("discard_1")
+        self.box = (x1 + 0.02, y1 + 0.02, x2 - 0.02, y2 - 0.02)
+        self.frames = []
+        for top in tops:
+            img = np.full((120, 160, 3), 40, np.uint8)
+            img[int(y1 * 120) : int(y2 * 120), int(x1 * 160) : int(x2 * 160)] = self.LEVELS[top]
+            self.frames += [img] * 8
+        self.i = 0
+
+    def read(self) -> Frame | None:
+        if self.i >= len(self.frames):
+            return None
+        frame = Frame(self.frames[self.i], round(self.i * 1e9 / FPS), self.i)
+        self.i += 1
+        return frame
+
+    def close(self) -> None:
+        self.i = len(self.frames)
+
+    def detect(self, image: Any) -> list[Sighting]:
+        level = int(image[60, int(self.box[0] * 160) + 5, 0])
+        card = {v: k for k, v in self.LEVELS.items()}[level]
+        return [Sighting(card, 0.95, self.box)]
+
+
+def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
+    pile = PaintedPile(["G7", "R7", "G7"])
+    app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    tablet.services.zones.save(zones_doc())
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    deal = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G7"}}
+    for event in (deal, {"kind": "draw", "seat": 0}):
+        assert tablet.send(game_id, event).status_code == 201
+    watch_to_the_end(tablet)
+    played = camera_events(tablet, game_id)
+    assert [(i["seq"], i["event"]["payload"]["card"]) for i in played] == [(3, "R7")]
+    (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
+    assert question["prompt"] == "taken_back"
+    assert question["message"].endswith("undo that play (#3)?")
+    assert question["suggestion"]["kind"] == "undo"
+    assert question["suggestion"]["payload"] == {"target": 3}
+    r = tablet.post(f"/api/games/{game_id}/prompts/{question['id']}/accept")
+    assert r.status_code == 201, r.json
+    snap = tablet.snapshot(game_id)
+    assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "undone", "meta"]
+    assert snap["view"]["round"]["discard"] == ["G7"]

@@ -1,0 +1,144 @@
+"""Questions the camera asks the tablets, and their answers.
+
+The camera never rules on a reading it is unsure of: it asks (``vision.table.to_events.
+Prompt``: a message plus the event one tap would send). The board keeps each game's open
+questions in memory and publishes the whole list on the hub's ``prompts`` topic after every
+change, so every open tablet shows the same list and a question answered on one tablet
+disappears from the others (a tablet that missed a message catches up with the next one).
+
+Accepting sends the suggested event — its original ``t_ns`` and ``source`` kept — through
+``GameService.append``, the path the console uses, so verdicts, scoreboard and live updates
+are the usual ones. A question is taken off the board *before* its event is appended, so two
+tablets tapping Accept at once cannot send it twice; if the rules refuse the event it goes
+back on the board. Questions are not stored: after a restart the camera asks again only
+about what it sees next.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from referee.events import Event, EventError
+from web.errors import BadInput
+from web.services.games import GameService
+from web.services.hub import Hub
+
+MAX_OPEN = 20  # per game; the oldest question goes first
+
+
+@dataclass(frozen=True)
+class OpenPrompt:
+    id: int
+    game_id: int
+    prompt: dict[str, Any]  # ``Prompt.to_dict()``: prompt, message, zone, t_ns, suggestion…
+    created_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "game_id": self.game_id, **self.prompt, "at": self.created_at}
+
+
+def answer_fields(data: Mapping[str, Any]) -> tuple[bool, int | None, dict[str, Any]]:
+    """What an Accept may change in the suggestion: the seat (``who_played``) and payload
+    fields (``which_group``: ``{"group": 1}``). Returns (seat given, seat, payload)."""
+    unknown = sorted(set(data) - {"seat", "payload"})
+    if unknown:
+        raise BadInput(f"accept: unknown field(s) {', '.join(unknown)}; send seat and/or payload")
+    has_seat = "seat" in data
+    seat = data.get("seat")
+    if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or seat < 0):
+        raise BadInput("accept: 'seat' must be a seat number or null")
+    payload = data.get("payload", {})
+    if not isinstance(payload, dict):
+        raise BadInput("accept: 'payload' must be an object of fields to set")
+    return has_seat, seat, payload
+
+
+class PromptBoard:
+    def __init__(self, hub: Hub, limit: int = MAX_OPEN) -> None:
+        self.hub = hub
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._open: dict[int, OpenPrompt] = {}
+        self._ids = itertools.count(1)
+
+    def add(self, game_id: int, prompt: Mapping[str, Any]) -> OpenPrompt:
+        with self._lock:
+            item = OpenPrompt(next(self._ids), game_id, dict(prompt), time.time())
+            self._open[item.id] = item
+            mine = sorted(p.id for p in self._open.values() if p.game_id == game_id)
+            for old in mine[: max(0, len(mine) - self.limit)]:
+                del self._open[old]
+        self._publish(game_id)
+        return item
+
+    def open(self, game_id: int) -> list[dict[str, Any]]:
+        with self._lock:
+            items = sorted((p for p in self._open.values() if p.game_id == game_id), key=_id)
+        return [p.to_dict() for p in items]
+
+    def payload(self, game_id: int) -> dict[str, Any]:
+        """The message every tablet gets: this game's whole list of open questions."""
+        return {"game_id": game_id, "prompts": self.open(game_id)}
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+    def _take(self, game_id: int, prompt_id: int) -> OpenPrompt:
+        with self._lock:
+            item = self._open.get(prompt_id)
+            if item is None or item.game_id != game_id:
+                raise BadInput(
+                    f"there is no open camera question {prompt_id} in game {game_id} "
+                    "(another tablet may have answered it)",
+                    404,
+                )
+            del self._open[prompt_id]
+            return item
+
+    def dismiss(self, game_id: int, prompt_id: int) -> None:
+        self._take(game_id, prompt_id)
+        self._publish(game_id)
+
+    def accept(
+        self, games: GameService, game_id: int, prompt_id: int, data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Send the question's suggested event (with the tablet's seat / payload fields)."""
+        has_seat, seat, extra = answer_fields(data)
+        item = self._take(game_id, prompt_id)
+        try:
+            suggestion = item.prompt.get("suggestion")
+            if not isinstance(suggestion, dict):
+                raise BadInput(
+                    "this question has no suggested event: enter what happened on the "
+                    "Referee page, then dismiss it",
+                    409,
+                )
+            raw = dict(suggestion)
+            if has_seat:
+                raw["seat"] = seat
+            if extra:
+                raw["payload"] = {**(raw.get("payload") or {}), **extra}
+            try:
+                event = Event.from_dict(raw)
+            except EventError as exc:
+                raise BadInput(f"accept: {exc}") from None
+            out = games.append(game_id, event)
+        except BadInput:
+            with self._lock:
+                self._open[item.id] = item  # refused: the question stays for another answer
+            raise
+        self._publish(game_id)
+        return {**out, "event": event.to_dict()}
+
+    def _publish(self, game_id: int) -> None:
+        self.hub.publish("prompts", self.payload(game_id))
+
+
+def _id(p: OpenPrompt) -> int:
+    return p.id

@@ -1,0 +1,516 @@
+"""The camera referees the running game: Vision II's watcher, fed into the dashboard.
+
+One background thread per server (started by ``tabletop serve --camera …``): frames from
+the dashboard's own camera feed (a live camera can be opened only once) go through
+``TableWatcher`` with the zones saved on the Calibrate page; each stable observation goes
+through ``EventMapper`` with the seat on turn taken from the game's view. A confident play
+is appended with ``source=camera`` through ``GameService.append`` — the console's path, so
+verdicts (an illegal play gets its verdict), scoreboard and SSE updates are the usual ones;
+anything the camera is unsure of becomes a question on the tablets (``PromptBoard``).
+
+Why the piles are synchronised with the game: the watcher compares each pile with what it
+last committed. When the game's own top card changes (the deal, a play typed on the
+tablet, an accepted question) the watcher's idea of the pile is set to it, so a card
+entered by hand is not proposed again when the camera sees it. It is *not* reset when a
+camera play was illegal (the game's top stays; the card really lies there), or the same
+card would be proposed on every frame. Before a game's first event nothing is proposed:
+the dealer is setting up, and the deal names the starting card.
+
+The thread never takes the dashboard down: a dropped camera pauses it (the feed and
+``ReconnectingSource`` reopen the camera), missing card models are reported on the camera
+status and in the log, and any error in one frame is logged and the next frame is read.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.events import Event, Source
+from web.errors import BadInput
+from web.services.games import GameService
+from web.services.prompts import PromptBoard
+from web.services.zones import ZoneStore
+
+log = logging.getLogger(__name__)
+
+# The games whose plays the camera reads off the piles (EventMapper); Wash Dash's dryers
+# are read by vision.dryer and are not wired into the dashboard yet.
+CAMERA_GAMES = ("deck-dash", "dos", "hit-the-deck")
+
+Detector = Callable[[Any], Sequence[Any]]  # image -> Sightings (vision.table.watcher)
+ENDED = "the recording has been refereed once (restart the server to watch it again)"
+
+
+def seat_on_turn(view: Mapping[str, Any]) -> int | None:
+    """The player on turn from a game's view: DOS and Hit the Deck say ``turn`` at the top,
+    Deck Dash inside its ``round``; None when nobody is (between rounds, the deal)."""
+    if "turn" in view:
+        turn = view.get("turn")
+    else:
+        turn = (view.get("round") or {}).get("turn")
+    return turn if isinstance(turn, int) and not isinstance(turn, bool) else None
+
+
+def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[str, str | None]:
+    """Each discard-pile zone's top card as the game knows it (``piles``: zone names in
+    table order, ``discard_1`` first)."""
+    tops: list[str | None] = []
+    if game == "deck-dash":
+        discard = (view.get("round") or {}).get("discard") or []
+        tops = [discard[-1] if discard else None]
+    elif game == "dos":
+        tops = [p.get("top") for p in view.get("piles") or [] if isinstance(p, Mapping)]
+    elif game == "hit-the-deck":
+        tops = [view.get("top")]
+    return {zone: top for zone, top in zip(piles, tops, strict=False)}
+
+
+class ModelDetectors:
+    """The card models, loaded lazily (once per deck) the first time a game needs them."""
+
+    def __init__(self, models_dir: str | Path | None = None) -> None:
+        self.models_dir = models_dir
+        self._readers: dict[str, Any] = {}
+
+    def __call__(self, game: str) -> Detector:
+        from vision.decks import load_deck
+        from vision.runtime.reader import MODELS_DIR, CardReader
+        from vision.table.adapter import detector_from
+
+        reader = self._readers.get(game)
+        if reader is None:
+            folder = Path(self.models_dir) if self.models_dir else MODELS_DIR
+            reader = CardReader(folder, deck=load_deck(game))
+            self._readers[game] = reader
+
+        def identify(image: Any) -> list[dict[str, Any]]:
+            d = reader(image)
+            xyxy = d.xyxy
+            return [
+                {
+                    "color": d.color[i],
+                    "value": d.value[i],
+                    "confidence": float(d.confidence[i]),
+                    "box": xyxy[i].tolist(),
+                }
+                for i in range(len(d))
+            ]
+
+        return detector_from(identify, game)
+
+
+class FeedSource:
+    """A ``FrameSource`` over the dashboard's camera feed: the newest frame only (the
+    watcher takes a frame whenever it is free; older ones are dropped, as in
+    ``bench.table speed``).
+
+    A recording (``frames``: its length; the tablets see it loop) is refereed for exactly
+    one pass, from its beginning, once there is a game to referee (``arm()``): so a demo
+    video's plays land in the game the family just started, once, not on every loop.
+    """
+
+    def __init__(self, feed: Any, frames: int | None = None, wait_s: float = 1.0) -> None:
+        self._feed = feed
+        self._cond = threading.Condition()
+        self._latest: tuple[Any, int] | None = None
+        self._frames = frames
+        self._phase = "live" if frames is None else "idle"  # idle → armed → pass → done
+        self._counted = 0
+        self._index = 0
+        self._closed = False
+        self.wait_s = wait_s
+        self._unsubscribe = feed.subscribe(self._on_frame)
+
+    def arm(self) -> bool:
+        """A game is ready: referee the recording's next pass, from its first frame.
+        True when this call armed it (the frame in hand is mid-pass: skip it)."""
+        with self._cond:
+            if self._phase != "idle":
+                return False
+            self._phase = "armed"
+            self._latest = None
+            return True
+
+    def _on_frame(self, image: Any, t_ns: int) -> None:
+        with self._cond:
+            if self._phase == "armed" and getattr(self._feed, "position", None) == 0:
+                self._phase = "pass"
+            if self._phase in ("armed", "done"):
+                return
+            if self._phase == "pass":
+                self._counted += 1
+                if self._frames is not None and self._counted >= self._frames:
+                    self._phase = "done"
+            self._latest = (image, t_ns)
+            self._cond.notify_all()
+
+    def read(self) -> Any:
+        from vision.table.frames import Frame
+
+        with self._cond:
+            while self._latest is None and not self._closed:
+                if self._phase == "done":
+                    return None  # the recording has been refereed once
+                self._cond.wait(self.wait_s)  # a dropped camera: frames just pause
+            if self._closed:
+                return None
+            image, t_ns = self._latest  # type: ignore[misc]
+            self._latest = None
+        frame = Frame(image, t_ns, self._index)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._unsubscribe()
+
+
+def recording_length(feed: Any) -> int | None:
+    """Frames in one pass of a file feed (video or image folder); None for a live camera."""
+    from web.services.camera import IMAGE_SUFFIXES, LiveFeed
+
+    if isinstance(feed, LiveFeed):
+        return None
+    source = getattr(feed, "source", None)
+    if not isinstance(source, Path):
+        return None
+    if source.is_dir():
+        return sum(1 for p in source.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) or None
+    import cv2
+
+    cap = cv2.VideoCapture(str(source))
+    try:
+        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    finally:
+        cap.release()
+    return n if n > 0 else None
+
+
+def feed_source(feed: Any) -> Callable[[], Any]:
+    return lambda: FeedSource(feed, recording_length(feed))
+
+
+@dataclass
+class _Context:
+    """What the thread knows about the game it is refereeing."""
+
+    game_id: int
+    game: str
+    watcher: Any
+    mapper: Any
+    piles: list[str]
+    state: Any = None
+    seat: int | None = None
+    quiet: bool = True  # the game has no events yet: the dealer is setting up
+    synced: dict[str, str | None] = field(default_factory=dict)
+    plays: dict[str, tuple[int, str]] = field(default_factory=dict)  # zone -> camera's last
+
+
+@dataclass
+class RefereeCounts:
+    frames: int = 0
+    observations: int = 0
+    events: int = 0
+    prompts: int = 0
+    reconnects: int = 0
+
+
+class CameraReferee:
+    """See the module docstring. ``open_source() -> FrameSource``; ``detector_for(game)``
+    returns the watcher's detector for that game (``ModelDetectors`` by default)."""
+
+    def __init__(
+        self,
+        games: GameService,
+        zones: ZoneStore,
+        prompts: PromptBoard,
+        open_source: Callable[[], Any],
+        detector_for: Callable[[str], Detector] | None = None,
+        *,
+        enabled: bool = True,
+        retry_s: float = 1.0,
+    ) -> None:
+        self.games = games
+        self.zones = zones
+        self.prompts = prompts
+        self._open_source = open_source
+        self._detector_for = detector_for or ModelDetectors()
+        self.enabled = enabled
+        self.retry_s = retry_s
+        self.counts = RefereeCounts()
+        self.state = "off" if not enabled else "not started"
+        self.message = ""
+        self.models_error: str | None = None
+        self.last: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._source: Any = None
+        self._ctx: _Context | None = None
+        self._layout: Any = None
+        self._zones_version: int | None = None
+        self._detectors: dict[str, Detector] = {}
+        self._failed: dict[str, str] = {}  # game -> why its detector could not be built
+
+    # -- life cycle ----------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the thread (when enabled and not running)."""
+        with self._lock:
+            if not self.enabled or (self._thread is not None and self._thread.is_alive()):
+                return
+            self._stop.clear()
+            self._set("starting", "opening the camera")
+            self._thread = threading.Thread(target=self._run, name="camera-referee", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the thread and close its source; safe to call twice."""
+        self._stop.set()
+        source = self._source
+        if isinstance(source, FeedSource):
+            source.close()  # thread-safe: wakes a read() waiting for frames
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        if self.enabled:
+            self._set("stopped", "the camera referee was stopped")
+
+    def set_enabled(self, on: bool) -> None:
+        self.enabled = on
+        if on:
+            self.start()
+        else:
+            self.stop()
+            self._set("off", "camera refereeing is turned off")
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def status(self) -> dict[str, Any]:
+        ctx = self._ctx
+        return {
+            "enabled": self.enabled,
+            "running": self.running,
+            "state": self.state,
+            "message": self.message,
+            "models_error": self.models_error,
+            "game_id": ctx.game_id if ctx else None,
+            "frames": self.counts.frames,
+            "observations": self.counts.observations,
+            "events": self.counts.events,
+            "prompts": self.counts.prompts,
+            "reconnects": self.counts.reconnects,
+            "last": self.last,
+        }
+
+    def _set(self, state: str, message: str) -> None:
+        if (state, message) != (self.state, self.message) and state in ("error", "camera lost"):
+            log.warning("camera referee: %s", message)
+        self.state, self.message = state, message
+
+    # -- the thread ----------------------------------------------------------------------
+    def _run(self) -> None:
+        from vision.table.frames import CameraError
+
+        try:
+            while not self._stop.is_set():
+                if self._source is None:
+                    try:
+                        self._source = self._open_source()
+                    except Exception as exc:  # no camera now: say so, try again
+                        self._set("camera lost", f"the camera cannot be opened: {exc}")
+                        self._stop.wait(self.retry_s)
+                        continue
+                try:
+                    frame = self._source.read()
+                except CameraError as exc:
+                    self._set("camera lost", f"camera lost, reconnecting: {exc}")
+                    self._close_source()
+                    self.counts.reconnects += 1
+                    self._stop.wait(self.retry_s)
+                    continue
+                if frame is None:
+                    if not self._stop.is_set():
+                        self._set("ended", ENDED)
+                    break
+                self.counts.frames += 1
+                try:
+                    self.step(frame)
+                except Exception as exc:  # one bad frame must not end refereeing
+                    message = f"a frame could not be refereed: {exc}"
+                    if message != self.message:  # once, not on every frame
+                        log.exception("camera referee: frame %s failed", self.counts.frames)
+                    self.state, self.message = "error", message
+        finally:
+            self._close_source()
+
+    def _close_source(self) -> None:
+        source, self._source = self._source, None
+        if source is not None:
+            source.close()
+
+    def step(self, frame: Any) -> None:
+        """Referee one frame (the thread's body; tests may call it directly)."""
+        ctx = self._context()
+        if ctx is None:
+            return
+        arm = getattr(self._source, "arm", None)
+        if not ctx.quiet and callable(arm) and arm():
+            return  # a recording: its next pass is refereed, from its first frame
+        for obs in ctx.watcher.process(frame):
+            self.counts.observations += 1
+            self._sync(ctx)  # the previous observation may have moved the turn on
+            if ctx.quiet:
+                continue
+            for proposal in ctx.mapper.propose(obs, ctx.seat):
+                if isinstance(proposal, Event):
+                    self._append(ctx, proposal, obs.zone)
+                else:
+                    self._ask(ctx, self._taken_back(ctx, obs, proposal.to_dict()))
+        wait = " (waiting for the deal)" if ctx.quiet else ""
+        self._set("watching", f"refereeing game {ctx.game_id} ({ctx.game}){wait}")
+
+    # -- the game and the zones ------------------------------------------------------------
+    def _context(self) -> _Context | None:
+        from vision.table.to_events import EventMapper
+        from vision.table.watcher import TableWatcher
+        from vision.table.zones import TableLayout, ZoneError
+
+        if self._zones_version != self.zones.version:  # saving the zones bumps it
+            self._zones_version = self.zones.version
+            self._ctx = None  # new zones: a new watcher
+            doc = self.zones.load()
+            try:
+                layout = TableLayout.from_dict(doc)
+            except ZoneError as exc:
+                self._layout = None
+                self._set("waiting", f"the saved zones cannot be used: {exc}")
+                return None
+            self._layout = layout if layout.discard_piles() else None
+        if self._layout is None:
+            if self.state != "waiting":
+                self._set("waiting", "no discard pile is calibrated: draw it on the Calibrate page")
+            return None
+        game_id = self.games.current_id()
+        record = self.games.record(game_id) if game_id is not None else None
+        if record is None or record.ended_at is not None:
+            self._ctx = None
+            self._set("waiting", "no game is running")
+            return None
+        if record.game not in CAMERA_GAMES:
+            self._ctx = None
+            self._set("waiting", f"the camera does not referee {record.game}")
+            return None
+        ctx = self._ctx
+        if ctx is None or ctx.game_id != game_id:
+            detector = self._detector(record.game)
+            if detector is None:
+                self._ctx = None
+                return None
+            piles = [z.name for z in self._layout.discard_piles()]
+            watcher = TableWatcher(detector, self._layout)
+            ctx = _Context(
+                game_id, record.game, watcher, EventMapper(record.game, self._layout), piles
+            )
+            self._ctx = ctx
+        self._sync(ctx)
+        return ctx
+
+    def _detector(self, game: str) -> Detector | None:
+        if game in self._detectors:
+            return self._detectors[game]
+        if game in self._failed:
+            return None
+        try:
+            detector = self._detector_for(game)
+        except Exception as exc:  # missing or broken models: keep serving, say why
+            why = f"the card models cannot be loaded ({exc}); the camera is not refereeing"
+            self._failed[game] = why
+            self.models_error = why
+            self._set("error", why)
+            return None
+        self._detectors[game] = detector
+        return detector
+
+    def _sync(self, ctx: _Context) -> None:
+        """Seat on turn and pile tops from the game (see the module docstring)."""
+        try:
+            result = self.games.result(ctx.game_id)
+        except BadInput as exc:
+            self._set("error", exc.message)
+            return
+        if result.state is ctx.state:
+            return
+        ctx.state = result.state
+        ctx.quiet = not result.steps
+        view = self.games.rules(ctx.game).view(result.state)
+        ctx.seat = seat_on_turn(view)
+        tracker = ctx.watcher.tracker
+        for zone, top in pile_tops(ctx.game, view, ctx.piles).items():
+            if top != ctx.synced.get(zone):
+                ctx.synced[zone] = top
+                if top is not None:
+                    tracker.committed[zone] = (top,)
+                    ctx.mapper.note_top(zone, top)
+
+    def _taken_back(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
+        """A card taken back that the camera itself logged: one tap undoes that play (the
+        mapper cannot know its sequence number; we do)."""
+        if prompt.get("prompt") != "taken_back" or prompt.get("suggestion") is not None:
+            return prompt
+        play = ctx.plays.get(obs.zone)
+        if play is None or not obs.before or play[1] != obs.before[0]:
+            return prompt
+        undo = Event("undo", payload={"target": play[0]}, t_ns=obs.t_ns, source=Source.CAMERA)
+        return {
+            **prompt,
+            "suggestion": undo.to_dict(),
+            "message": prompt["message"][:-1] + f" (#{play[0]})?",
+        }
+
+    def _append(self, ctx: _Context, event: Event, zone: str | None = None) -> None:
+        try:
+            out = self.games.append(ctx.game_id, event)
+        except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
+            self._ask(
+                ctx,
+                {
+                    "prompt": "refused",
+                    "message": f"The camera saw {_describe(event)}, but the referee "
+                    f"cannot take it: {exc.message}",
+                    "zone": None,
+                    "t_ns": event.t_ns,
+                    "confidence": None,
+                    "suggestion": None,
+                    "choices": [],
+                },
+            )
+            return
+        self.counts.events += 1
+        self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
+        card = event.get("card")
+        if zone is not None and isinstance(card, str):
+            ctx.plays[zone] = (out["seq"], card)
+        self._sync(ctx)
+
+    def _ask(self, ctx: _Context, prompt: dict[str, Any]) -> None:
+        self.counts.prompts += 1
+        self.prompts.add(ctx.game_id, prompt)
+
+
+def _describe(event: Event) -> str:
+    card = event.payload.get("card") if isinstance(event.payload, Mapping) else None
+    return f"{event.kind} {card}" if card else event.kind

@@ -1,0 +1,72 @@
+/* The camera's questions (prompts) on the Live and Referee pages. The list arrives over the
+   page's own live stream (SSE "prompts", the whole list each time), so a question answered
+   on one tablet disappears on every other. Accept sends the suggested event (its original
+   time) through the API; Dismiss only clears the question. */
+"use strict";
+(() => {
+  const { el, api, toast } = TT;
+  const $ = (id) => document.getElementById(id);
+  let game = null;
+
+  function who(seat) {
+    return seat === null || seat === undefined ? "nobody" : TT.seatName(game ? { game } : null, seat);
+  }
+
+  function describe(ev) {
+    const p = ev.payload || {};
+    const parts = Object.keys(p).map((k) => k + " " + (Array.isArray(p[k]) ? p[k].join(" ") : p[k]));
+    return [ev.kind, ev.seat === undefined ? null : who(ev.seat), ...parts].filter(Boolean).join(" · ");
+  }
+
+  async function answer(p, action, body) {
+    const r = await api("POST", "/api/games/" + p.game_id + "/prompts/" + p.id + "/" + action, body || {});
+    if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return; }
+    if (action === "accept") {
+      toast("#" + r.data.seq + " " + ((r.data.verdicts || []).map((v) => v.reason).join(" · ") || "recorded"), "ok");
+    }
+  }
+
+  function item(p) {
+    const s = p.suggestion;
+    const off = !TT.referee;
+    const buttons = [];
+    if (s && p.prompt === "who_played" && game) {
+      game.players.forEach((name, i) => buttons.push(el("button", {
+        class: "small ok", "data-action": "accept", "data-seat": i, disabled: off,
+        onclick: () => answer(p, "accept", { seat: i }) }, name)));
+    } else if (s && p.prompt === "which_group") {
+      const input = el("input", { type: "number", min: "0", value: "0", class: "group", "aria-label": "group number" });
+      buttons.push(el("label", { text: "group " }, input));
+      buttons.push(el("button", { class: "small ok", "data-action": "accept", disabled: off,
+        onclick: () => answer(p, "accept", { payload: { group: parseInt(input.value, 10) || 0 } }) }, "Accept"));
+    } else if (s) {
+      buttons.push(el("button", { class: "small ok", "data-action": "accept", disabled: off,
+        onclick: () => answer(p, "accept") },
+        p.prompt === "same_card" ? "Yes, send it" : p.prompt === "taken_back" ? "Undo it" : "Accept"));
+    }
+    buttons.push(el("button", { class: "small", "data-action": "dismiss", disabled: off,
+      onclick: () => answer(p, "dismiss") }, "Dismiss"));
+    const sure = typeof p.confidence === "number" ? Math.round(p.confidence * 100) + "% sure" : null;
+    return el("li", { class: "prompt", "data-prompt": p.id },
+      el("div", { class: "ev", text: p.message }),
+      el("div", { class: "muted", text: ["camera", sure, s ? "suggests " + describe(s) : "enter it on the Referee page"].filter(Boolean).join(" · ") }),
+      el("div", { class: "row" }, buttons));
+  }
+
+  /* Called by the page with every game snapshot: names for the seat buttons. */
+  TT.promptGame = (snap) => {
+    const next = snap && snap.game ? snap.game : null;
+    const switched = next && game && next.id !== game.id;
+    game = next;
+    if (switched) TT.showPrompts({ game_id: next.id, prompts: [] });  // another game's list
+  };
+
+  TT.showPrompts = (data) => {
+    const list = $("prompts"), panel = $("prompt-panel");
+    if (!list || !panel) return;
+    if (game && data.game_id !== game.id) return;
+    const items = data.prompts || [];
+    list.replaceChildren(...items.slice().reverse().map(item));
+    panel.classList.toggle("hidden", items.length === 0);
+  };
+})();
