@@ -158,6 +158,20 @@ def camera_referee() -> Response:
     return jsonify(s.referee.status())
 
 
+@bp.post("/api/camera/dryers/empty")
+@referee_required
+def dryers_empty() -> Response:
+    """Wash Dash: "the dryers are empty now" — the camera's next still look at each
+    calibrated dryer becomes the empty picture it compares with."""
+    s = services()
+    if s.referee is None:
+        raise BadInput("no camera is configured, so there is no dryer to look at", 409)
+    if not any(z["kind"] == "dryer" for z in s.zones.load()["zones"]):
+        raise BadInput("no dryer is calibrated: draw seat_S_dryer and its bars first", 409)
+    s.referee.empty_dryers()
+    return jsonify(s.referee.status())
+
+
 @bp.get("/api/camera/snapshot.jpg")
 def snapshot() -> Response:
     """The raw frame (for drawing zones on)."""

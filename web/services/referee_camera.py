@@ -7,6 +7,8 @@ through ``EventMapper`` with the seat on turn taken from the game's view. A conf
 is appended with ``source=camera`` through ``GameService.append`` — the console's path, so
 verdicts (an illegal play gets its verdict), scoreboard and SSE updates are the usual ones;
 anything the camera is unsure of becomes a question on the tablets (``PromptBoard``).
+Wash Dash is refereed from the dryers instead (``web/services/referee_dryer.py``, called
+from the same thread with the same frames).
 
 Why the piles are synchronised with the game: the watcher compares each pile with what it
 last committed. When the game's own top card changes (the deal, a play typed on the
@@ -35,12 +37,13 @@ from referee.events import Event, Source
 from web.errors import BadInput
 from web.services.games import GameService
 from web.services.prompts import PromptBoard
+from web.services.referee_dryer import WASH_DASH, DryerReferee
 from web.services.zones import ZoneStore
 
 log = logging.getLogger(__name__)
 
 # The games whose plays the camera reads off the piles (EventMapper); Wash Dash's dryers
-# are read by vision.dryer and are not wired into the dashboard yet.
+# are read by vision.dryer (``DryerReferee``).
 CAMERA_GAMES = ("deck-dash", "dos", "hit-the-deck")
 
 Detector = Callable[[Any], Sequence[Any]]  # image -> Sightings (vision.table.watcher)
@@ -256,7 +259,9 @@ class CameraReferee:
         self._source: Any = None
         self._ctx: _Context | None = None
         self._layout: Any = None
+        self._zones_problem = ""  # why the saved zones cannot be used, if they cannot
         self._zones_version: int | None = None
+        self.dryers = DryerReferee(games, prompts, self.counts)
         self._detectors: dict[str, Detector] = {}
         self._failed: dict[str, str] = {}  # game -> why its detector could not be built
 
@@ -307,14 +312,19 @@ class CameraReferee:
             "state": self.state,
             "message": self.message,
             "models_error": self.models_error,
-            "game_id": ctx.game_id if ctx else None,
+            "game_id": ctx.game_id if ctx else self.dryers.game_id,
             "frames": self.counts.frames,
             "observations": self.counts.observations,
             "events": self.counts.events,
             "prompts": self.counts.prompts,
             "reconnects": self.counts.reconnects,
-            "last": self.last,
+            "last": max((x for x in (self.last, self.dryers.last) if x), key=_at, default=None),
+            "dryers": self.dryers.status() if self.dryers.seats else None,
         }
+
+    def empty_dryers(self) -> None:
+        """The family says the dryers are empty: take the reference (see referee_dryer)."""
+        self.dryers.empty_now()
 
     def _set(self, state: str, message: str) -> None:
         if (state, message) != (self.state, self.message) and state in ("error", "camera lost"):
@@ -364,7 +374,13 @@ class CameraReferee:
 
     def step(self, frame: Any) -> None:
         """Referee one frame (the thread's body; tests may call it directly)."""
-        ctx = self._context()
+        target = self._target()
+        if target is None:
+            return
+        if target[1] == WASH_DASH:
+            self._step_dryers(target[0], frame)
+            return
+        ctx = self._context(*target)
         if ctx is None:
             return
         arm = getattr(self._source, "arm", None)
@@ -383,48 +399,70 @@ class CameraReferee:
         wait = " (waiting for the deal)" if ctx.quiet else ""
         self._set("watching", f"refereeing game {ctx.game_id} ({ctx.game}){wait}")
 
+    def _step_dryers(self, game_id: int, frame: Any) -> None:
+        dryers = self.dryers
+        arm = getattr(self._source, "arm", None)
+        if dryers.view(game_id).get("round") is not None and callable(arm) and arm():
+            return  # a recording: refereed from its first frame once a round is revealed
+        dryers.step(game_id, frame.image, frame.t_ns)
+        self._set("watching", f"refereeing game {game_id} ({WASH_DASH}): {dryers.message()}")
+
     # -- the game and the zones ------------------------------------------------------------
-    def _context(self) -> _Context | None:
-        from vision.table.to_events import EventMapper
-        from vision.table.watcher import TableWatcher
+    def _target(self) -> tuple[int, str] | None:
+        """(game id, game) when the running game can be refereed with the saved zones;
+        otherwise None, with the reason on the status."""
         from vision.table.zones import TableLayout, ZoneError
 
         if self._zones_version != self.zones.version:  # saving the zones bumps it
             self._zones_version = self.zones.version
             self._ctx = None  # new zones: a new watcher
-            doc = self.zones.load()
+            self._layout, self._zones_problem = None, ""
             try:
-                layout = TableLayout.from_dict(doc)
+                self._layout = TableLayout.from_dict(self.zones.load())
             except ZoneError as exc:
-                self._layout = None
-                self._set("waiting", f"the saved zones cannot be used: {exc}")
-                return None
-            self._layout = layout if layout.discard_piles() else None
-        if self._layout is None:
-            if self.state != "waiting":
-                self._set("waiting", "no discard pile is calibrated: draw it on the Calibrate page")
-            return None
+                self._zones_problem = f"the saved zones cannot be used: {exc}"
+            else:
+                self.dryers.set_layout(self._layout)
         game_id = self.games.current_id()
         record = self.games.record(game_id) if game_id is not None else None
         if record is None or record.ended_at is not None:
             self._ctx = None
             self._set("waiting", "no game is running")
             return None
-        if record.game not in CAMERA_GAMES:
+        if record.game != WASH_DASH and record.game not in CAMERA_GAMES:
             self._ctx = None
             self._set("waiting", f"the camera does not referee {record.game}")
             return None
+        if self._layout is None:
+            self._set("waiting", self._zones_problem or "no zones are calibrated")
+            return None
+        if record.game == WASH_DASH and not self.dryers.seats:
+            problems = "; ".join(self.dryers.problems)
+            why = f" ({problems})" if problems else ""
+            self._set(
+                "waiting",
+                "no dryer is calibrated: draw seat_S_dryer and its three bars on the "
+                f"Calibrate page{why}",
+            )
+            return None
+        if record.game != WASH_DASH and not self._layout.discard_piles():
+            self._set("waiting", "no discard pile is calibrated: draw it on the Calibrate page")
+            return None
+        return game_id, record.game
+
+    def _context(self, game_id: int, game: str) -> _Context | None:
+        from vision.table.to_events import EventMapper
+        from vision.table.watcher import TableWatcher
+
         ctx = self._ctx
         if ctx is None or ctx.game_id != game_id:
-            detector = self._detector(record.game)
+            detector = self._detector(game)
             if detector is None:
                 self._ctx = None
                 return None
             piles = [z.name for z in self._layout.discard_piles()]
             watcher = TableWatcher(detector, self._layout)
-            ctx = _Context(
-                game_id, record.game, watcher, EventMapper(record.game, self._layout), piles
-            )
+            ctx = _Context(game_id, game, watcher, EventMapper(game, self._layout), piles)
             self._ctx = ctx
         self._sync(ctx)
         return ctx
@@ -509,6 +547,10 @@ class CameraReferee:
     def _ask(self, ctx: _Context, prompt: dict[str, Any]) -> None:
         self.counts.prompts += 1
         self.prompts.add(ctx.game_id, prompt)
+
+
+def _at(last: Mapping[str, Any]) -> float:
+    return float(last["at"])
 
 
 def _describe(event: Event) -> str:

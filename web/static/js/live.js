@@ -34,7 +34,29 @@
         (ref.message ? " — " + ref.message : "") + " · " + ref.events + " events, " + ref.prompts + " questions";
       refToggle.checked = ref.enabled;
     }
+    dryerStatus(ref && ref.dryers);
     setTimeout(refereeStatus, 3000);
+  }
+  /* Wash Dash: each calibrated dryer's empty picture and reading, and the button that
+     retakes the empty pictures (referee only). */
+  const dryerText = $("dryer-status"), dryersEmpty = $("dryers-empty");
+  function dryerStatus(d) {
+    if (!dryerText || !dryersEmpty) return;
+    dryerText.classList.toggle("hidden", !d);
+    dryersEmpty.classList.toggle("hidden", !d);
+    if (!d) return;
+    const seats = d.seats.map((s) => "seat " + s.seat + ": " +
+      (s.reference ? (s.dryer || "empty") + " (empty picture: " + s.reference + ")" : "no empty picture yet"));
+    dryerText.textContent = "Dryers — " + (d.waiting_for_empty ? "waiting for a still look at the empty dryers · " : "") +
+      seats.concat(d.problems).join(" · ");
+  }
+  if (dryersEmpty) {
+    dryersEmpty.addEventListener("click", async () => {
+      const r = await TT.api("POST", "/api/camera/dryers/empty", {});
+      if (!r.ok) { TT.toast(r.data.error || "error", "bad"); return; }
+      TT.toast("The camera takes the empty dryers at its next still look.", "ok");
+      dryerStatus(r.data.dryers);
+    });
   }
   if (refStatus && refToggle) {
     refToggle.addEventListener("change", async () => {

@@ -12,9 +12,15 @@
     return seat === null || seat === undefined ? "nobody" : TT.seatName(game ? { game } : null, seat);
   }
 
+  /* A Wash Dash dryer state in its compact text: "dress:yellow+blue / pants:red / -". */
+  function dryer(d) {
+    return d.bars.map((bar) => bar.map((h) => h.piece + ":" + h.pins.join("+")).join("; ") || "-").join(" / ");
+  }
+
   function describe(ev) {
     const p = ev.payload || {};
-    const parts = Object.keys(p).map((k) => k + " " + (Array.isArray(p[k]) ? p[k].join(" ") : p[k]));
+    const value = (v) => (Array.isArray(v) ? v.join(" ") : v && Array.isArray(v.bars) ? dryer(v) : v);
+    const parts = Object.keys(p).map((k) => k + " " + value(p[k]));
     return [ev.kind, ev.seat === undefined ? null : who(ev.seat), ...parts].filter(Boolean).join(" · ");
   }
 

@@ -1,0 +1,399 @@
+"""The camera referees Wash Dash dryers: each calibrated seat's dryer, read from the
+dashboard's camera, becomes the engine's ``dryer`` event (or a question on the tablets).
+
+Driven by ``CameraReferee`` (``web/services/referee_camera.py``): same thread, same frames,
+same ``GameService.append`` and ``PromptBoard``. Per seat with ``seat_S_dryer`` and its three
+``seat_S_dryer_bar_B`` zones: ``vision.dryer.read.DryerReader`` reads the dryer, a shared
+``StabilityTracker`` keeps only readings that held still, and ``vision.dryer.watch.
+dryer_proposal`` turns a settled reading into the event, or into a prompt when it is
+impossible or doubtful.
+
+**The empty-dryer reference.** The reader compares each frame with a picture of the same
+dryer with nothing on it; without one it is wrong too often (docs/VISION-TABLE.md), so a
+seat without a reference is not read. A reference is only ever a *still* picture (the
+dryer zone unchanged for ``STILL_FRAMES`` frames and ``STILL_NS``) and is taken:
+
+1. when the family presses "Dryers are empty now" on the Live page (every seat);
+2. automatically before the game's first round (the engine has no round yet, the rules
+   assemble the dryers empty), or at any time for a seat the engine knows no non-empty
+   dryer of this round when the reader, reading *without* a reference, sees it empty (a
+   server restarted mid-game, a recording);
+3. refreshed between rounds (and before the first) whenever a seat's dryer reads empty
+   and holds still: the family emptied it, so the light drifting over an evening is
+   followed and a hung piece is never learned as background.
+
+**What is sent.** While a round runs, every settled change of a dryer. Between rounds the
+family checks and empties the dryers: only a non-empty reading that answers a ``done``
+still waiting for its dryer (``unchecked``) is sent. A ``done`` without a dryer (a pad's
+button) gets the seat's settled reading at once, even when the dryer did not change; an
+empty dryer answering it is asked, never sent (it would be a mistake). A newer reading
+of a seat clears that seat's older open dryer question. Before the first round nothing
+is sent (the family is setting up).
+
+Speed: a seat is read only when its dryer zone holds still and looks different from the
+last read; a moving zone (a hand hanging a shirt) is occluded for the tracker (TBL-1), so
+a half-hung reading never settles.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from referee.events import Event
+from referee.washdash.dryer import Dryer
+from web.errors import BadInput
+from web.services.games import GameService
+from web.services.prompts import PromptBoard
+
+log = logging.getLogger(__name__)
+
+WASH_DASH = "wash-dash"
+RACING = ("racing", "draw_on")
+STILL_FRAMES = 5  # a reference is a picture the dryer zone held still for this long…
+STILL_NS = 300_000_000  # …and this many ns
+MOTION_LEVEL = 20  # levels in any channel: a thumbnail pixel changed (a colour, not grey)
+MOVING = 0.02  # share of the dryer's thumbnail changed since the previous frame: moving
+CHANGED = 0.003  # share changed since the last read: read again (a pin is ~0.8 %)
+THUMB = (60, 45)  # the dryer zone's thumbnail for motion (w, h)
+
+
+class Counts(Protocol):
+    """``CameraReferee.counts``: the dryers add to the same figures."""
+
+    observations: int
+    events: int
+    prompts: int
+
+
+@dataclass
+class _Seat:
+    seat: int
+    zone: str
+    reader: Any  # vision.dryer.read.DryerReader
+    reference: str | None = None  # how it was taken: "button", "game start", …
+    reference_at: float | None = None
+    prev: np.ndarray | None = None  # previous frame's thumbnail
+    still: int = 0  # frames the zone has held still
+    still_since: int | None = None
+    refreshed: bool = False  # a reference was taken in this still spell
+    read_thumb: np.ndarray | None = None  # thumbnail at the last read
+    reading: Any = None  # ZoneReading of the last read
+    dryer: Dryer | None = None  # the last read's dryer
+    settled: tuple[Dryer, float, int] | None = None  # committed (dryer, confidence, t_ns)
+    prompt_id: int | None = None  # this seat's open dryer question
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "reference": self.reference,
+            "reference_at": self.reference_at,
+            "dryer": self.settled[0].to_text() if self.settled else None,
+        }
+
+
+@dataclass
+class _Game:
+    game_id: int
+    players: tuple[str, ...] = ()
+    state: Any = None
+    view: dict[str, Any] = field(default_factory=dict)
+    answered: set[tuple[Any, ...]] = field(default_factory=set)  # claims given a reading
+
+
+def dryer_seats(layout: Any) -> list[int]:
+    """Seats with a calibrated dryer zone (its bars are checked by the reader)."""
+    from vision.table.zones import ZoneKind
+
+    return sorted({z.seat for z in layout.of_kind(ZoneKind.DRYER) if z.seat is not None})
+
+
+def _changed(a: np.ndarray | None, b: np.ndarray) -> float:
+    """Share of thumbnail pixels whose colour changed (0 without an earlier one)."""
+    if a is None:
+        return 0.0
+    return float((cv2.absdiff(a, b).max(axis=2) > MOTION_LEVEL).mean())
+
+
+class DryerReferee:
+    """Every calibrated seat's dryer for the running Wash Dash game (module docstring)."""
+
+    def __init__(
+        self,
+        games: GameService,
+        prompts: PromptBoard,
+        counts: Counts,
+        reader_for: Callable[[Any, int], Any] | None = None,
+    ) -> None:
+        self.games = games
+        # (layout, seat) -> a reader with DryerReader's canonical / set_reference / read
+        self.reader_for = reader_for
+        self.prompts = prompts
+        self.counts = counts
+        self.problems: list[str] = []  # seats whose calibration cannot be read
+        self._seats: dict[int, _Seat] = {}
+        self._tracker: Any = None
+        self._game: _Game | None = None
+        self.last: dict[str, Any] | None = None  # the last dryer event sent
+        self._awaiting: set[int] = set()  # seats to take a reference of ("empty now")
+        self._empty_asked = False  # set by a request thread, read by the referee's
+
+    # -- set-up ------------------------------------------------------------------------
+    def set_layout(self, layout: Any) -> None:
+        """New calibration: new readers (and references: the zones moved)."""
+        from vision.dryer.read import DryerReader
+        from vision.table.stability import StabilityTracker
+
+        self._seats, self.problems = {}, []
+        for seat in dryer_seats(layout):
+            try:
+                reader = (self.reader_for or DryerReader)(layout, seat)
+            except (ValueError, StopIteration) as exc:
+                self.problems.append(f"seat {seat}: {exc}")
+                continue
+            self._seats[seat] = _Seat(seat, f"seat_{seat}_dryer", reader)
+        self._tracker = StabilityTracker()
+
+    @property
+    def game_id(self) -> int | None:
+        return self._game.game_id if self._game else None
+
+    @property
+    def seats(self) -> list[int]:
+        return sorted(self._seats)
+
+    def empty_now(self) -> None:
+        """The Live page's "Dryers are empty now": the next still picture of each dryer
+        becomes its reference."""
+        self._empty_asked = True
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "seats": [s.status() for _, s in sorted(self._seats.items())],
+            "waiting_for_empty": bool(self._awaiting) or self._empty_asked,
+            "problems": list(self.problems),
+        }
+
+    def message(self) -> str:
+        missing = [s.seat for s in self._seats.values() if s.reference is None]
+        if self._awaiting or self._empty_asked:
+            return "waiting for a still look at the empty dryers"
+        if missing:
+            who = ", ".join(str(s) for s in missing)
+            return (
+                f"seat {who}: no picture of the empty dryer yet — empty it and press "
+                "'Dryers are empty now'"
+            )
+        seats = self.seats
+        if not seats:
+            return "no dryer is calibrated"
+        return f"reading the dryer{'s' if len(seats) > 1 else ''} of seat" + (
+            f"s {', '.join(str(s) for s in seats)}" if len(seats) > 1 else f" {seats[0]}"
+        )
+
+    # -- one frame ---------------------------------------------------------------------
+    def step(self, game_id: int, image: np.ndarray, t_ns: int) -> None:
+        from vision.table.stability import ZoneReading
+
+        if self._empty_asked:
+            self._empty_asked = False
+            self._awaiting = set(self._seats)
+        game = self._context(game_id)
+        n_players = len(game.view.get("cards") or [])
+        seats = [s for s in self._seats.values() if s.seat < n_players]
+        readings: dict[str, Any] = {}
+        for seat in seats:
+            flat = seat.reader.canonical(image)
+            thumb = cv2.resize(flat, THUMB, interpolation=cv2.INTER_AREA)
+            moving = _changed(seat.prev, thumb) > MOVING
+            seat.prev = thumb
+            if moving:
+                seat.still, seat.still_since, seat.refreshed = 0, None, False
+            else:
+                seat.still += 1
+                seat.still_since = t_ns if seat.still_since is None else seat.still_since
+            self._reference(game, seat, image, t_ns)
+            if seat.reference is None:
+                continue
+            if moving:
+                readings[seat.zone] = ZoneReading((), 0.0, occluded=True)
+                continue
+            if seat.reading is None or _changed(seat.read_thumb, thumb) > CHANGED:
+                got = seat.reader.read(image)
+                text = (got.dryer.to_text(),) if any(got.dryer.bars) else ()
+                seat.reading = ZoneReading(text, got.confidence)
+                seat.dryer, seat.read_thumb = got.dryer, thumb
+            readings[seat.zone] = seat.reading
+        by_zone = {s.zone: s for s in seats}
+        for obs in self._tracker.update(t_ns, readings):
+            self.counts.observations += 1
+            seat = by_zone[obs.zone]
+            dryer = Dryer.parse(obs.after[0]) if obs.after else Dryer()
+            seat.settled = (dryer, obs.confidence, obs.t_ns)
+            self._observed(game, seat)
+        for seat in seats:
+            self._answer_claim(game, seat, t_ns)
+
+    # -- the game ----------------------------------------------------------------------
+    def view(self, game_id: int) -> dict[str, Any]:
+        """The game's view (phase, round, claims, dryers), refreshed when its log moved."""
+        return self._context(game_id).view
+
+    def _context(self, game_id: int) -> _Game:
+        game = self._game
+        if game is None or game.game_id != game_id:
+            game = self._game = _Game(game_id, tuple(self.games.record(game_id).players))
+            for seat in self._seats.values():
+                seat.prompt_id = None
+        self._refresh(game)
+        return game
+
+    def _refresh(self, game: _Game) -> None:
+        result = self.games.result(game.game_id)
+        if result.state is not game.state:
+            game.state = result.state
+            game.view = self.games.rules(WASH_DASH).view(result.state)
+
+    def _unchecked(self, game: _Game, seat: int) -> tuple[Any, ...] | None:
+        """The seat's ``done`` still waiting for a dryer reading (a key), else None."""
+        for claim in game.view.get("claims") or []:
+            if claim.get("seat") == seat and claim.get("status") == "unchecked":
+                return (game.view.get("round"), seat, claim.get("card"), claim.get("t_ns"))
+        return None
+
+    def _engine_dryer_empty(self, game: _Game, seat: int) -> bool:
+        dryers = game.view.get("dryers") or []
+        known = dryers[seat] if seat < len(dryers) else None
+        return known is None or not any(Dryer.from_dict(known).bars)
+
+    # -- the reference -----------------------------------------------------------------
+    def _reference(self, game: _Game, seat: _Seat, image: np.ndarray, t_ns: int) -> None:
+        if seat.still < STILL_FRAMES or t_ns - (seat.still_since or t_ns) < STILL_NS:
+            return
+        first_round = game.view.get("round") is None and game.view.get("phase") != "over"
+        between = game.view.get("phase") == "between_rounds" or first_round
+        if seat.seat in self._awaiting:
+            why = "button"
+        elif seat.refreshed:
+            return  # one reference per still spell
+        elif seat.reference is None and first_round:
+            why = "before the first round"
+        elif seat.reference is None and self._engine_dryer_empty(game, seat.seat):
+            if any(seat.reader.read(image).dryer.bars):  # no reference yet: a plain look
+                seat.refreshed = True  # not plainly empty: wait for the button or a round
+                return
+            why = "it looked empty"
+        elif seat.reference is not None and between and self._reads_empty(seat):
+            why = "emptied"
+        else:
+            return
+        seat.reader.set_reference(image)
+        seat.reference, seat.reference_at, seat.refreshed = why, time.time(), True
+        seat.reading = seat.read_thumb = None  # read again against the new reference
+        if why != "emptied":
+            self._tracker.reset([seat.zone])  # whatever was committed is background now
+            seat.settled = None
+        self._awaiting.discard(seat.seat)
+        log.info("camera referee: seat %s's empty dryer taken (%s)", seat.seat, why)
+
+    def _reads_empty(self, seat: _Seat) -> bool:
+        committed = self._tracker.committed.get(seat.zone, ())
+        return not committed and seat.dryer is not None and not any(seat.dryer.bars)
+
+    # -- proposals ---------------------------------------------------------------------
+    def _observed(self, game: _Game, seat: _Seat) -> None:
+        """A seat's dryer settled on a new reading: send it when the game wants it."""
+        assert seat.settled is not None
+        dryer, confidence, t_ns = seat.settled
+        phase = game.view.get("phase")
+        claim = self._unchecked(game, seat.seat)
+        if phase in RACING or (phase == "between_rounds" and claim is not None and any(dryer.bars)):
+            self._propose(game, seat, dryer, confidence, t_ns, claim)
+
+    def _answer_claim(self, game: _Game, seat: _Seat, t_ns: int) -> None:
+        """A ``done`` waiting for a dryer: the seat's settled reading, once per claim."""
+        claim = self._unchecked(game, seat.seat)
+        if claim is None or claim in game.answered or seat.reference is None or seat.still == 0:
+            return
+        committed = self._tracker.committed.get(seat.zone, ())
+        if seat.reading is None or seat.reading.cards != committed:
+            return  # the dryer is settling on something new: wait for it
+        if seat.settled is None:
+            if committed:
+                return  # committed before this game's context: wait for a change
+            seat.settled = (Dryer(), 1.0, t_ns)
+        dryer, confidence, when = seat.settled
+        if not any(dryer.bars):
+            confidence = 0.0  # an empty dryer for a done: ask, never rule a mistake
+        self._propose(game, seat, dryer, confidence, when, claim)
+
+    def _propose(
+        self,
+        game: _Game,
+        seat: _Seat,
+        dryer: Dryer,
+        confidence: float,
+        t_ns: int,
+        claim: tuple[Any, ...] | None,
+    ) -> None:
+        from vision.dryer.watch import dryer_proposal
+
+        if claim is not None:
+            game.answered.add(claim)
+        self._clear_question(game, seat)
+        proposal = dryer_proposal(seat.seat, dryer, confidence, t_ns, seat.zone)
+        if isinstance(proposal, Event):
+            self._append(game, seat, proposal)
+            return
+        question = proposal.to_dict()
+        # "Seat 0's dryer reads …" → "Ana's dryer reads …"
+        who = f"{self._name(game, seat)}'s"
+        question["message"] = question["message"].replace(f"Seat {seat.seat}'s", who, 1)
+        self._ask(game, seat, question)
+
+    def _append(self, game: _Game, seat: _Seat, event: Event) -> None:
+        try:
+            out = self.games.append(game.game_id, event)
+        except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
+            self._ask(
+                game,
+                seat,
+                {
+                    "prompt": "refused",
+                    "message": f"The camera read {self._name(game, seat)}'s dryer as "
+                    f"{Dryer.from_dict(event.payload['dryer']).to_text()}, but the referee "
+                    f"cannot take it: {exc.message}",
+                    "zone": seat.zone,
+                    "t_ns": event.t_ns,
+                    "confidence": None,
+                    "suggestion": None,
+                    "choices": [],
+                },
+            )
+            return
+        self.counts.events += 1
+        self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
+        self._refresh(game)
+
+    @staticmethod
+    def _name(game: _Game, seat: _Seat) -> str:
+        return game.players[seat.seat] if seat.seat < len(game.players) else f"seat {seat.seat}"
+
+    def _ask(self, game: _Game, seat: _Seat, prompt: Mapping[str, Any]) -> None:
+        self.counts.prompts += 1
+        seat.prompt_id = self.prompts.add(game.game_id, prompt).id
+
+    def _clear_question(self, game: _Game, seat: _Seat) -> None:
+        """A newer reading makes the seat's older dryer question moot."""
+        if seat.prompt_id is None:
+            return
+        pid, seat.prompt_id = seat.prompt_id, None
+        with contextlib.suppress(BadInput):  # answered on a tablet already
+            self.prompts.dismiss(game.game_id, pid)
