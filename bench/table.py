@@ -4,6 +4,7 @@ reader on held-out rendered dryers, and live-speed keeping up with a 30 FPS 640Ã
     python -m bench.table videos --seeds 6 --detector oracle   # watcher logic, adversarial
     python -m bench.table videos --seeds 3 --detector model    # Vision I's ONNX models
     python -m bench.table dryers --n 300                       # dryer state exactly right
+    python -m bench.table dryers --n 100 --seed 1234 --failures /tmp/f  # tune: see failures
     python -m bench.table speed --cache /tmp/v.pkl             # CPU and latency at 30 FPS
     python -m bench.table teach                                # teach a held-out art style
 
@@ -205,37 +206,100 @@ def cmd_videos(args: argparse.Namespace) -> dict:
     return {"detector": args.detector, **totals, "per_video": per}
 
 
+def _dryer_canon(d) -> list:
+    """A dryer state compared as the rules see it: pieces in a bar and pins unordered."""
+    return [sorted((h.piece.value, sorted(p.value for p in h.pins)) for h in bar) for bar in d.bars]
+
+
+def _save_dryer_failure(out, i: int, s, got, got_without, reader) -> None:
+    """One failing held-out dryer: the frame, its empty reference, the flattened grid the
+    reader saw (with what it found drawn on it), and a text diff of read vs truth."""
+    import cv2
+
+    from vision.dryer.read import BAR_Y
+
+    out.mkdir(parents=True, exist_ok=True)
+    flat, ref, lines = reader.canonical(s.image), reader.canonical(s.empty), BAR_Y
+    show = cv2.resize(flat, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)
+    for y in lines:
+        cv2.line(show, (0, int(2 * y)), (show.shape[1], int(2 * y)), (0, 255, 0), 1)
+    for blob, thick in [(b, 2) for b in got.pieces] + [(b, 1) for b in got.pins]:
+        x1, y1, x2, y2 = (2 * v for v in blob.box)
+        cv2.rectangle(show, (x1, y1), (x2, y2), (255, 0, 255) if thick == 2 else (0, 255, 255), 1)
+    ref2 = cv2.resize(ref, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)
+    cv2.imwrite(str(out / f"{i:04d}_grid.png"), np.hstack([show, ref2]))
+    cv2.imwrite(str(out / f"{i:04d}_frame.jpg"), np.hstack([s.image, s.empty]))
+    lines_txt = [
+        f"truth:             {s.dryer.to_text()}",
+        f"read (reference):  {got.dryer.to_text()}",
+        f"read (without):    {got_without.dryer.to_text()}",
+        f"confidence:        {got.confidence}",
+        "notes:             " + "; ".join(got.notes),
+        "pieces:            " + ", ".join(f"{b.color}{b.box}" for b in got.pieces),
+        "pins:              " + ", ".join(f"{b.color}{b.box}" for b in got.pins),
+    ]
+    (out / f"{i:04d}.txt").write_text("\n".join(lines_txt) + "\n")
+
+
+def _dryer_failure(truth, read) -> str:
+    """What a wrong reading got wrong, first reason first."""
+    t_pieces = {h.piece for _, h in truth.hung()}
+    r_pieces = {h.piece for _, h in read.hung()}
+    if t_pieces - r_pieces:
+        return "piece missed"
+    if r_pieces - t_pieces:
+        return "piece that is not there"
+    if {(b, h.piece) for b, h in truth.hung()} != {(b, h.piece) for b, h in read.hung()}:
+        return "piece on the wrong bar"
+    return "pins wrong"
+
+
 def cmd_dryers(args: argparse.Namespace) -> dict:
+    from collections import Counter
+    from pathlib import Path
+
     from vision.dryer.read import DryerReader
     from vision.dryer.render import render_dryer
 
-    def canon(d):
-        return [
-            sorted((h.piece.value, sorted(p.value for p in h.pins)) for h in bar) for bar in d.bars
-        ]
-
     rng = np.random.default_rng(args.seed)
     right = {"with_reference": 0, "without": 0}
-    ms = []
+    kinds: dict[str, Counter] = {"with_reference": Counter(), "without": Counter()}
+    ms: dict[str, list[float]] = {"with_reference": [], "without": []}
     wrong = []
+    failures = Path(args.failures) if args.failures else None
     for i in range(args.n):
         s = render_dryer(rng)
+        truth = _dryer_canon(s.dryer)
         reader = DryerReader(s.layout)
-        right["without"] += canon(reader.read(s.image).dryer) == canon(s.dryer)
-        reader.set_reference(s.empty)
-        t = time.perf_counter()
-        got = reader.read(s.image)
-        ms.append((time.perf_counter() - t) * 1000)
-        ok = canon(got.dryer) == canon(s.dryer)
-        right["with_reference"] += ok
+        reader.canonical(s.image)  # the resampling maps are made once per calibration
+        got = {}
+        for mode in ("without", "with_reference"):
+            if mode == "with_reference":
+                reader.set_reference(s.empty)
+            t = time.perf_counter()
+            got[mode] = reader.read(s.image)
+            ms[mode].append((time.perf_counter() - t) * 1000)
+            ok = _dryer_canon(got[mode].dryer) == truth
+            right[mode] += ok
+            if not ok:
+                kinds[mode][_dryer_failure(s.dryer, got[mode].dryer)] += 1
+        ok = _dryer_canon(got["with_reference"].dryer) == truth
         if not ok and len(wrong) < 20:
-            wrong.append(f"{i}: {s.dryer} read as {got.dryer}")
+            wrong.append(
+                f"{i}: {s.dryer.to_text()} read as {got['with_reference'].dryer.to_text()}"
+            )
+        if failures is not None and (not ok or _dryer_canon(got["without"].dryer) != truth):
+            _save_dryer_failure(failures, i, s, got["with_reference"], got["without"], reader)
     return {
         "dryers": args.n,
         "seed": args.seed,
         "exact_with_reference": right["with_reference"] / args.n,
         "exact_without_reference": right["without"] / args.n,
-        "read_ms_p50": float(np.median(ms)),
+        "read_ms_p50": float(np.median(ms["with_reference"])),
+        "read_ms_p95": float(np.percentile(ms["with_reference"], 95)),
+        "read_ms_p50_without_reference": float(np.median(ms["without"])),
+        "failures_with_reference": dict(kinds["with_reference"]),
+        "failures_without_reference": dict(kinds["without"]),
         "examples_wrong": wrong,
     }
 
@@ -395,7 +459,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     v.set_defaults(run=cmd_videos)
     d = sub.add_parser("dryers")
     d.add_argument("--n", type=int, default=300)
-    d.add_argument("--seed", type=int, default=424242)
+    d.add_argument("--seed", type=int, default=424242, help="held out: tune on another seed")
+    d.add_argument("--failures", help="save failing dryers here (images + read vs truth)")
     d.set_defaults(run=cmd_dryers)
     s = sub.add_parser("speed")
     s.add_argument("--seed", type=int, default=7)

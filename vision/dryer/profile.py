@@ -23,6 +23,13 @@ PIN_HEIGHT = (0.12, 0.16)  # of H
 PIN_ABOVE = (0.42, 0.6)  # share of a pin's height above the top edge of what it clips
 
 # Hue windows (OpenCV hue, 0..180) for the reader's colour classes, after white balance.
-HUE = {"red": ((0, 14), (165, 180)), "yellow": ((17, 40),), "blue": ((90, 135),)}
+# Without an empty-dryer reference the table's colours are in the picture too: the windows
+# hug the printed inks (red -10..8°, yellow 44..56°, blue 200..228°) so that a pink, orange
+# or purple cloth is not read as a piece.
+HUE = {"red": ((0, 10), (170, 180)), "yellow": ((18, 36),), "blue": ((94, 122),)}
+# For what changed since the empty dryer (no table in it): the nearest of the three hues.
+HUE_CHANGED = {"red": ((0, 13), (160, 180)), "yellow": ((14, 42),), "blue": ((88, 140),)}
 MIN_SATURATION = 85  # 0..255
+MIN_SATURATION_ALONE = 140  # without a reference: a cloth is rarely as vivid as the inks
+MIN_SATURATION_CHANGED = 40  # for pixels that changed since the empty dryer (not the table)
 MIN_VALUE = 40  # 0..255

@@ -1,21 +1,26 @@
 """Reading a dryer: which piece hangs on which bar, held by which pins → ``Dryer``.
 
-A classical colour-and-shape reader, not a network (design in docs/VISION-TABLE.md): the
+A classical colour-and-geometry reader, not a network (design in docs/VISION-TABLE.md): the
 three piece colours and three pin colours are the same saturated red, yellow and blue, every
-player owns one of each, and the geometry is fixed by the dryer, so after the calibrated
-dryer zone is flattened to a canonical grid the question is "where is each colour, and is it
-wide (a piece) or narrow and sticking up above a bar (a pin)?". It needs no training, runs
-in a few milliseconds, and every mistake can be explained.
+player owns one of each, and the dryer fixes the geometry. The calibration says where each
+bar runs, so the question per bar is "which colours hang *below* this line (pieces) and
+which narrow colours stick up *above* it (pins)?". It needs no training, runs in about ten
+milliseconds, and every mistake can be explained.
 
-1. Flatten the dryer zone to a ``GRID`` image with the perspective the calibration implies;
-   each bar's line is the middle of its calibrated bar zone.
-2. White-balance on the unsaturated pixels (the dryer frame, the table) so a warm or cool
-   light does not move yellow towards red.
-3. Per colour, saturated pixels of that hue; with an empty-dryer reference (taken when the
-   dryers are cleared), only pixels that changed since it (a red tablecloth is ignored).
-4. A piece is what survives an opening wider than any pin; a pin is a narrow blob left over
-   that sticks up above a bar line. Each pin holds the pieces on its bar whose width covers
-   it (two pieces when they share it, fig. 4c).
+1. Resample the calibrated dryer zone into a canonical ``GRID`` in which every bar is a
+   straight row at a fixed height (a sloppy or tilted bar calibration is straightened).
+2. With an empty-dryer reference (taken when the dryers are cleared), keep the pixels that
+   changed since it: a colour that differs, or a brightness change no cast shadow makes (a
+   piece's shadow darkens a yellow cloth but leaves it yellow); each gets the nearest of the
+   three hues. Without a reference the table is in the picture too: after a white balance,
+   only vivid pixels close to the printed inks count.
+3. Per bar: a piece is a solid blob of one colour that hangs from the bar line and reaches
+   the rows below it that no pin reaches; a pin is a narrow run of colour in the band just
+   above the line (where only pins reach), or a narrow run of another colour on a piece's
+   top edge (where a pin the colour of the cloth still shows). A pin holds every piece on
+   its bar whose top edge it touches; two pieces on a bar share its pin (fig. 4c, TBL-7).
+4. A piece with no pin seen is held by the pin of its own colour when that pin is not seen
+   anywhere else (TBL-7): only a pin on its own colour against a cloth of that colour hides.
 """
 
 from __future__ import annotations
@@ -30,6 +35,28 @@ from vision.dryer import profile as P
 from vision.table.zones import TableLayout, Zone
 
 GRID = (240, 180)  # canonical dryer image, width × height
+BAR_Y = tuple(round(r * GRID[1]) for r in P.BAR_ROWS)  # canonical row of each bar's line
+_SPACING = BAR_Y[1] - BAR_Y[0]
+# Rows relative to a bar's line, from the profile's proportions (grid px; see profile.py).
+# A pin's top is always ≥ 10 px above the line and it never reaches more than 16 px below; a
+# piece's top edge is ~2 px above the line and it always reaches ≥ 22 px below it.
+PIN_BAND = (-14, -4)  # only pins (and the table) are here
+TOP_EDGE = (-3, 6)  # a piece's top edge, where its pins clip
+PIN_EDGE = (1, 6)  # inside a piece's top edge, below a shirt's neckline: a pin or the piece
+PIECE_ONLY = 17  # rows at and below line+17 hold pieces, never pins
+PIN_REACH = 16  # the lowest row a pin reaches (its solid part ends above line+16-SOLID//2)
+PIECE_BOTTOM = 33
+HANG = PIN_REACH  # a piece's top row is at most this far below its line (pins hide the rest)
+ABOVE = 0.5  # most a piece's colour may cover above its bar (its own pin), no reference
+SHADOW_TINT = 0.12  # log-ratio spread between channels above which a change is a colour
+RECOLOURED = 0.12  # a colour change this clear counts even when the grey levels barely move
+SHADOW_DARKEST = float(np.log(0.45))  # a cast shadow never darkens more than this
+SOLID = 9  # px: the thinnest part of a piece that is not a sleeve or a waistband is wider
+CLOTH_RING = 1.3  # without a reference: the table seen in this much of the zone's size
+CLOTH_BINS = [30, 32]  # hue, saturation bins of the table's colours
+CLOTH_SHARE = 0.03  # a colour is the table's when this share of the ring has it
+FRINGE = 10  # px: the widest a pin's shadow or colour smear beside it gets
+PIN_WIDTH = (6, 30)  # grid px: a pin is 10-17 px wide; blur narrows or widens its run
 
 
 @dataclass(frozen=True)
@@ -48,15 +75,6 @@ class DryerReading:
     notes: tuple[str, ...] = field(default=())
 
 
-def _corners(zone: Zone, w: int, h: int) -> np.ndarray:
-    """The zone as four frame-pixel corners TL, TR, BR, BL (any polygon: its min-area box)."""
-    pts = np.float32([[x * w, y * h] for x, y in zone.points])
-    if len(pts) != 4:
-        pts = cv2.boxPoints(cv2.minAreaRect(pts)).astype(np.float32)
-    s, d = pts.sum(1), pts[:, 0] - pts[:, 1]
-    return np.float32([pts[np.argmin(s)], pts[np.argmax(d)], pts[np.argmax(s)], pts[np.argmin(d)]])
-
-
 def _white_balance(img: np.ndarray) -> np.ndarray:
     hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
     grey = (hsv[..., 1] < 60) & (hsv[..., 2] > 60) & (hsv[..., 2] < 250)
@@ -67,17 +85,50 @@ def _white_balance(img: np.ndarray) -> np.ndarray:
     return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
-def colour_masks(img: np.ndarray) -> dict[str, np.ndarray]:
+def colour_masks(
+    img: np.ndarray,
+    min_saturation: int = P.MIN_SATURATION,
+    hues: dict[str, tuple[tuple[int, int], ...]] = P.HUE,
+) -> dict[str, np.ndarray]:
+    """Per colour, the saturated pixels of its hue (uint8 0/255)."""
     hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
     h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
-    vivid = (s >= P.MIN_SATURATION) & (v >= P.MIN_VALUE)
+    vivid = (s >= min_saturation) & (v >= P.MIN_VALUE)
     out = {}
-    for color, windows in P.HUE.items():
+    for color, windows in hues.items():
         m = np.zeros(h.shape, bool)
         for lo, hi in windows:
             m |= (h >= lo) & (h <= hi)
         out[color] = ((m & vivid) * 255).astype(np.uint8)
     return out
+
+
+def _gain(a: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Per channel, the median brightness ratio now / reference over well-exposed pixels."""
+    gain = np.ones(3, np.float32)
+    for c in range(3):
+        r, x = ref[::2, ::2, c].ravel(), a[::2, ::2, c].ravel()  # a quarter is plenty
+        ok = (r > 40) & (r < 245) & (x < 250)
+        if ok.sum() > 0.05 * ok.size:
+            gain[c] = float(np.median(x[ok] / r[ok]))
+        else:  # a dark picture: the medians still compare like with like
+            gain[c] = float(np.median(x)) / max(float(np.median(r)), 1.0)
+    return gain
+
+
+def _runs(on: np.ndarray) -> list[tuple[int, int]]:
+    """[x1, x2) of the runs of True in a 1-D array."""
+    d = np.diff(np.concatenate([[0], on.astype(np.int8), [0]]))
+    return list(zip(np.nonzero(d == 1)[0].tolist(), np.nonzero(d == -1)[0].tolist(), strict=True))
+
+
+@dataclass
+class _Piece:
+    color: str
+    bar: int
+    box: tuple[int, int, int, int]
+    area: int
+    top: tuple[int, int]  # x extent of its top edge
 
 
 @dataclass
@@ -100,143 +151,319 @@ class DryerReader:
             )
         self._bars = bars
         self._reference: np.ndarray | None = None
+        self._maps: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
+        self._core = cv2.getStructuringElement(cv2.MORPH_RECT, (SOLID, SOLID))
+        self._solid = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+        self._join = cv2.getStructuringElement(cv2.MORPH_RECT, (PIN_WIDTH[1] // 2 * 2 + 1, 7))
 
-    def _flatten(self, image: np.ndarray) -> tuple[np.ndarray, list[float]]:
-        h, w = image.shape[:2]
+    # --- geometry -----------------------------------------------------------------------------
+    def _remap(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Frame coordinates of every canonical grid pixel (computed once per frame size).
+
+        The dryer zone's corners give a homography onto the grid; each bar zone's left and
+        right ends give that bar's line there. Per column, canonical rows are spread linearly
+        between the lines (and the zone's top and bottom), so every bar lands on its BAR_Y."""
+        if self._maps is not None and self._maps[0] == shape:
+            return self._maps[1], self._maps[2]
+        h, w = shape
         gw, gh = GRID
         src = _corners(self._dryer, w, h)
         dst = np.float32([[0, 0], [gw, 0], [gw, gh], [0, gh]])
         hom = cv2.getPerspectiveTransform(src, dst)
-        flat = cv2.warpPerspective(
-            image, hom, GRID, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-        )
-        lines = []
+        xs = np.arange(gw, dtype=np.float64) + 0.5
+        knots_src = [np.zeros(gw)]
         for bar in self._bars:
-            pts = np.float32([[x * w, y * h] for x, y in bar.points]).reshape(1, -1, 2)
-            lines.append(float(cv2.perspectiveTransform(pts, hom)[0, :, 1].mean()))
-        return flat, lines
+            c = _corners(bar, w, h)
+            ends = cv2.perspectiveTransform(c.reshape(1, -1, 2), hom)[0]
+            left = (ends[0] + ends[3]) / 2
+            right = (ends[1] + ends[2]) / 2
+            t = (xs - left[0]) / max(right[0] - left[0], 1e-6)
+            knots_src.append(left[1] + t * (right[1] - left[1]))
+        knots_src.append(np.full(gw, float(gh)))
+        knots_dst = [0.0, *(float(y) for y in BAR_Y), float(gh)]
+        ys = np.arange(gh, dtype=np.float64) + 0.5
+        src_y = np.empty((gh, gw))
+        for k in range(len(knots_dst) - 1):
+            y0, y1 = knots_dst[k], knots_dst[k + 1]
+            sel = (ys >= y0) & (ys < y1) if k < len(knots_dst) - 2 else ys >= y0
+            f = ((ys[sel] - y0) / (y1 - y0))[:, None]
+            src_y[sel] = knots_src[k][None, :] * (1 - f) + knots_src[k + 1][None, :] * f
+        grid_pts = np.stack([np.broadcast_to(xs, (gh, gw)), src_y], -1).reshape(1, -1, 2)
+        frame_pts = cv2.perspectiveTransform(grid_pts, np.linalg.inv(hom)).reshape(gh, gw, 2)
+        mx = (frame_pts[..., 0] - 0.5).astype(np.float32)
+        my = (frame_pts[..., 1] - 0.5).astype(np.float32)
+        self._maps = (shape, mx, my)
+        return mx, my
+
+    def canonical(self, image: np.ndarray) -> np.ndarray:
+        """The dryer zone resampled so that bar b's line is row ``BAR_Y[b]``."""
+        mx, my = self._remap(image.shape[:2])
+        return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def set_reference(self, empty_image: np.ndarray | None) -> None:
         """The dryer with nothing on it (round start); None forgets it."""
-        self._reference = None if empty_image is None else self._flatten(empty_image)[0]
+        self._reference = None if empty_image is None else self.canonical(empty_image)
 
+    # --- pixels -------------------------------------------------------------------------------
+    def _changed(self, flat: np.ndarray) -> np.ndarray:
+        """Pixels that changed since the empty reference (uint8 0/255)."""
+        assert self._reference is not None
+        # light drifts between the reference and now: match the reference's gain first
+        # (most of the dryer is unchanged, so the median ratio per channel is the light's;
+        # read on well-exposed pixels, where a ratio is not noise)
+        a = cv2.GaussianBlur(flat, (5, 5), 0).astype(np.float32)
+        ref = cv2.GaussianBlur(self._reference, (5, 5), 0).astype(np.float32)
+        ref *= _gain(a, ref)
+        # per channel planes: reductions over a last axis of 3 are slow in numpy
+        an, rn = cv2.split(a), cv2.split(ref)
+        diff = np.maximum.reduce([cv2.absdiff(x, r) for x, r in zip(an, rn, strict=True)])
+        # A shadow (pieces and pins cast one on the table) darkens every channel alike; a
+        # piece or pin changes the colour, or the brightness by more than a shadow can.
+        ratio = [np.log((x + 8) / (r + 8)) for x, r in zip(an, rn, strict=True)]
+        level = (ratio[0] + ratio[1] + ratio[2]) / 3
+        tint = np.maximum.reduce([np.abs(r - level) for r in ratio])
+        not_shadow = (tint > SHADOW_TINT) | (level > 0.1) | (level < SHADOW_DARKEST)
+        # in a dim light a piece can differ from the table by few grey levels, but in colour
+        # (a dark channel is noisy in a log ratio: ask more of it)
+        dark = np.minimum.reduce([*an, *rn]) + 8
+        recoloured = (tint > np.maximum(RECOLOURED, 6 / dark)) & (diff > 8)
+        # not dilated: a dilated mask would let the table's colour fringe a piece
+        changed = ((diff > self.diff_threshold) & not_shadow) | recoloured
+        return changed.astype(np.uint8) * 255
+
+    def _cloth(self, image: np.ndarray, flat: np.ndarray) -> np.ndarray | None:
+        """Without a reference: the grid pixels whose colour is common on the table just
+        around the dryer zone (a hue-saturation histogram of that ring, back-projected), so
+        a yellow check on the cloth is not taken for a shirt. None if no ring is in view."""
+        h, w = image.shape[:2]
+        zone = _corners(self._dryer, w, h)
+        centre = zone.mean(0)
+        ring = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(ring, (centre + (zone - centre) * CLOTH_RING).astype(np.int32), 255)
+        cv2.fillConvexPoly(ring, zone.astype(np.int32), 0)
+        n = int(np.count_nonzero(ring))
+        if n < 500:
+            return None
+        ranges = [0, 180, 0, 256]
+        hist = cv2.calcHist(
+            [cv2.cvtColor(image, cv2.COLOR_BGR2HSV)], [0, 1], ring, CLOTH_BINS, ranges
+        )
+        # a share of the ring's pixels, spread to neighbouring bins (light varies over a table)
+        hist = cv2.GaussianBlur(hist / n, (3, 3), 0)
+        common = ((hist > CLOTH_SHARE) * 255).astype(np.float32)
+        seen = cv2.calcBackProject(
+            [cv2.cvtColor(flat, cv2.COLOR_BGR2HSV)], [0, 1], common, ranges, 1
+        )
+        return seen
+
+    def masks(
+        self, flat: np.ndarray, cloth: np.ndarray | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Per colour: its pixels that are not the empty dryer or table (new), and all its
+        pixels (raw; a pin on a piece is judged against the piece, not the empty dryer).
+        ``cloth`` (no reference only): pixels of the table's own colours, left out."""
+        if self._reference is None:
+            # the table's colours are everywhere: strict hue windows, after a white balance
+            raw = colour_masks(_white_balance(flat), P.MIN_SATURATION_ALONE, P.HUE)
+            new = raw if cloth is None else {c: m & ~cloth for c, m in raw.items()}
+            new = {c: cv2.medianBlur(m, self.majority) for c, m in new.items()}
+            raw = {c: cv2.medianBlur(m, self.majority) for c, m in raw.items()}
+            return new, raw
+        # What changed is a piece or a pin, so its colour needs no strict window: the
+        # nearest of the three hues, and a paler colour (glare, a faded print) still counts.
+        # No white balance: what looks grey here is often a pale tablecloth, not grey.
+        changed = self._changed(flat)
+        pale = colour_masks(flat, P.MIN_SATURATION_CHANGED, P.HUE_CHANGED)
+        new = {c: cv2.medianBlur(m & changed, self.majority) for c, m in pale.items()}
+        raw = colour_masks(flat, P.MIN_SATURATION, P.HUE_CHANGED)
+        raw = {c: cv2.medianBlur(m, self.majority) for c, m in raw.items()}
+        return new, raw
+
+    # --- reading ------------------------------------------------------------------------------
     def read(self, image: np.ndarray) -> DryerReading:
-        flat, lines = self._flatten(image)
-        gw, gh = GRID
-        masks = colour_masks(_white_balance(flat))
-        if self._reference is not None:
-            # light drifts between the reference and now: match the reference's gain first
-            # (most of the dryer is unchanged, so the medians compare like with like)
-            a = cv2.GaussianBlur(flat, (5, 5), 0).astype(np.float32)
-            ref = cv2.GaussianBlur(self._reference, (5, 5), 0).astype(np.float32)
-            gain = np.median(a.reshape(-1, 3), 0) / np.maximum(np.median(ref.reshape(-1, 3), 0), 1)
-            diff = np.abs(a - ref * gain).max(2)
-            # not dilated: a dilated mask would let the table's colour fringe a piece
-            changed = (diff > self.diff_threshold).astype(np.uint8) * 255
-            masks = {c: m & changed for c, m in masks.items()}
-        spacing = abs(lines[1] - lines[0]) if len(lines) > 1 else gh / 3
-        # wider than any pin but short, so a pair of pants keeps its waistband
-        piece_k = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, int(gw * 0.095)), 3))
-        min_piece = gw * spacing * 0.012
-        min_pin = max(8, int(gw * gh * 0.0007))
-        pieces: list[Blob] = []
-        tops: list[int] = []
-        clean: dict[str, np.ndarray] = {}
-        for color, m in masks.items():
-            # majority filter: drops the 1-2 px fringes where two colours blend at an edge
-            m = cv2.medianBlur(m, self.majority)
-            clean[color] = m
-            body = cv2.morphologyEx(m, cv2.MORPH_OPEN, piece_k)
-            n, lab, stats, _ = cv2.connectedComponentsWithStats(body)
-            big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= max(25, min_piece / 4)]
-            if not big:
-                continue
-            # one piece per colour: the largest part, and parts right beside it (two legs,
-            # a middle hidden behind another piece); stray blobs elsewhere are not it
-            main = max(big, key=lambda i: stats[i, cv2.CC_STAT_AREA])
-            mx, my, mw, mh = stats[main, :4]
-            pad = gw * 0.06
-            keep = [
-                i
-                for i in big
-                if stats[i, 0] < mx + mw + pad
-                and stats[i, 0] + stats[i, 2] > mx - pad
-                and stats[i, 1] < my + mh + pad
-                and stats[i, 1] + stats[i, 3] > my - pad
-            ]
-            body = np.isin(lab, keep)
-            if not keep or int(np.count_nonzero(body)) < min_piece:
-                continue
-            # one piece per colour: its parts (two legs, a hidden middle) are one piece
-            ys, xs = np.nonzero(body)
-            pieces.append(
-                Blob(
-                    color,
-                    (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1),
-                    len(xs),
-                )
-            )
-            # its top edge: the first row as wide as most of the piece's top. Pins are narrow,
-            # so the rows they fill above the piece are far less covered (a notch from a pin's
-            # spring makes the opened body start a little low, so the mask itself is read).
-            x1, x2 = int(xs.min()), int(xs.max()) + 1
-            y0 = max(0, int(ys.min()) - int(gh * 0.12))
-            cover = (m[y0 : int(ys.min()) + 10, x1:x2] > 0).sum(1)
-            wide = np.nonzero(cover >= 0.65 * cover.max())[0]
-            tops.append(y0 + int(wide[0]) if len(wide) else int(ys.min()))
-        # Pins: a pin clips a piece and sticks up above the piece's top edge, where no piece
-        # reaches. A pin on a piece of its own colour shows only there.
-        reach = int(gh * 0.12)
-        best: dict[str, Blob] = {}
-        for piece, top in zip(pieces, tops, strict=True):
-            x1, _, x2, _ = piece.box
-            rx1, rx2 = max(0, x1 - 3), min(gw, x2 + 3)
-            for color, m in clean.items():
-                bottom = top - 2 if color == piece.color else top + 4
-                ry1, ry2 = max(0, top - reach), max(1, bottom)
-                window = np.zeros_like(m)
-                window[ry1:ry2, rx1:rx2] = m[ry1:ry2, rx1:rx2]
-                n, lab, stats, _ = cv2.connectedComponentsWithStats(window)
-                for i in range(1, n):
-                    x, y, bw, bh, area = stats[i]
-                    if (
-                        area < min_pin
-                        or not gw * 0.025 <= bw <= gw * 0.11
-                        or y > top - 5
-                        or y + bh < top - 3
-                    ):
-                        continue
-                    blob = Blob(color, (int(x), int(y), int(x + bw), int(y + bh)), int(area))
-                    if color not in best or blob.area > best[color].area:
-                        best[color] = blob
-        return self._assemble(pieces, tops, list(best.values()), lines, gh)
+        flat = self.canonical(image)
+        cloth = self._cloth(image, flat) if self._reference is None else None
+        new, raw = self.masks(flat, cloth)
+        pieces = self._pieces(new)
+        pins = self._pins(new, raw, pieces)
+        return self._assemble(pieces, pins)
 
-    def _assemble(
-        self, pieces: list[Blob], tops: list[int], pins: list[Blob], lines: list[float], gh: int
-    ) -> DryerReading:
-        notes = []
+    def _pieces(self, masks: dict[str, np.ndarray]) -> list[_Piece]:
+        """Per colour at most one piece: the largest blob that reaches below any pin."""
+        gw, gh = GRID
+        min_area = 0.22 * gw * 0.45 * _SPACING * 0.2  # a fifth of the smallest piece
+        found: list[_Piece] = []
+        for color, m in masks.items():
+            best: _Piece | None = None
+            for b, line in enumerate(BAR_Y):
+                y0, y1 = line + TOP_EDGE[0], min(gh, line + PIECE_BOTTOM)
+                # a piece is solid: an opening drops the thin fringes where a colour blends
+                # into the table around another piece
+                region = cv2.morphologyEx(m[y0:y1], cv2.MORPH_OPEN, self._solid)
+                # a pin of another colour can cut a piece in two (a small pair of pants):
+                # parts a pin's width apart are one piece
+                grouped = cv2.dilate(region, self._join)
+                n, lab = cv2.connectedComponents(grouped)
+                for i in range(1, n):
+                    part = (lab == i) & (region > 0)
+                    area = int(part.sum())
+                    ys, xs = np.nonzero(part)
+                    if area < min_area or y0 + ys.max() < line + PIECE_ONLY:
+                        continue
+                    # every piece has a solid part (a leg, a body); a fringe of the cloth's
+                    # colour around other pieces, however long, has none
+                    # (below any pin: a pin's own solid part on a piece of the cloth's colour
+                    # is not a piece)
+                    core = np.nonzero(cv2.erode(part.astype(np.uint8), self._core).any(1))[0]
+                    if not len(core) or y0 + core.max() < line + PIN_REACH - SOLID // 2:
+                        continue
+                    x, y = int(xs.min()), int(ys.min())
+                    bw, bh = int(xs.max()) + 1 - x, int(ys.max()) + 1 - y
+                    if bw > 0.45 * gw:  # wider than any piece: the table, not a piece
+                        continue
+                    if y0 + y > line + HANG:  # it does not hang from the bar: the cloth
+                        continue
+                    # without a reference the cloth is in the mask: a blob that runs on above
+                    # the bar, where only pins reach, is the cloth
+                    above = m[line + PIN_BAND[0] : line + PIN_BAND[1] + 1, x : x + bw] > 0
+                    if self._reference is None and above.mean() > ABOVE:
+                        continue
+                    # the top edge's extent, read a little lower too: the pins clipped to
+                    # it hide its top rows
+                    top_rows = part[: TOP_EDGE[1] - TOP_EDGE[0] + 6]
+                    cols = np.nonzero(top_rows.any(0))[0]
+                    top = (int(cols.min()), int(cols.max()) + 1) if len(cols) else (x, x + bw)
+                    cand = _Piece(color, b, (x, y0 + y, x + bw, y0 + y + bh), area, top)
+                    if best is None or cand.area > best.area:
+                        best = cand
+            if best is not None:
+                found.append(best)
+        return found
+
+    def _pins(
+        self, new: dict[str, np.ndarray], raw: dict[str, np.ndarray], pieces: list[_Piece]
+    ) -> list[tuple[Blob, int]]:
+        """Pin candidates (blob, bar): narrow runs of new colour just above a bar line, or
+        narrow runs of another colour on a piece's top edge; per colour the strongest."""
+        cands: dict[str, list[tuple[float, Blob, int]]] = {}
+
+        def add(color: str, frac: np.ndarray, rows: tuple[int, int], b: int, on: list[_Piece]):
+            for x1, x2 in _runs(frac >= 0.4):
+                if not PIN_WIDTH[0] <= x2 - x1 <= PIN_WIDTH[1] or frac[x1:x2].mean() < 0.55:
+                    continue
+                under = [p for p in on if _touches((x1, x2), p.top)]
+                if not under:
+                    continue
+                area = float(frac[x1:x2].sum())
+                blob = Blob(color, (x1, rows[0], x2, rows[1]), round(area * (rows[1] - rows[0])))
+                cands.setdefault(color, []).append((area, blob, b))
+
+        for b, line in enumerate(BAR_Y):
+            on_bar = [p for p in pieces if p.bar == b]
+            if not on_bar:
+                continue
+            band = (line + PIN_BAND[0], line + PIN_BAND[1] + 1)
+            # just below the line, inside a piece's top edge, only the piece or a pin shows
+            # (the empty dryer there is the table, which may be the pin's colour: raw masks)
+            edge = (line + PIN_EDGE[0], line + PIN_EDGE[1])
+            for color in new:
+                add(color, (new[color][band[0] : band[1]] > 0).mean(0), band, b, on_bar)
+                # on a piece of its own colour (or beside it) a pin shows only above the line
+                if any(p.color == color for p in on_bar):
+                    continue
+                inside = np.zeros(GRID[0], bool)
+                for p in on_bar:
+                    inside[p.top[0] : p.top[1]] = True
+                frac = (raw[color][edge[0] : edge[1]] > 0).mean(0) * inside
+                add(color, frac, edge, b, on_bar)
+        # A run narrower than a pin that touches a wider, stronger run of another colour is
+        # that pin's fringe: its shadow on a cloth of the run's colour, or a JPEG colour
+        # smear (a narrow gap between two pins is one too).
+        every = [(c, s, blob, b) for c, items in cands.items() for s, blob, b in items]
+
+        def fringe(c: str, strength: float, blob: Blob, b: int) -> bool:
+            x1, x2 = blob.box[0], blob.box[2]
+            for oc, os, o, ob in every:
+                if ob != b or oc == c or o.box[1] != blob.box[1] or os <= strength:
+                    continue
+                if x2 - x1 > FRINGE or x2 - x1 >= 0.7 * (o.box[2] - o.box[0]):
+                    continue
+                if abs(o.box[2] - x1) <= 3 or abs(o.box[0] - x2) <= 3:
+                    return True
+            return False
+
+        out = []
+        for c, items in cands.items():
+            kept = [t for t in items if not fringe(c, *t)]
+            if kept:
+                _, blob, b = max(kept, key=lambda t: t[0])
+                out.append((blob, b))
+        return out
+
+    def _assemble(self, pieces: list[_Piece], pins: list[tuple[Blob, int]]) -> DryerReading:
+        notes: list[str] = []
+        held: dict[int, list[str]] = {id(p): [] for p in pieces}
+        where: list[tuple[str, float, int]] = []  # every pin: colour, x centre, bar
+        for pin, b in pins:
+            where.append((pin.color, (pin.box[0] + pin.box[2]) / 2, b))
+            for p in pieces:
+                if p.bar == b and _touches((pin.box[0], pin.box[2]), p.top):
+                    held[id(p)].append(pin.color)
+        seen = {pin.color for pin, _ in pins}
+        inferred = False
+        # left to right, so that of two pieces sharing a hidden pin the first infers it and
+        # the second shares it
+        for p in sorted(pieces, key=lambda p: (p.bar, p.box[0])):
+            if held[id(p)]:
+                continue
+            # Two pieces on one bar share its pin (fig. 4c; one pin per bar, WD-2): the
+            # piece in front can hide the other's top edge right up to the pin, so a piece
+            # with no pin of its own that touches a held neighbour shares its nearest pin.
+            mid = (p.box[0] + p.box[2]) / 2
+            shared = [
+                (abs(x - mid), c)
+                for q in pieces
+                if q is not p and q.bar == p.bar and held[id(q)]
+                if _touches((p.box[0], p.box[2]), (q.box[0], q.box[2]), 4)
+                for c, x, b in where
+                if b == p.bar and c in held[id(q)]
+            ]
+            if shared:
+                held[id(p)].append(min(shared)[1])
+            elif p.color not in seen and self._reference is not None:
+                # TBL-7: only a pin on its own colour can hide (against a cloth of that
+                # colour); without a reference a pinless blob is more likely the cloth
+                held[id(p)].append(p.color)
+                where.append((p.color, mid, p.bar))
+                seen.add(p.color)
+                inferred = True
+                label = P.PIECE_OF_COLOR[p.color].label
+                notes.append(f"no pin seen on the {label}: its own {p.color} pin assumed")
+            else:
+                notes.append(f"no pin seen on the {P.PIECE_OF_COLOR[p.color].label}")
         bars: list[list[tuple[int, HungPiece]]] = [[], [], []]
-        for piece, top in zip(pieces, tops, strict=True):
-            b = int(np.argmin([abs(top - line) for line in lines]))
-            if abs(top - lines[b]) > gh * 0.12:
-                notes.append(f"{piece.color} blob is not hanging from a bar")
+        for p in pieces:
+            colors = held[id(p)]
+            if not colors:
                 continue
-            # a pin holds every piece on whose top edge it sits (two when they share it)
-            x1, _, x2, _ = piece.box
-            held = []
-            for pin in pins:
-                px = (pin.box[0] + pin.box[2]) / 2
-                tol = pin.box[2] - pin.box[0]
-                if x1 - tol <= px <= x2 + tol and pin.box[1] < top - 3 <= pin.box[3] + 8:
-                    held.append(pin.color)
-            if not held:
-                notes.append(f"{piece.color} piece has no pin")
-                continue
-            colors = [c for c in P.COLORS if c in held]
-            hung = HungPiece(
-                P.PIECE_OF_COLOR[piece.color], tuple(P.PIN_OF_COLOR[c] for c in colors)
-            )
-            bars[b].append((x1, hung))
+            ordered = [c for c in P.COLORS if c in colors]
+            hung = HungPiece(P.PIECE_OF_COLOR[p.color], tuple(P.PIN_OF_COLOR[c] for c in ordered))
+            bars[p.bar].append((p.box[0], hung))
         dryer = Dryer(tuple(tuple(h for _, h in sorted(bar, key=lambda t: t[0])) for bar in bars))
-        confidence = 1.0 if not notes and not dryer.problems() else 0.5
-        return DryerReading(dryer, confidence, tuple(pieces), tuple(pins), tuple(notes))
+        bad = dryer.problems() or any(n.startswith("no pin") and "assumed" not in n for n in notes)
+        confidence = 0.5 if bad else 0.8 if inferred else 1.0
+        blobs = tuple(Blob(p.color, p.box, p.area) for p in pieces)
+        return DryerReading(dryer, confidence, blobs, tuple(pin for pin, _ in pins), tuple(notes))
+
+
+def _touches(a: tuple[int, int], b: tuple[int, int], tol: int = 2) -> bool:
+    return a[0] < b[1] + tol and a[1] > b[0] - tol
+
+
+def _corners(zone: Zone, w: int, h: int) -> np.ndarray:
+    """The zone as four frame-pixel corners TL, TR, BR, BL (any polygon: its min-area box)."""
+    pts = np.float32([[x * w, y * h] for x, y in zone.points])
+    if len(pts) != 4:
+        pts = cv2.boxPoints(cv2.minAreaRect(pts)).astype(np.float32)
+    s, d = pts.sum(1), pts[:, 0] - pts[:, 1]
+    return np.float32([pts[np.argmin(s)], pts[np.argmax(d)], pts[np.argmax(s)], pts[np.argmin(d)]])

@@ -338,14 +338,25 @@ def render_dryer(
     *,
     sloppy: float = 0.004,
     hands: bool = False,
+    table_rgb: tuple[int, int, int] | None = None,
+    width: float | None = None,
 ) -> DryerSample:
-    """One 640×480 frame with one dryer (state random unless given)."""
+    """One 640×480 frame with one dryer (state random unless given).
+
+    ``table_rgb`` lays a plain cloth of that colour instead of a random table, and ``width``
+    fixes the dryer's width in the frame (px; random 200-360 otherwise): tests use them to
+    stage the hard cases (a pin the colour of the cloth, a small dryer). Either one leaves
+    the random draws of everything else as they are."""
     dryer = dryer if dryer is not None else random_state(rng)
     frame_rgb, frame_a, bars, rod = _frame(rng)
     full_rgb, full_a = frame_rgb.copy(), frame_a.copy()
     _hang(dryer, full_rgb, full_a, bars, rod, rng)
     bg = table(FRAME_H, FRAME_W, rng)
-    width = float(rng.uniform(200, 360))  # camera height and table size vary
+    if table_rgb is not None:
+        shade = smooth_noise(FRAME_H, FRAME_W, np.random.default_rng(list(table_rgb)), 6)
+        bg = (np.float32(table_rgb) * (0.9 + 0.2 * shade)[..., None]).clip(0, 255)
+    drawn_width = float(rng.uniform(200, 360))  # camera height and table size vary
+    width = drawn_width if width is None else float(width)
     s = width / DW
     ang = np.radians(rng.normal(0, 3))
     c, si = np.cos(ang) * s, np.sin(ang) * s
