@@ -1,14 +1,13 @@
 """Vision II: teach your deck — the guide, finding the card, a tiny fine-tune and its check."""
 
-import argparse
 import json
 
 import cv2
 import numpy as np
 import pytest
 
+from referee.cli import build_parser
 from vision.decks import load_deck
-from vision.table.commands import add_commands
 from vision.table.frames import Frame
 from vision.teach.capture import CaptureError, LiveCapture, crop_card, find_card
 from vision.teach.guide import EMPTY, guide_order, photo_name, read_folder, say
@@ -16,9 +15,7 @@ from vision.teach.render import ZONE, capture_pass
 
 
 def cli(argv):
-    parser = argparse.ArgumentParser()
-    add_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     return args.handler(args)
 
 
@@ -42,7 +39,7 @@ def test_guide_names_every_kind_of_card_once_and_reads_them_back(tmp_path, capsy
     (tmp_path / "p" / "099_purple_7.jpg").write_bytes(b"x")
     with pytest.raises(ValueError, match="no purple 7"):
         read_folder(tmp_path / "p", deck)
-    assert cli(["table", "teach", "--deck", "dos", "--guide"]) == 0
+    assert cli(["vision", "teach", "--deck", "dos", "--guide"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "001_red_1.jpg\tthe red 1"
 
 

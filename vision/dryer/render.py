@@ -337,7 +337,6 @@ def render_dryer(
     dryer: Dryer | None = None,
     *,
     sloppy: float = 0.004,
-    hands: bool = False,
     table_rgb: tuple[int, int, int] | None = None,
     width: float | None = None,
 ) -> DryerSample:
@@ -379,8 +378,6 @@ def render_dryer(
                 FRAME_H, FRAME_W, crng, str(crng.choice(["mug", "note", "pen", "coin", "phone"]))
             )
             canvas.occlude(orgb, oa * _outside(m, oa.shape), crng)
-        if hands and out:  # hands only ever in the frame being read, never the reference
-            pass
         img = _light(canvas.img, np.random.default_rng(light_seed)) * drift
         img = cv2.warpPerspective(img, hom, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REFLECT)
         img = img + rng.normal(0, 2.0, img.shape)  # sensor noise differs frame to frame

@@ -1,11 +1,6 @@
-"""``tabletop table …`` and ``tabletop vision teach …``. Light module: heavy imports live in
-the handlers.
-
-Wiring (coordinator): either add ``vision.table.commands`` to ``COMMAND_MODULES`` in
-``referee/cli.py`` (gives ``tabletop table watch|dryer|teach``), and/or call
-``add_commands_to(vsub)`` from ``vision/commands.py`` (gives ``tabletop vision teach|watch|
-dryer``).
-"""
+"""``tabletop vision teach|watch|dryer`` (added to the ``vision`` group by
+``vision/commands.py`` through ``add_commands_to``). Light module: heavy imports live in the
+handlers."""
 
 from __future__ import annotations
 
@@ -178,9 +173,3 @@ def _add(sub: argparse._SubParsersAction) -> None:
 def add_commands_to(vision_subparsers: argparse._SubParsersAction) -> None:
     """``tabletop vision teach|dryer|watch``."""
     _add(vision_subparsers)
-
-
-def add_commands(sub: argparse._SubParsersAction) -> None:
-    """``tabletop table teach|dryer|watch``."""
-    table = sub.add_parser("table", help="the table camera: watch piles, read dryers, teach decks")
-    _add(table.add_subparsers(dest="table_command", required=True, metavar="ACTION"))
