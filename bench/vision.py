@@ -5,6 +5,12 @@ enters the ONNX process): process start → first result, frames per second, CPU
 per frame, peak resident memory. Both read cards fully: detect, rectify, classify.
 
     .venv/bin/python bench/vision.py [--frames 40] [--threads 2] [--json out.json]
+        [--models DIR] [--float] [--turn-below P | --no-turn] [--rounds N]
+
+Ours runs the int8 twins (``tabletop vision quantize``) when DIR has current ones, unless
+``--float``. Both paths cut crops with the same ``rectify`` on the BGR frame. The CPU is
+shared and noisy: ``--rounds N`` runs the pair N times back to back and reports the median
+ratio (the table shows the last round).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,16 +62,23 @@ def _measure(run_frame, paths: list[Path]) -> dict:
     }
 
 
-def worker_onnx(folder: Path, threads: int, turn: bool = True) -> dict:
+def worker_onnx(folder: Path, args: argparse.Namespace) -> dict:
     from vision.runtime.reader import CardReader, ReaderConfig
 
-    reader = CardReader(REPO / "models", config=ReaderConfig(threads=threads, turn_both_ways=turn))
+    config = ReaderConfig(
+        threads=args.threads,
+        turn_both_ways=not args.no_turn,
+        turn_below=args.turn_below,
+        int8=not args.float,
+    )
+    reader = CardReader(args.models, config=config)
     out = _measure(lambda f: len(reader(f)), _frames(folder))
     out["torch_loaded"] = "torch" in sys.modules or "ultralytics" in sys.modules
+    out["int8"] = [m.int8 for m in (reader.detector, reader.symbol, reader.color)]
     return out
 
 
-def worker_torch(folder: Path, threads: int, turn: bool = True) -> dict:
+def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     """Ultralytics' own path: .pt models, its predictor; one read per crop (no 180° turn)."""
     from vision.train import setup_offline
 
@@ -75,18 +89,18 @@ def worker_torch(folder: Path, threads: int, turn: bool = True) -> dict:
 
     from vision.runtime.rectify import rectify
 
-    torch.set_num_threads(threads)
-    det = YOLO(str(REPO / "models" / "card-detector.pt"), task="obb")
-    sym = YOLO(str(REPO / "models" / "card-symbol.pt"), task="classify")
-    col = YOLO(str(REPO / "models" / "card-color.pt"), task="classify")
+    torch.set_num_threads(args.threads)
+    models = Path(args.models)
+    det = YOLO(str(models / "card-detector.pt"), task="obb")
+    sym = YOLO(str(models / "card-symbol.pt"), task="classify")
+    col = YOLO(str(models / "card-color.pt"), task="classify")
 
     def run(frame) -> int:
         r = det.predict(frame, imgsz=320, conf=0.4, iou=0.5, verbose=False, device="cpu")[0]
         boxes = r.obb.xywhr.numpy() if r.obb is not None else np.zeros((0, 5))
         if len(boxes) == 0:
             return 0
-        rgb = frame[..., ::-1]
-        crops = [np.ascontiguousarray(rectify(rgb, tuple(b), 64)[..., ::-1]) for b in boxes]
+        crops = [rectify(frame, tuple(b), 64) for b in boxes]  # BGR, as Ultralytics takes
         s = sym.predict(crops, imgsz=64, verbose=False, device="cpu")
         col.predict(crops, imgsz=32, verbose=False, device="cpu")
         return sum(1 for x in s if sym.names[int(x.probs.top1)] != "other")
@@ -110,48 +124,63 @@ def render_frames(folder: Path, n: int, seed: int) -> None:
 
 
 def main() -> int:
+    from vision.runtime.reader import ReaderConfig
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--frames", type=int, default=40)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=424242)
     ap.add_argument("--json")
+    ap.add_argument("--rounds", type=int, default=1, help="run the pair this many times")
+    ap.add_argument("--models", default=str(REPO / "models"), help="float, int8 and .pt models")
+    ap.add_argument("--float", action="store_true", help="ours ignores int8 twins")
     ap.add_argument(
         "--no-turn",
         action="store_true",
-        help="ours reads each crop once, like the PyTorch path (default: both ways)",
+        help="ours reads each crop once, like the PyTorch path (default: unsure ones both ways)",
+    )
+    ap.add_argument(
+        "--turn-below",
+        type=float,
+        default=ReaderConfig.turn_below,
+        help="ours re-reads turned the crops read with less confidence (1.0: every crop)",
     )
     ap.add_argument("--worker", choices=["onnx", "torch"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         fn = worker_onnx if args.worker == "onnx" else worker_torch
-        print(json.dumps(fn(Path(args.folder), args.threads, not args.no_turn)))
+        print(json.dumps(fn(Path(args.folder), args)))
         return 0
-    results = {}
+    worker_args = [
+        "--threads",
+        str(args.threads),
+        "--models",
+        args.models,
+        "--turn-below",
+        str(args.turn_below),
+        *(["--no-turn"] if args.no_turn else []),
+        *(["--float"] if args.float else []),
+    ]
+    rounds: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         render_frames(Path(tmp), args.frames, args.seed)
-        for name in ("onnx", "torch"):
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--worker",
-                    name,
-                    "--folder",
-                    tmp,
-                    "--threads",
-                    str(args.threads),
-                ],
-                capture_output=True,
-                text=True,
-                env=dict(os.environ),
-                check=False,
-            )
-            if proc.returncode != 0:
-                print(proc.stderr[-2000:], file=sys.stderr)
-                return 1
-            results[name] = json.loads(proc.stdout.strip().splitlines()[-1])
-    o, t = results["onnx"], results["torch"]
+        for _ in range(args.rounds):  # the pair back to back, so both see the same load
+            results = {}
+            for name in ("onnx", "torch"):
+                proc = subprocess.run(
+                    [sys.executable, __file__, "--worker", name, "--folder", tmp, *worker_args],
+                    capture_output=True,
+                    text=True,
+                    env=dict(os.environ),
+                    check=False,
+                )
+                if proc.returncode != 0:
+                    print(proc.stderr[-2000:], file=sys.stderr)
+                    return 1
+                results[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+            rounds.append(results)
+    o, t = rounds[-1]["onnx"], rounds[-1]["torch"]
     rows = [("", "onnxruntime (ours)", "Ultralytics PyTorch")]
     for key in (
         "fps",
@@ -164,17 +193,26 @@ def main() -> int:
         rows.append((key, str(o[key]), str(t[key])))
     for r in rows:
         print(f"{r[0]:<26}{r[1]:>20}{r[2]:>22}")
+    fps_ratios = [r["onnx"]["fps"] / r["torch"]["fps"] for r in rounds]
+    cpu_ratios = [r["torch"]["cpu_ms_per_frame"] / r["onnx"]["cpu_ms_per_frame"] for r in rounds]
     summary = {
-        "throughput_ratio": round(o["fps"] / t["fps"], 2),
+        "throughput_ratio": round(statistics.median(fps_ratios), 2),
+        "throughput_ratio_per_round": [round(x, 2) for x in fps_ratios],
+        "cpu_per_frame_ratio": round(statistics.median(cpu_ratios), 2),
         "memory_ratio": round(o["peak_rss_mb"] / t["peak_rss_mb"], 3),
         "onnx_process_loaded_torch": o["torch_loaded"],
         "threads": args.threads,
         "ours_reads_both_ways": not args.no_turn,
+        "ours_turn_below": None if args.no_turn else args.turn_below,
+        "ours_int8": o["int8"],
+        "models": args.models,
         "frames": args.frames,
+        "rounds": args.rounds,
     }
     print(json.dumps(summary))
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "summary": summary}, indent=2))
+        out = {"results": rounds[-1], "rounds": rounds, "summary": summary}
+        Path(args.json).write_text(json.dumps(out, indent=2))
     return 0
 
 

@@ -89,7 +89,7 @@ def test_teach_cli_fine_tunes_and_checks_on_a_new_art_style(tmp_path, capsys):
     zone = ",".join(str(v) for v in ZONE)
     code = cli(
         [
-            "table",
+            "vision",
             "teach",
             "--deck",
             "deck-dash",

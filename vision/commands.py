@@ -57,6 +57,27 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _quantize(args: argparse.Namespace) -> int:
+    from vision.quantize import QuantizePlan, quantize_models
+    from vision.runtime.reader import COLOR, DETECTOR, SYMBOL
+
+    names = {"detector": DETECTOR, "symbol": SYMBOL, "color": COLOR}
+    try:
+        models = tuple(names[m] for m in args.which.split(","))
+    except KeyError as exc:
+        print(f"tabletop vision quantize: unknown model {exc}", file=sys.stderr)
+        return 2
+    plan = QuantizePlan(frames=args.frames, check_frames=args.check_frames, models=models)
+    report = quantize_models(
+        args.models,
+        plan,
+        log=lambda m: print(m, file=sys.stderr, flush=True),
+        eval_sets=tuple(Path(d) for d in args.eval),
+    )
+    print(json.dumps(report))
+    return 0
+
+
 def _reader(args: argparse.Namespace):
     from vision.decks import load_deck
     from vision.runtime.reader import CardReader, ReaderConfig
@@ -177,6 +198,26 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ex.add_argument("--models", default="models")
     ex.add_argument("--fixed-batch", action="store_true", help="classifiers take batch 1 only")
     ex.set_defaults(handler=_export)
+
+    qu = vsub.add_parser(
+        "quantize", help="write int8 twins (card-*.int8.onnx) the runtime then prefers"
+    )
+    qu.add_argument("--models", default="models")
+    qu.add_argument("--frames", type=int, default=96, help="rendered calibration scenes")
+    qu.add_argument(
+        "--which", default="detector,symbol,color", help="models to quantize (comma-separated)"
+    )
+    qu.add_argument(
+        "--check-frames", type=int, default=24, help="fresh scenes for the agreement report"
+    )
+    qu.add_argument(
+        "--eval",
+        action="append",
+        default=[],
+        metavar="DATASET",
+        help="also compare float and int8 with `vision eval` on this dataset (repeatable)",
+    )
+    qu.set_defaults(handler=_quantize)
 
     ident = vsub.add_parser("identify", help="name the cards in images (one JSON line each)")
     ident.add_argument("images", nargs="+", metavar="IMAGE")

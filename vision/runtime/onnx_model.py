@@ -1,11 +1,26 @@
-"""A thin onnxruntime session wrapper that reads Ultralytics' metadata (class names, imgsz)."""
+"""A thin onnxruntime session wrapper that reads Ultralytics' metadata (class names, imgsz),
+and the rule for preferring a model's int8 twin (``card-x.int8.onnx``) when it is current."""
 
 from __future__ import annotations
 
 import ast
+import hashlib
 from pathlib import Path
 
 import numpy as np
+
+INT8_SUFFIX = ".int8.onnx"
+SOURCE_HASH_KEY = "quantized_from_sha256"  # metadata of an int8 model: its float source's hash
+
+
+def int8_path(float_path: str | Path) -> Path:
+    """``card-x.onnx`` → ``card-x.int8.onnx`` (same folder)."""
+    p = Path(float_path)
+    return p.with_name(p.name.removesuffix(".onnx") + INT8_SUFFIX)
+
+
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class OnnxModel:
@@ -23,7 +38,8 @@ class OnnxModel:
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         self.input_shape = inp.shape  # e.g. [1, 3, 320, 320] or ['batch', 3, 64, 64]
-        meta = self.session.get_modelmeta().custom_metadata_map
+        self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
+        meta = self.metadata
         self.names: dict[int, str] = (
             {int(k): str(v) for k, v in ast.literal_eval(meta["names"]).items()}
             if "names" in meta
@@ -34,7 +50,23 @@ class OnnxModel:
         self.imgsz = int(size) if isinstance(size, int) else int(ast.literal_eval(meta["imgsz"])[0])
         self.fixed_batch = isinstance(self.input_shape[0], int)
 
+    @property
+    def int8(self) -> bool:
+        return SOURCE_HASH_KEY in self.metadata
+
     def __call__(self, batch: np.ndarray) -> np.ndarray:
         if self.fixed_batch and len(batch) != self.input_shape[0]:
             return np.concatenate([self(batch[i : i + 1]) for i in range(len(batch))])
         return self.session.run(None, {self.input_name: batch})[0]
+
+
+def load_model(float_path: str | Path, threads: int, prefer_int8: bool) -> OnnxModel:
+    """The int8 twin of ``float_path`` when asked for, present and made from *this* float file
+    (its recorded source hash matches), else the float model. A retrained or fine-tuned float
+    model therefore never runs with a stale int8 twin: re-run ``tabletop vision quantize``."""
+    twin = int8_path(float_path)
+    if prefer_int8 and twin.is_file():
+        model = OnnxModel(twin, threads)
+        if model.metadata.get(SOURCE_HASH_KEY) == file_sha256(float_path):
+            return model
+    return OnnxModel(float_path, threads)
