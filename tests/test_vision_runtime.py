@@ -171,3 +171,30 @@ def test_identity_names_for_colourless_cards() -> None:
     assert identity_of(None, "wild") == "wild"
     assert identity_of("red", "7") == "red 7"
     assert identity_of(None, "back") == "back"
+
+
+def test_ruling_vis7_doubtful_readings_are_dropped() -> None:
+    """The shipped reader with and without the 0.3 floor on the same rendered tables: the
+    floor removes exactly the readings under it and nothing else."""
+    from vision.render.scenes import render_scene
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    rng = np.random.default_rng(31)
+    decks = [load_deck("deck-dash"), load_deck("dos")]
+    frames = [
+        np.ascontiguousarray(
+            render_scene(decks, rng, TRAIN_STYLES, empty=i % 2 == 0).image[..., ::-1]
+        )
+        for i in range(12)
+    ]
+    floor = CardReader(config=ReaderConfig(threads=1))
+    assert floor.config.min_confidence == 0.3
+    everything = CardReader(config=ReaderConfig(threads=1, min_confidence=0.0))
+    dropped = 0
+    for frame in frames:
+        kept, raw = floor(frame), everything(frame)
+        assert (kept.confidence >= 0.3).all()
+        sure = raw.confidence >= 0.3
+        assert np.allclose(np.sort(kept.confidence), np.sort(raw.confidence[sure]))
+        dropped += int((~sure).sum())
+    assert dropped > 0, "no doubtful reading on these tables: the test would prove nothing"

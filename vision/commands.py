@@ -83,7 +83,8 @@ def _reader(args: argparse.Namespace):
     from vision.runtime.reader import CardReader, ReaderConfig
 
     deck = load_deck(args.deck) if args.deck else None
-    return CardReader(args.models, deck, ReaderConfig(conf=args.conf, threads=args.threads))
+    config = ReaderConfig(conf=args.conf, threads=args.threads, min_confidence=args.min_confidence)
+    return CardReader(args.models, deck, config)
 
 
 def read_image(path: str):
@@ -150,6 +151,12 @@ def _runtime_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deck", help="deck profile name (models/decks/NAME.json) or a JSON path")
     p.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
     p.add_argument("--conf", type=float, default=0.4, help="detector confidence threshold")
+    p.add_argument(
+        "--min-confidence",
+        type=float,
+        default=0.3,
+        help="drop cards read with less confidence (detector × reading; VIS-7)",
+    )
     p.add_argument("--threads", type=int, default=2)
 
 
