@@ -13,9 +13,9 @@ STAGE_NAMES = (  # = vision.train.STAGES (kept here so `--help` does not import 
     "detector",
     "symbol-more",
     "detector-more",
-    "detector-round2",
     "symbol-round2",
     "color-round2",
+    "detector-round2",
     "detector-styles",
 )
 

@@ -199,9 +199,9 @@ STAGES = (
     "detector",
     "symbol-more",
     "detector-more",
-    "detector-round2",
     "symbol-round2",
     "color-round2",
+    "detector-round2",
     "detector-styles",
 )
 ROUND2 = ("symbol-round2", "color-round2")

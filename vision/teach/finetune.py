@@ -209,7 +209,8 @@ def _tune(
         **CARD_SAFE,
         **CPU_RUN,
     )
-    return runs / name / "weights" / "last.pt"
+    # where Ultralytics really wrote it: a relative ``project`` lands under runs/<task>/
+    return Path(model.trainer.save_dir) / "weights" / "last.pt"
 
 
 def finetune(
