@@ -48,6 +48,7 @@ def server(tmp_path_factory) -> Iterator[tuple[str, Any]]:
     th = threading.Thread(target=srv.run, daemon=True)
     th.start()
     yield f"http://127.0.0.1:{srv.effective_port}", app
+    app.extensions["tabletop"].end_streams()
     srv.close()
     app.extensions["tabletop"].camera.close()
 

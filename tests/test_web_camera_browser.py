@@ -50,6 +50,7 @@ def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
     th.start()
     yield f"http://127.0.0.1:{srv.effective_port}", app, gate
     gate.set()
+    app.extensions["tabletop"].end_streams()
     app.extensions["tabletop"].referee.stop()
     srv.close()
     app.extensions["tabletop"].camera.close()

@@ -479,6 +479,7 @@ def test_live_page_dryer_status_button_and_question_in_a_browser(tmp_path):
         assert got["event"]["payload"]["dryer"] == SHIRT.to_dict()
     finally:
         frames.put(None)
+        services.end_streams()
         services.referee.stop()
         srv.close()
         services.camera.close()

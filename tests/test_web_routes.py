@@ -724,6 +724,36 @@ def test_a_vanished_tablet_gives_its_stream_slot_back(tmp_path):
         srv.close()
 
 
+def test_shutting_down_ends_open_live_streams(tmp_path):
+    """Under waitress: ``end_streams`` makes every open SSE stream finish at once (not at its
+    next heartbeat, which would write into a server that has already closed its sockets)."""
+    import socket
+
+    import waitress
+
+    app = make_app(tmp_path, stream_heartbeat_s=60)
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=6)
+    threading.Thread(target=srv.run, daemon=True).start()
+    services = app.extensions["tabletop"]
+    try:
+        socks = []
+        for _ in range(2):
+            sock = socket.create_connection(("127.0.0.1", srv.effective_port), timeout=5)
+            sock.sendall(b"GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert sock.recv(100).startswith(b"HTTP/1.1 200")
+            socks.append(sock)
+        assert services.streams.active == 2
+        assert services.end_streams(timeout=5)
+        assert services.streams.active == 0
+        # a tablet that connects during shutdown is told to go away at once, too
+        late = services.hub.subscribe("game")
+        assert late.get(timeout=1) == ("closed", None)
+        for sock in socks:
+            sock.close()
+    finally:
+        srv.close()
+
+
 def test_live_camera_specs_go_through_the_frame_sources(tmp_path):
     from web.services.camera import FeedError, FileFeed, LiveFeed, open_feed
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,15 @@ class Services:
     throttle: Throttle = field(default_factory=Throttle)
     pad_log: list[dict[str, Any]] = field(default_factory=list)
     referee: CameraReferee | None = None  # the camera refereeing the game (with a camera)
+
+    def end_streams(self, timeout: float = 5.0) -> bool:
+        """Ask every live stream to finish and wait (up to ``timeout``) until they have; call
+        before closing the server. True when none is left."""
+        self.hub.close()
+        deadline = time.monotonic() + timeout
+        while self.streams.active and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.streams.active == 0
 
 
 def _camera(cfg: WebConfig) -> tuple[CameraFeed | None, str | None]:

@@ -76,6 +76,7 @@ def _serve(args: argparse.Namespace) -> int:
             ident="tabletop",
         )
     finally:
+        services.end_streams(timeout=2.0)
         if referee is not None:
             referee.stop()
         if services.camera is not None:

@@ -18,6 +18,7 @@ from flask import Blueprint, Response, jsonify, request
 from web.blueprints.common import game_arg, json_body, services
 from web.errors import BadInput
 from web.security import referee_required
+from web.services.hub import CLOSED
 
 bp = Blueprint("live", __name__)
 
@@ -92,6 +93,8 @@ def stream() -> Response:
                     yield b": ping\n\n"
                     continue
                 topic, data = item
+                if topic == CLOSED:
+                    return
                 if topic == "pads":
                     yield _sse("pad", data)
                     continue
@@ -208,7 +211,7 @@ def mjpeg() -> Response:
     def gen() -> Iterator[bytes]:
         start = time.monotonic()
         last_seq = -1
-        while time.monotonic() - start < max_age:
+        while time.monotonic() - start < max_age and not s.hub.closed:
             frame = camera.latest()
             if frame is not None and frame.seq != last_seq:
                 last_seq = frame.seq

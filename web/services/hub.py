@@ -25,16 +25,32 @@ class Subscription:
             return None
 
 
+CLOSED = "closed"  # the last message a subscriber gets: the server is shutting down
+
+
 class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subs: list[Subscription] = []
+        self.closed = False
 
     def subscribe(self, *topics: str) -> Subscription:
         sub = Subscription(frozenset(topics))
         with self._lock:
             self._subs.append(sub)
+            closed = self.closed
+        if closed:
+            self._put(sub, (CLOSED, None))
         return sub
+
+    def close(self) -> None:
+        """Tell every stream to end (server shutdown): a stream still open when the server's
+        sockets close would otherwise write its next heartbeat into a closed server."""
+        with self._lock:
+            self.closed = True
+            subs = list(self._subs)
+        for sub in subs:
+            self._put(sub, (CLOSED, None))
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -50,10 +66,14 @@ class Hub:
         with self._lock:
             subs = [s for s in self._subs if topic in s.topics]
         for sub in subs:
-            while True:
-                try:
-                    sub.queue.put_nowait((topic, data))
-                    break
-                except queue.Full:
-                    with contextlib.suppress(queue.Empty):
-                        sub.queue.get_nowait()  # drop the oldest
+            self._put(sub, (topic, data))
+
+    @staticmethod
+    def _put(sub: Subscription, item: tuple[str, Any]) -> None:
+        while True:
+            try:
+                sub.queue.put_nowait(item)
+                return
+            except queue.Full:
+                with contextlib.suppress(queue.Empty):
+                    sub.queue.get_nowait()  # drop the oldest
