@@ -70,28 +70,14 @@ def oracle_detector(video: Video, seed: int = 0) -> Detector:
 def model_detector(game: str = "deck-dash", models_dir: str | None = None) -> Detector:
     from vision.decks import load_deck
     from vision.runtime.reader import CardReader
-    from vision.table.adapter import detector_from
+    from vision.table.adapter import reader_detector
 
     reader = (
         CardReader(models_dir, deck=load_deck(game))
         if models_dir
         else CardReader(deck=load_deck(game))
     )
-
-    def identify(image: np.ndarray) -> list[dict]:
-        d = reader(image)
-        xyxy = d.xyxy
-        return [
-            {
-                "color": d.color[i],
-                "value": d.value[i],
-                "confidence": float(d.confidence[i]),
-                "box": xyxy[i].tolist(),
-            }
-            for i in range(len(d))
-        ]
-
-    return detector_from(identify, game)
+    return reader_detector(reader, game)
 
 
 @dataclass

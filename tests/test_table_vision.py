@@ -225,3 +225,32 @@ def test_read_zone_reads_areas_whole_and_respects_occluders():
     assert read_zone(seat, [*cards, faint], 0.25) == ZoneReading(("R1", "W"), 0.8)
     hand = Sighting("hand", 0.9, (0.4, 0.4, 0.9, 0.9), occluder=True)
     assert read_zone(seat, [*cards, hand], 0.25).occluded
+
+
+def test_reader_detector_turns_the_shipped_reader_into_sightings():
+    """The one bridge from Vision I's reader to the watcher: a sighting per reported card,
+    in the game's notation, with the box normalised to the frame."""
+    from vision.decks import load_deck
+    from vision.render.faces import TRAIN_STYLES
+    from vision.render.scenes import render_scene
+    from vision.runtime.reader import CardReader, ReaderConfig
+    from vision.table.adapter import reader_detector
+
+    deck = load_deck("deck-dash")
+    reader = CardReader(deck=deck, config=ReaderConfig(threads=1))
+    detect = reader_detector(reader, "deck-dash")
+    rng = np.random.default_rng(8)
+    seen = 0
+    for _ in range(4):
+        image = np.ascontiguousarray(render_scene(deck, rng, TRAIN_STYLES).image[..., ::-1])
+        cards, sightings = reader(image).cards(), detect(image)
+        assert len(sightings) == len(cards)
+        h, w = image.shape[:2]
+        for card, s in zip(cards, sightings, strict=True):
+            x1, y1, x2, y2 = card["box"]
+            assert s.box == pytest.approx(
+                (max(x1, 0) / w, max(y1, 0) / h, min(x2 / w, 1), min(y2 / h, 1)), abs=1e-6
+            )
+            assert s.confidence == pytest.approx(card["confidence"])
+            seen += 1
+    assert seen > 0

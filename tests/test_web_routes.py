@@ -693,26 +693,38 @@ def test_camera_viewers_arriving_together_all_wait_for_the_first_frame(tmp_path)
     assert len(got) == 4 and all(f is not None and f.width == 160 for f in got)
 
 
+def _waitress(app, threads: int = 6):
+    """The app under a real waitress server in a daemon thread (close it when done)."""
+    import waitress
+
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=threads)
+    threading.Thread(target=srv.run, daemon=True).start()
+    return srv
+
+
+def _open_streams(port: int, n: int) -> list:
+    """``n`` raw sockets, each with an open ``/api/stream`` (its 200 header read)."""
+    import socket
+
+    socks = []
+    for _ in range(n):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(b"GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 200")
+        socks.append(sock)
+    return socks
+
+
 def test_a_vanished_tablet_gives_its_stream_slot_back(tmp_path):
     """Under waitress: a client that disconnects is noticed at the next heartbeat and its
     server thread and stream slot are freed (so dead tablets cannot starve the pool)."""
-    import socket
     import time
 
-    import waitress
-
     app = make_app(tmp_path, stream_heartbeat_s=0.2)
-    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=6)
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
+    srv = _waitress(app)
     streams = app.extensions["tabletop"].streams
     try:
-        socks = []
-        for _ in range(3):
-            sock = socket.create_connection(("127.0.0.1", srv.effective_port), timeout=5)
-            sock.sendall(b"GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert sock.recv(100).startswith(b"HTTP/1.1 200")
-            socks.append(sock)
+        socks = _open_streams(srv.effective_port, 3)
         assert streams.active == 3
         for sock in socks:
             sock.close()
@@ -727,21 +739,11 @@ def test_a_vanished_tablet_gives_its_stream_slot_back(tmp_path):
 def test_shutting_down_ends_open_live_streams(tmp_path):
     """Under waitress: ``end_streams`` makes every open SSE stream finish at once (not at its
     next heartbeat, which would write into a server that has already closed its sockets)."""
-    import socket
-
-    import waitress
-
     app = make_app(tmp_path, stream_heartbeat_s=60)
-    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=6)
-    threading.Thread(target=srv.run, daemon=True).start()
+    srv = _waitress(app)
     services = app.extensions["tabletop"]
     try:
-        socks = []
-        for _ in range(2):
-            sock = socket.create_connection(("127.0.0.1", srv.effective_port), timeout=5)
-            sock.sendall(b"GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert sock.recv(100).startswith(b"HTTP/1.1 200")
-            socks.append(sock)
+        socks = _open_streams(srv.effective_port, 2)
         assert services.streams.active == 2
         assert services.end_streams(timeout=5)
         assert services.streams.active == 0

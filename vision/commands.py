@@ -7,21 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-STAGE_NAMES = (  # = vision.train.STAGES (kept here so `--help` does not import training code)
-    "symbol",
-    "color",
-    "detector",
-    "symbol-more",
-    "detector-more",
-    "symbol-round2",
-    "color-round2",
-    "detector-round2",
-    "detector-styles",
-)
-
 
 def _train(args: argparse.Namespace) -> int:
-    from vision.train import TrainPlan, run_plan
+    from vision.train import STAGES, TrainPlan, run_plan
 
     plan = TrainPlan(
         seed=args.seed,
@@ -44,7 +32,7 @@ def _train(args: argparse.Namespace) -> int:
         det_styles_epochs=args.det_styles_epochs,
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
-    stages = tuple(args.stages.split(","))
+    stages = tuple(args.stages.split(",")) if args.stages else STAGES
     run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True), stages=stages)
     return 0
 
@@ -196,8 +184,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--det-styles-epochs", type=int, default=15)
     tr.add_argument(
         "--stages",
-        default=",".join(STAGE_NAMES),
-        help="which networks to (re)train; the others keep their weights",
+        help="comma-separated stages to (re)train, the others keep their weights "
+        "(default: every stage in order; see models/cards.md)",
     )
     tr.set_defaults(handler=_train)
 

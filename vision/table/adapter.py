@@ -100,3 +100,11 @@ def detector_from(
         return to_sightings(identify(image), w, h, game, floor=floor)
 
     return detect
+
+
+def reader_detector(
+    reader: Callable[[np.ndarray], Any], game: str, *, floor: float = 0.25
+) -> Callable[[np.ndarray], list[Sighting]]:
+    """A Vision I ``CardReader`` (frame → ``Detections``) as a watcher ``Detector``, through
+    the same ``identify`` JSON form the command line prints."""
+    return detector_from(lambda image: reader(image).cards(), game, floor=floor)

@@ -102,7 +102,7 @@ def _dryer(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace) -> int:
     from vision.decks import load_deck
     from vision.runtime.reader import CardReader
-    from vision.table.adapter import detector_from
+    from vision.table.adapter import reader_detector
     from vision.table.frames import frames, open_source
     from vision.table.to_events import EventMapper
     from vision.table.watcher import TableWatcher
@@ -112,20 +112,7 @@ def _watch(args: argparse.Namespace) -> int:
     deck = load_deck(args.deck or args.game)
     reader = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
 
-    def identify(image):
-        d = reader(image)
-        xyxy = d.xyxy
-        return [
-            {
-                "color": d.color[i],
-                "value": d.value[i],
-                "confidence": float(d.confidence[i]),
-                "box": xyxy[i].tolist(),
-            }
-            for i in range(len(d))
-        ]
-
-    watcher = TableWatcher(detector_from(identify, args.game), layout)
+    watcher = TableWatcher(reader_detector(reader, args.game), layout)
     mapper = EventMapper(args.game, layout)
     for frame in frames(open_source(args.source)):
         for obs in watcher.process(frame):

@@ -31,6 +31,20 @@ from web.services.hub import Hub
 MAX_OPEN = 20  # per game; the oldest question goes first
 
 
+def refused_prompt(seen: str, why: str, t_ns: int, zone: str | None = None) -> dict[str, Any]:
+    """A question telling the tablet the rules refused what the camera saw (``seen``), so a
+    reading is never dropped silently; there is nothing to accept, only to dismiss."""
+    return {
+        "prompt": "refused",
+        "message": f"{seen}, but the referee cannot take it: {why}",
+        "zone": zone,
+        "t_ns": t_ns,
+        "confidence": None,
+        "suggestion": None,
+        "choices": [],
+    }
+
+
 @dataclass(frozen=True)
 class OpenPrompt:
     id: int

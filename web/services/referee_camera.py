@@ -36,7 +36,7 @@ from typing import Any
 from referee.events import Event, Source
 from web.errors import BadInput
 from web.services.games import GameService
-from web.services.prompts import PromptBoard
+from web.services.prompts import PromptBoard, refused_prompt
 from web.services.referee_dryer import WASH_DASH, DryerReferee
 from web.services.zones import ZoneStore
 
@@ -84,7 +84,7 @@ class ModelDetectors:
     def __call__(self, game: str) -> Detector:
         from vision.decks import load_deck
         from vision.runtime.reader import MODELS_DIR, CardReader
-        from vision.table.adapter import detector_from
+        from vision.table.adapter import reader_detector
 
         reader = self._readers.get(game)
         if reader is None:
@@ -92,20 +92,7 @@ class ModelDetectors:
             reader = CardReader(folder, deck=load_deck(game))
             self._readers[game] = reader
 
-        def identify(image: Any) -> list[dict[str, Any]]:
-            d = reader(image)
-            xyxy = d.xyxy
-            return [
-                {
-                    "color": d.color[i],
-                    "value": d.value[i],
-                    "confidence": float(d.confidence[i]),
-                    "box": xyxy[i].tolist(),
-                }
-                for i in range(len(d))
-            ]
-
-        return detector_from(identify, game)
+        return reader_detector(reader, game)
 
 
 class FeedSource:
@@ -523,19 +510,8 @@ class CameraReferee:
         try:
             out = self.games.append(ctx.game_id, event)
         except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
-            self._ask(
-                ctx,
-                {
-                    "prompt": "refused",
-                    "message": f"The camera saw {_describe(event)}, but the referee "
-                    f"cannot take it: {exc.message}",
-                    "zone": None,
-                    "t_ns": event.t_ns,
-                    "confidence": None,
-                    "suggestion": None,
-                    "choices": [],
-                },
-            )
+            seen = f"The camera saw {_describe(event)}"
+            self._ask(ctx, refused_prompt(seen, exc.message, event.t_ns))
             return
         self.counts.events += 1
         self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}

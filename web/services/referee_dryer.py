@@ -51,7 +51,7 @@ from referee.events import Event
 from referee.washdash.dryer import Dryer
 from web.errors import BadInput
 from web.services.games import GameService
-from web.services.prompts import PromptBoard
+from web.services.prompts import PromptBoard, refused_prompt
 
 log = logging.getLogger(__name__)
 
@@ -362,21 +362,9 @@ class DryerReferee:
         try:
             out = self.games.append(game.game_id, event)
         except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
-            self._ask(
-                game,
-                seat,
-                {
-                    "prompt": "refused",
-                    "message": f"The camera read {self._name(game, seat)}'s dryer as "
-                    f"{Dryer.from_dict(event.payload['dryer']).to_text()}, but the referee "
-                    f"cannot take it: {exc.message}",
-                    "zone": seat.zone,
-                    "t_ns": event.t_ns,
-                    "confidence": None,
-                    "suggestion": None,
-                    "choices": [],
-                },
-            )
+            dryer = Dryer.from_dict(event.payload["dryer"]).to_text()
+            seen = f"The camera read {self._name(game, seat)}'s dryer as {dryer}"
+            self._ask(game, seat, refused_prompt(seen, exc.message, event.t_ns, seat.zone))
             return
         self.counts.events += 1
         self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
