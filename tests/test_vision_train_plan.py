@@ -62,3 +62,12 @@ def test_hard_negatives_are_filed_as_other(tmp_path: Path) -> None:
     saved = write_hard_negatives(tmp_path, detect, 2, 5, [load_deck("dos")], ("paper",))
     files = sorted((tmp_path / "symbol" / "train" / "other").glob("*.png"))
     assert saved == len(files) == 2
+
+
+def test_a_misspelt_stage_is_refused_before_any_work(tmp_path: Path, capsys) -> None:
+    from referee.cli import main
+
+    code = main(["vision", "train", "--stages", "symbol,detektor", "--work", str(tmp_path / "w")])
+    assert code == 2
+    assert "unknown training stage(s) detektor" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()

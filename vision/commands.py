@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def _train(args: argparse.Namespace) -> int:
-    from vision.train import STAGES, TrainPlan, run_plan
+    from vision.train import STAGES, PlanError, TrainPlan, run_plan
 
     plan = TrainPlan(
         seed=args.seed,
@@ -33,7 +33,11 @@ def _train(args: argparse.Namespace) -> int:
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     stages = tuple(args.stages.split(",")) if args.stages else STAGES
-    run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True), stages=stages)
+    try:
+        run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True), stages=stages)
+    except PlanError as exc:
+        print(f"tabletop vision train: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

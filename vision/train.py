@@ -155,6 +155,10 @@ def export_onnx(weights: Path, imgsz: int, dest: Path) -> Path:
     return dest
 
 
+class PlanError(ValueError):
+    """A training request that cannot run as asked (e.g. an unknown stage)."""
+
+
 @dataclass(frozen=True)
 class TrainPlan:
     """Everything that decides the shipped model; stored next to it for the model card."""
@@ -239,7 +243,14 @@ def run_plan(
 
     Rendered data is cached in ``work`` (same seed → same data); ``stages`` retrains only some
     networks (the others keep their shipped weights). Timings merge into cards-training.json.
+    An unknown stage name is an error before anything is rendered (a typo would otherwise
+    skip the stage silently).
     """
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        raise ValueError(
+            f"unknown training stage(s) {', '.join(unknown)}; known: {', '.join(STAGES)}"
+        )
     setup_offline()
     from vision.decks import load_deck
     from vision.render.dataset import write_crops, write_detector_dataset
