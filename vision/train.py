@@ -248,7 +248,7 @@ def run_plan(
     """
     unknown = [s for s in stages if s not in STAGES]
     if unknown:
-        raise ValueError(
+        raise PlanError(
             f"unknown training stage(s) {', '.join(unknown)}; known: {', '.join(STAGES)}"
         )
     setup_offline()
