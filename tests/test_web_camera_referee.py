@@ -28,8 +28,9 @@ from web.services.referee_camera import pile_tops, seat_on_turn
 DATA = Path(__file__).parent / "data" / "table"
 TRUTH = json.loads((DATA / "pile.json").read_text())
 # pile.avi shows SKIP (the starting card), then BLOCK and Y6 played; we call them G5, G7
-# and Y9 so the Deck Dash game below has an easy legal play and an illegal one.
-CARDS = {"SKIP": "G5", "BLOCK": "G7", "Y6": "Y9"}
+# and Y9 so the Deck Dash game below has an easy legal play and an illegal one. Y12 is put
+# down and taken back within two clear frames (too short to settle).
+CARDS = {"SKIP": "G5", "BLOCK": "G7", "Y6": "Y9", "Y12": "Y12"}
 DEAL = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G5"}}
 FPS = 30
 
@@ -160,6 +161,31 @@ def test_a_card_settled_on_the_pile_becomes_the_games_event_with_its_verdict(tmp
     assert [s["head"] for s in snaps if s["game"]["id"] == game_id][-2:] == [3, 4]
     # the illegal play is not proposed again on every frame (the game's top did not move)
     assert tablet.snapshot(game_id)["head"] == 4
+
+
+def test_the_camera_loop_reads_the_database_only_after_a_change(tmp_path):
+    """A frame of an unchanged game costs no query: the referee looks at the running game
+    and its state again only when the game service has published a change."""
+    oracle = Oracle()
+    _, tablet, _ = referee_app(tmp_path, oracle)
+    games = tablet.services.games
+    calls = {"current_id": 0, "result": 0}
+    for name in calls:
+        real = getattr(games, name)
+
+        def counted(*args, _real=real, _name=name):
+            calls[_name] += 1
+            return _real(*args)
+
+        setattr(games, name, counted)
+    changes_before = games.changes
+    status = watch_to_the_end(tablet)
+    changes = games.changes - changes_before  # the camera's own two plays
+    assert status["events"] == 2 and changes == 2
+    assert status["frames"] > 50
+    assert calls["current_id"] <= changes + 1
+    # each append itself replays and publishes; the loop adds one sync per change
+    assert calls["result"] <= 4 * (changes + 1) < status["frames"]
 
 
 def test_a_low_confidence_reading_is_a_prompt_accept_sends_it_dismiss_does_not(tmp_path):

@@ -139,6 +139,9 @@ class GameService:
         self._lock = threading.RLock()
         self._cache: dict[int, _Cached] = {}
         self._local = threading.local()
+        # bumped on every published change (create, event, review, end): readers in a loop
+        # (the camera referee) look at the database again only when it has moved
+        self.changes = 0
 
     # -- catalogue -----------------------------------------------------------------------
     def catalogue(self) -> list[dict[str, Any]]:
@@ -385,6 +388,7 @@ class GameService:
         return summary
 
     def _publish(self, game_id: int, why: str) -> None:
+        self.changes += 1
         try:
             snap = self.snapshot(game_id)
         except BadInput as exc:

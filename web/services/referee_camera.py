@@ -202,6 +202,7 @@ class _Context:
     quiet: bool = True  # the game has no events yet: the dealer is setting up
     synced: dict[str, str | None] = field(default_factory=dict)
     plays: dict[str, tuple[int, str]] = field(default_factory=dict)  # zone -> camera's last
+    synced_at: int | None = None  # GameService.changes when last synced
 
 
 @dataclass
@@ -248,6 +249,11 @@ class CameraReferee:
         self._layout: Any = None
         self._zones_problem = ""  # why the saved zones cannot be used, if they cannot
         self._zones_version: int | None = None
+        # (games.changes, zones.version) when the target was last worked out, and the answer:
+        # the camera loop asks the database again only after a change
+        self._target_key: tuple[int, int] | None = None
+        self._target_now: tuple[int, str] | None = None
+        self._waiting = ("waiting", "")  # the status that goes with a None target
         self.dryers = DryerReferee(games, prompts, self.counts)
         self._detectors: dict[str, Detector] = {}
         self._failed: dict[str, str] = {}  # game -> why its detector could not be built
@@ -361,8 +367,13 @@ class CameraReferee:
 
     def step(self, frame: Any) -> None:
         """Referee one frame (the thread's body; tests may call it directly)."""
-        target = self._target()
+        key = (self.games.changes, self.zones.version)
+        if key != self._target_key:
+            self._target_key, self._target_now = key, self._target()
+            self._waiting = (self.state, self.message)
+        target = self._target_now
         if target is None:
+            self._set(*self._waiting)  # as before a lost camera or a restart said otherwise
             return
         if target[1] == WASH_DASH:
             self._step_dryers(target[0], frame)
@@ -472,11 +483,15 @@ class CameraReferee:
 
     def _sync(self, ctx: _Context) -> None:
         """Seat on turn and pile tops from the game (see the module docstring)."""
+        changes = self.games.changes
+        if ctx.synced_at == changes:
+            return
         try:
             result = self.games.result(ctx.game_id)
         except BadInput as exc:
             self._set("error", exc.message)
             return
+        ctx.synced_at = changes
         if result.state is ctx.state:
             return
         ctx.state = result.state
