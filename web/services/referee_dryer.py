@@ -106,6 +106,7 @@ class _Game:
     state: Any = None
     view: dict[str, Any] = field(default_factory=dict)
     answered: set[tuple[Any, ...]] = field(default_factory=set)  # claims given a reading
+    synced_at: int | None = None  # GameService.changes when the view was last refreshed
 
 
 def dryer_seats(layout: Any) -> list[int]:
@@ -256,7 +257,11 @@ class DryerReferee:
         return game
 
     def _refresh(self, game: _Game) -> None:
+        changes = self.games.changes
+        if game.synced_at == changes:  # nothing published since: no query per frame
+            return
         result = self.games.result(game.game_id)
+        game.synced_at = changes
         if result.state is not game.state:
             game.state = result.state
             game.view = self.games.rules(WASH_DASH).view(result.state)
