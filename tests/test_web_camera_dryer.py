@@ -221,7 +221,7 @@ def test_settled_changes_are_sent_while_racing_and_half_hung_pieces_never_settle
     assert len(camera_events(tablet, game_id)) == 2
 
 
-def test_a_done_without_a_dryer_is_checked_with_the_settled_reading(tmp_path):
+def test_ruling_tbl8_a_done_without_a_dryer_is_checked_with_the_settled_reading(tmp_path):
     table = Table()
     tablet, referee, game_id = dryer_app(tmp_path, table)
     hold(referee, table, "empty", n=8)
@@ -249,7 +249,7 @@ def test_a_done_without_a_dryer_is_checked_with_the_settled_reading(tmp_path):
     assert [s["reference"] for s in referee.status()["dryers"]["seats"]] == ["emptied"] * 2
 
 
-def test_an_empty_dryer_answering_a_done_is_asked_never_ruled_a_mistake(tmp_path):
+def test_ruling_tbl8_an_empty_dryer_answering_a_done_is_asked_never_ruled_a_mistake(tmp_path):
     table = Table()
     tablet, referee, game_id = dryer_app(tmp_path, table)
     hold(referee, table, "empty", n=8)
