@@ -71,3 +71,58 @@ def test_a_misspelt_stage_is_refused_before_any_work(tmp_path: Path, capsys) -> 
     assert code == 2
     assert "unknown training stage(s) detektor" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()
+
+
+def _scene_crop_folders(root: Path) -> dict[str, list[str]]:
+    return {
+        p.name: sorted(f.name for f in p.glob("*.png"))
+        for p in (root / "symbol" / "train").iterdir()
+        if any(p.glob("*.png"))
+    }
+
+
+def test_scene_crops_cut_every_card_and_file_detected_boxes_by_what_they_cover(
+    tmp_path: Path,
+) -> None:
+    """A detected box on a card becomes a second crop of that card; a box on nothing becomes
+    ``other``; every labelled card also gets a crop from its (jittered) true box."""
+    import numpy as np
+
+    from vision.decks import load_deck
+    from vision.render.scene_crops import write_scene_crops
+    from vision.render.scenes import render_scene
+    from vision.runtime.detections import Detections
+    from vision.runtime.rectify import quad_to_obb
+
+    deck, styles, seed = load_deck("dos"), ("paper",), 9
+    rng = np.random.default_rng(seed)  # the same first table write_scene_crops will draw
+    scene = render_scene([deck], rng, styles, empty=rng.random() < 0.0)
+    faces = [o for o in scene.objects if o.kind == "card"]
+    assert faces
+    first = faces[0]
+
+    def detect(_bgr):  # "sees" the first face exactly, and a card off the table
+        obb = np.array([quad_to_obb(first.quad), (-500.0, -500.0, 30.0, 45.0, 0.0)], np.float32)
+        return Detections(obb, np.ones(2, np.float32), np.zeros(2, np.int64))
+
+    made = write_scene_crops(tmp_path, detect, 1, seed, [deck], styles, "train", 0.0)
+    folders = _scene_crop_folders(tmp_path)
+    assert made == len(scene.objects) + 2 == sum(len(v) for v in folders.values())
+    assert len(folders["other"]) == 1
+    colour = first.meta["color"] or "none"
+    k_true, k_detected = scene.objects.index(first), len(scene.objects)
+    for k in (k_true, k_detected):  # its true box and the detected box
+        name = f"t{seed}_00000_{k}.png"
+        assert name in folders[first.meta["value"]]
+        assert (tmp_path / "color" / "train" / colour / name).exists()
+    assert not list((tmp_path / "color" / "train").glob("*/" + folders["other"][0]))
+
+
+def test_round3_stages_run_classifiers_before_the_detector() -> None:
+    """The round-3 classifier crops are cut with the detector of the round before, so the
+    stage order (what ``train --seed 0`` runs) matches how the shipped files were made."""
+    from vision.train import STAGES
+
+    assert STAGES.index("symbol-round3") < STAGES.index("detector-round3")
+    assert STAGES.index("color-round3") < STAGES.index("detector-round3")
+    assert STAGES[-1] == "detector-round3"

@@ -30,6 +30,12 @@ def _train(args: argparse.Namespace) -> int:
         det_round2_epochs=args.det_round2_epochs,
         det_more_images=args.det_more_images,
         det_styles_epochs=args.det_styles_epochs,
+        scene_crop_tables=args.scene_crop_tables,
+        scene_crop_val_tables=max(20, args.scene_crop_tables // 15),
+        sym_round3_epochs=args.sym_round3_epochs,
+        col_round3_epochs=args.col_round3_epochs,
+        det_round3_images=args.det_round3_images,
+        det_round3_epochs=args.det_round3_epochs,
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     stages = tuple(args.stages.split(",")) if args.stages else STAGES
@@ -186,6 +192,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--det-round2-epochs", type=int, default=20)
     tr.add_argument("--det-more-images", type=int, default=500, help="scenes in all styles")
     tr.add_argument("--det-styles-epochs", type=int, default=15)
+    tr.add_argument(
+        "--scene-crop-tables", type=int, default=3000, help="round-3 tables cut into crops"
+    )
+    tr.add_argument("--sym-round3-epochs", type=int, default=4)
+    tr.add_argument("--col-round3-epochs", type=int, default=2)
+    tr.add_argument("--det-round3-images", type=int, default=1000, help="fresh round-3 tables")
+    tr.add_argument("--det-round3-epochs", type=int, default=12)
     tr.add_argument(
         "--stages",
         help="comma-separated stages to (re)train, the others keep their weights "

@@ -193,6 +193,18 @@ class TrainPlan:
     # ... then on 500 more scenes drawn in all nine styles, together with the first 500
     det_more_images: int = 500
     det_styles_epochs: int = 15
+    # Round 3 (third session): crops cut from whole rendered tables, where half of the card
+    # faces are 40-80 % covered (the patches under-drew that), from true boxes and from the
+    # detector's own boxes; plus fresh balanced patches so rare action cards stay in view.
+    scene_crop_tables: int = 3000
+    scene_crop_val_tables: int = 200
+    balanced_crops: int = 6000
+    sym_round3_epochs: int = 4
+    col_round3_epochs: int = 2
+    round3_lr0: float = 0.001
+    # ... and the detector goes on over 1 000 fresh tables
+    det_round3_images: int = 1000
+    det_round3_epochs: int = 12
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -207,8 +219,13 @@ STAGES = (
     "color-round2",
     "detector-round2",
     "detector-styles",
+    "symbol-round3",
+    "color-round3",
+    "detector-round3",
 )
+ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
+ROUND3 = ("symbol-round3", "color-round3")
 
 
 def _both_yaml(path: Path, roots: list[Path]) -> Path:
@@ -236,6 +253,49 @@ def _union(out: Path, parts: list[Path]) -> Path:
     return out
 
 
+def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> None:
+    """Scene crops (true and detected boxes, with the detector in ``models_dir``) and balanced
+    patches, unioned into ``work/crops-round3``."""
+    from vision.decks import SYMBOL_CLASSES
+    from vision.render.dataset import write_crops
+    from vision.render.faces import TRAIN_STYLES
+    from vision.render.scene_crops import write_scene_crops
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    scene_crops = work / "crops-scenes"
+    if not (scene_crops / "done").exists():
+        shutil.rmtree(scene_crops, ignore_errors=True)
+        finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=plan.threads))
+        for split, n, offset in (
+            ("train", plan.scene_crop_tables, 27),
+            ("val", plan.scene_crop_val_tables, 28),
+        ):
+            made = write_scene_crops(
+                scene_crops, finder.detect, n, plan.seed * 1000 + offset, decks, TRAIN_STYLES, split
+            )
+            log(f"{made} {split} crops from {n} tables")
+        (scene_crops / "done").touch()
+    balanced = work / "crops-balanced"
+    if not (balanced / "done").exists():
+        shutil.rmtree(balanced, ignore_errors=True)
+        # the val split also gives every class at least one val image (Ultralytics' folders)
+        for split, n, offset in (
+            ("train", plan.balanced_crops, 29),
+            ("val", max(len(SYMBOL_CLASSES) * 4, plan.balanced_crops // 10), 30),
+        ):
+            write_crops(
+                balanced,
+                n,
+                plan.seed * 1000 + offset,
+                decks,
+                TRAIN_STYLES,
+                split,
+                wide_jitter_p=plan.wide_jitter_p,
+            )
+        (balanced / "done").touch()
+    _union(work / "crops-round3", [scene_crops, balanced])
+
+
 def run_plan(
     plan: TrainPlan, work: Path, models_dir: Path, *, log=print, stages: tuple[str, ...] = STAGES
 ) -> dict:
@@ -260,7 +320,7 @@ def run_plan(
     timings: dict[str, float] = {}
     t0 = time.time()
     crops = work / "crops"
-    if not (crops / "done").exists():
+    if any(s in stages for s in ROUND1_CROPS + ROUND2) and not (crops / "done").exists():
         shutil.rmtree(crops, ignore_errors=True)
         write_crops(crops, plan.crops_train, plan.seed * 1000 + 11, decks, TRAIN_STYLES, "train")
         write_crops(crops, plan.crops_val, plan.seed * 1000 + 12, decks, TRAIN_STYLES, "val")
@@ -269,7 +329,8 @@ def run_plan(
     log(f"crops rendered in {timings['render_crops_s']:.0f}s")
     t = time.time()
     det = work / "detector-data"
-    if not (det / "done").exists():
+    needs_det = {"detector", "detector-more", "detector-round2", "detector-styles"}
+    if needs_det & set(stages) and not (det / "done").exists():
         shutil.rmtree(det, ignore_errors=True)
         write_detector_dataset(
             det, plan.det_train, plan.det_val, plan.seed * 1000 + 21, decks, TRAIN_STYLES
@@ -332,6 +393,25 @@ def run_plan(
             (det_more / "done").touch()
         _both_yaml(work / "detector-all.yaml", [det, det_more])
         timings["render_scenes_more_s"] = time.time() - t
+    if any(s in stages for s in ROUND3):
+        t = time.time()
+        _render_round3_crops(plan, work, models_dir, decks, log)
+        timings["render_crops_round3_s"] = time.time() - t
+        log(f"round-3 crops rendered in {timings['render_crops_round3_s']:.0f}s")
+    det_fresh = work / "detector-data-round3"
+    if "detector-round3" in stages and not (det_fresh / "done").exists():
+        t = time.time()
+        shutil.rmtree(det_fresh, ignore_errors=True)
+        write_detector_dataset(
+            det_fresh,
+            plan.det_round3_images,
+            max(8, plan.det_round3_images // 8),
+            plan.seed * 1000 + 25,
+            decks,
+            TRAIN_STYLES,
+        )
+        (det_fresh / "done").touch()
+        timings["render_scenes_round3_s"] = time.time() - t
     out = work.resolve() / "train"
     results: dict[str, str] = {}
     jobs = {
@@ -350,6 +430,18 @@ def run_plan(
             plan.col_imgsz,
             "card-color",
         ),
+        "symbol-round3": (
+            work / "crops-round3" / "symbol",
+            plan.sym_round3_epochs,
+            plan.sym_imgsz,
+            "card-symbol",
+        ),
+        "color-round3": (
+            work / "crops-round3" / "color",
+            plan.col_round3_epochs,
+            plan.col_imgsz,
+            "card-color",
+        ),
     }
     for stage in STAGES:
         if stage not in stages:
@@ -362,11 +454,16 @@ def run_plan(
                 "detector-more": plan.det_more_epochs,
                 "detector-round2": plan.det_round2_epochs,
                 "detector-styles": plan.det_styles_epochs,
+                "detector-round3": plan.det_round3_epochs,
             }[stage]
             if epochs <= 0:
                 continue
+            data = {
+                "detector-styles": work / "detector-all.yaml",
+                "detector-round3": det_fresh / "data.yaml",
+            }.get(stage, det / "data.yaml")
             weights = train_detector(
-                work / "detector-all.yaml" if stage == "detector-styles" else det / "data.yaml",
+                data,
                 out,
                 name=stage,
                 model_cfg=str(models_dir / "card-detector.pt") if goes_on else str(DETECTOR_CFG),
@@ -386,6 +483,8 @@ def run_plan(
                 extra = {"model_cfg": str(models_dir / "card-symbol.pt"), "lr0": plan.sym_more_lr0}
             elif stage in ROUND2:
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round2_lr0}
+            elif stage in ROUND3:
+                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_lr0}
             weights = train_classifier(
                 root,
                 out,
@@ -403,8 +502,7 @@ def run_plan(
     timings["total_s"] = time.time() - t0
     meta_path = models_dir / "cards-training.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    if meta.get("plan") != asdict(plan):
-        meta = {}
+    # the plan only ever gains fields (a new round's stages); earlier runs stay on record
     meta["plan"] = asdict(plan)
     meta.setdefault("runs", []).append({"stages": list(stages), "timings": timings})
     meta.setdefault("outputs", {}).update(results)
