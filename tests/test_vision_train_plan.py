@@ -123,6 +123,7 @@ def test_round3_stages_run_classifiers_before_the_detector() -> None:
     stage order (what ``train --seed 0`` runs) matches how the shipped files were made."""
     from vision.train import STAGES
 
-    assert STAGES.index("symbol-round3") < STAGES.index("detector-round3")
-    assert STAGES.index("color-round3") < STAGES.index("detector-round3")
-    assert STAGES[-1] == "detector-round3"
+    detector = STAGES.index("detector-round3")
+    for stage in ("symbol-round3", "color-round3", "symbol-round3-more", "color-round3-more"):
+        assert STAGES.index(stage) < detector
+    assert STAGES[-2:] == ("detector-round3", "detector-hires")

@@ -202,9 +202,19 @@ class TrainPlan:
     sym_round3_epochs: int = 4
     col_round3_epochs: int = 2
     round3_lr0: float = 0.001
+    # ... then longer, on 2 more chunks of tables (val top-1 was still rising after 4 epochs)
+    scene_crop_more_chunks: int = 2  # each chunk: scene_crop_tables more tables
+    sym_round3_more_epochs: int = 6
+    col_round3_more_epochs: int = 2
+    round3_more_lr0: float = 0.0005
+    render_workers: int = 2  # processes rendering the extra chunks side by side
     # ... and the detector goes on over 1 000 fresh tables
     det_round3_images: int = 1000
     det_round3_epochs: int = 12
+    # ... then at a larger input: the same weights see small and half-covered cards at 1.3x
+    # the pixels (a convolutional detector carries over to another input size)
+    det_hires_imgsz: int = 416
+    det_hires_epochs: int = 10
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -221,11 +231,15 @@ STAGES = (
     "detector-styles",
     "symbol-round3",
     "color-round3",
+    "symbol-round3-more",
+    "color-round3-more",
     "detector-round3",
+    "detector-hires",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
 ROUND3 = ("symbol-round3", "color-round3")
+ROUND3_MORE = ("symbol-round3-more", "color-round3-more")
 
 
 def _both_yaml(path: Path, roots: list[Path]) -> Path:
@@ -294,6 +308,42 @@ def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, l
             )
         (balanced / "done").touch()
     _union(work / "crops-round3", [scene_crops, balanced])
+
+
+def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
+    """One chunk of round-3 scene crops, in a worker process (its own detector session)."""
+    folder, models_dir, n, seed, deck_names, threads = args
+    from vision.decks import load_deck
+    from vision.render.faces import TRAIN_STYLES
+    from vision.render.scene_crops import write_scene_crops
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=threads))
+    decks = [load_deck(d) for d in deck_names]
+    made = write_scene_crops(folder, finder.detect, n, seed, decks, TRAIN_STYLES, "train")
+    (folder / "done").touch()
+    return seed, made
+
+
+def _render_round3_more_crops(plan: TrainPlan, work: Path, models_dir: Path, log) -> None:
+    """``scene_crop_more_chunks`` more chunks of scene crops (train split; seeds
+    seed*1000 + 101, 102, …), rendered by ``render_workers`` processes, then the union of
+    all round-3 crops in ``work/crops-round3-more``."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [work / f"crops-scenes-{i}" for i in range(1, plan.scene_crop_more_chunks + 1)]
+    todo = []
+    for i, folder in enumerate(chunks, start=1):
+        if not (folder / "done").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            seed = plan.seed * 1000 + 100 + i
+            todo.append((folder, models_dir, plan.scene_crop_tables, seed, plan.decks, 1))
+    if todo:
+        with ProcessPoolExecutor(max_workers=max(1, plan.render_workers)) as pool:
+            for seed, made in pool.map(_scene_crop_chunk, todo):
+                log(f"{made} train crops from {plan.scene_crop_tables} tables (seed {seed})")
+    parts = [work / "crops-scenes", *chunks, work / "crops-balanced"]
+    _union(work / "crops-round3-more", parts)
 
 
 def run_plan(
@@ -393,13 +443,15 @@ def run_plan(
             (det_more / "done").touch()
         _both_yaml(work / "detector-all.yaml", [det, det_more])
         timings["render_scenes_more_s"] = time.time() - t
-    if any(s in stages for s in ROUND3):
+    if any(s in stages for s in ROUND3 + ROUND3_MORE):
         t = time.time()
         _render_round3_crops(plan, work, models_dir, decks, log)
+        if any(s in stages for s in ROUND3_MORE):
+            _render_round3_more_crops(plan, work, models_dir, log)
         timings["render_crops_round3_s"] = time.time() - t
         log(f"round-3 crops rendered in {timings['render_crops_round3_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
-    if "detector-round3" in stages and not (det_fresh / "done").exists():
+    if {"detector-round3", "detector-hires"} & set(stages) and not (det_fresh / "done").exists():
         t = time.time()
         shutil.rmtree(det_fresh, ignore_errors=True)
         write_detector_dataset(
@@ -442,6 +494,18 @@ def run_plan(
             plan.col_imgsz,
             "card-color",
         ),
+        "symbol-round3-more": (
+            work / "crops-round3-more" / "symbol",
+            plan.sym_round3_more_epochs,
+            plan.sym_imgsz,
+            "card-symbol",
+        ),
+        "color-round3-more": (
+            work / "crops-round3-more" / "color",
+            plan.col_round3_more_epochs,
+            plan.col_imgsz,
+            "card-color",
+        ),
     }
     for stage in STAGES:
         if stage not in stages:
@@ -455,13 +519,16 @@ def run_plan(
                 "detector-round2": plan.det_round2_epochs,
                 "detector-styles": plan.det_styles_epochs,
                 "detector-round3": plan.det_round3_epochs,
+                "detector-hires": plan.det_hires_epochs,
             }[stage]
             if epochs <= 0:
                 continue
             data = {
                 "detector-styles": work / "detector-all.yaml",
                 "detector-round3": det_fresh / "data.yaml",
+                "detector-hires": det_fresh / "data.yaml",
             }.get(stage, det / "data.yaml")
+            det_imgsz = plan.det_hires_imgsz if stage == "detector-hires" else plan.det_imgsz
             weights = train_detector(
                 data,
                 out,
@@ -469,11 +536,11 @@ def run_plan(
                 model_cfg=str(models_dir / "card-detector.pt") if goes_on else str(DETECTOR_CFG),
                 batch=plan.det_batch,
                 epochs=epochs,
-                imgsz=plan.det_imgsz,
+                imgsz=det_imgsz,
                 seed=plan.seed,
                 threads=plan.threads,
             )
-            imgsz, stem = plan.det_imgsz, "card-detector"
+            imgsz, stem = det_imgsz, "card-detector"
         else:
             root, epochs, imgsz, stem = jobs[stage]
             extra: dict = {}
@@ -485,6 +552,8 @@ def run_plan(
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round2_lr0}
             elif stage in ROUND3:
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_lr0}
+            elif stage in ROUND3_MORE:
+                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_more_lr0}
             weights = train_classifier(
                 root,
                 out,
@@ -511,8 +580,8 @@ def run_plan(
     return meta
 
 
-MODEL_FILES = {  # .pt in models/ → (ONNX name, input size, is a classifier)
-    "card-detector.pt": ("card-detector.onnx", 320, False),
+MODEL_FILES = {  # .pt in models/ → (ONNX name, input size or None: as trained, is a classifier)
+    "card-detector.pt": ("card-detector.onnx", None, False),
     "card-symbol.pt": ("card-symbol.onnx", 64, True),
     "card-color.pt": ("card-color.onnx", 32, True),
 }
@@ -529,9 +598,10 @@ def export_all(models_dir: Path, dynamic_classifiers: bool = True) -> list[Path]
         src = models_dir / pt
         if not src.exists():
             raise FileNotFoundError(f"{src} not found: train first (tabletop vision train)")
-        path = YOLO(str(src)).export(
+        model = YOLO(str(src))
+        path = model.export(
             format="onnx",
-            imgsz=imgsz,
+            imgsz=imgsz or int(model.overrides.get("imgsz", 320)),
             opset=17,
             simplify=False,
             dynamic=bool(is_cls and dynamic_classifiers),
