@@ -92,11 +92,12 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     torch.set_num_threads(args.threads)
     models = Path(args.models)
     det = YOLO(str(models / "card-detector.pt"), task="obb")
+    det_imgsz = int(det.overrides.get("imgsz", 320))  # the size it was trained (and exported) at
     sym = YOLO(str(models / "card-symbol.pt"), task="classify")
     col = YOLO(str(models / "card-color.pt"), task="classify")
 
     def run(frame) -> int:
-        r = det.predict(frame, imgsz=320, conf=0.4, iou=0.5, verbose=False, device="cpu")[0]
+        r = det.predict(frame, imgsz=det_imgsz, conf=0.4, iou=0.5, verbose=False, device="cpu")[0]
         boxes = r.obb.xywhr.numpy() if r.obb is not None else np.zeros((0, 5))
         if len(boxes) == 0:
             return 0

@@ -29,10 +29,14 @@ def test_onnx_detector_matches_ultralytics_pytorch(frames) -> None:
     reader = CardReader(
         config=ReaderConfig(conf=0.4, iou=0.5, int8=False)
     )  # float parity; int8: test_vision_quantize.py
+    size = reader.detector.imgsz  # the input size the shipped detector was exported at
+    assert size == torch_model.overrides["imgsz"]
     compared = 0
     for frame in frames:
         ours = reader.detect(frame)
-        res = torch_model.predict(frame, imgsz=320, conf=0.4, iou=0.5, rect=False, verbose=False)[0]
+        res = torch_model.predict(frame, imgsz=size, conf=0.4, iou=0.5, rect=False, verbose=False)[
+            0
+        ]
         theirs = res.obb.xywhr.numpy().astype(np.float32)
         assert len(ours) == len(theirs)
         if len(theirs) == 0:

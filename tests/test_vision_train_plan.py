@@ -124,6 +124,26 @@ def test_round3_stages_run_classifiers_before_the_detector() -> None:
     from vision.train import STAGES
 
     detector = STAGES.index("detector-round3")
-    for stage in ("symbol-round3", "color-round3", "symbol-round3-more", "color-round3-more"):
+    classifiers = ("symbol-round3", "color-round3", "symbol-round3-more", "color-round3-more")
+    for stage in (*classifiers, "symbol-96"):
         assert STAGES.index(stage) < detector
     assert STAGES[-2:] == ("detector-round3", "detector-hires")
+
+
+def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from vision.decks import load_deck
+    from vision.render.scene_crops import write_scene_crops
+    from vision.runtime.detections import Detections
+
+    def detect(_bgr):
+        return Detections(np.zeros((0, 5), np.float32), np.zeros(0, np.float32), np.zeros(0))
+
+    made = write_scene_crops(
+        tmp_path, detect, 2, 3, [load_deck("dos")], ("paper",), "val", 0.0, crop_size=96
+    )
+    files = list((tmp_path / "symbol" / "val").glob("*/*.png"))
+    assert made == len(files) > 0
+    assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}

@@ -208,6 +208,11 @@ class TrainPlan:
     col_round3_more_epochs: int = 2
     round3_more_lr0: float = 0.0005
     render_workers: int = 2  # processes rendering the extra chunks side by side
+    # ... then the symbol model at 96 px, on the same tables cut at 96 px: a half-covered
+    # card is often readable only by its corner index, ≈ 8 px tall in a 64 px crop
+    sym96_imgsz: int = 96
+    sym96_epochs: int = 4
+    sym96_lr0: float = 0.0005
     # ... and the detector goes on over 1 000 fresh tables
     det_round3_images: int = 1000
     det_round3_epochs: int = 12
@@ -233,6 +238,7 @@ STAGES = (
     "color-round3",
     "symbol-round3-more",
     "color-round3-more",
+    "symbol-96",
     "detector-round3",
     "detector-hires",
 )
@@ -312,7 +318,7 @@ def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, l
 
 def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
     """One chunk of round-3 scene crops, in a worker process (its own detector session)."""
-    folder, models_dir, n, seed, deck_names, threads = args
+    folder, models_dir, n, seed, deck_names, threads, split, crop_size = args
     from vision.decks import load_deck
     from vision.render.faces import TRAIN_STYLES
     from vision.render.scene_crops import write_scene_crops
@@ -320,7 +326,9 @@ def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
 
     finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=threads))
     decks = [load_deck(d) for d in deck_names]
-    made = write_scene_crops(folder, finder.detect, n, seed, decks, TRAIN_STYLES, "train")
+    made = write_scene_crops(
+        folder, finder.detect, n, seed, decks, TRAIN_STYLES, split, crop_size=crop_size
+    )
     (folder / "done").touch()
     return seed, made
 
@@ -337,13 +345,62 @@ def _render_round3_more_crops(plan: TrainPlan, work: Path, models_dir: Path, log
         if not (folder / "done").exists():
             shutil.rmtree(folder, ignore_errors=True)
             seed = plan.seed * 1000 + 100 + i
-            todo.append((folder, models_dir, plan.scene_crop_tables, seed, plan.decks, 1))
+            todo.append(
+                (folder, models_dir, plan.scene_crop_tables, seed, plan.decks, 1, "train", 64)
+            )
     if todo:
         with ProcessPoolExecutor(max_workers=max(1, plan.render_workers)) as pool:
             for seed, made in pool.map(_scene_crop_chunk, todo):
                 log(f"{made} train crops from {plan.scene_crop_tables} tables (seed {seed})")
     parts = [work / "crops-scenes", *chunks, work / "crops-balanced"]
     _union(work / "crops-round3-more", parts)
+
+
+def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> None:
+    """The round-3 '-more' tables and patches again (same seeds), cut at ``sym96_imgsz``,
+    into ``work/crops96``: the tables of chunks 1.. and the val tables, then patches."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from vision.decks import SYMBOL_CLASSES
+    from vision.render.dataset import write_crops
+    from vision.render.faces import TRAIN_STYLES
+
+    size = plan.sym96_imgsz
+    jobs = [
+        (work / f"crops96-scenes-{i}", plan.scene_crop_tables, plan.seed * 1000 + 100 + i, "train")
+        for i in range(1, plan.scene_crop_more_chunks + 1)
+    ]
+    jobs.append(
+        (work / "crops96-scenes-val", plan.scene_crop_val_tables, plan.seed * 1000 + 28, "val")
+    )
+    todo = []
+    for folder, n, seed, split in jobs:
+        if not (folder / "done").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            todo.append((folder, models_dir, n, seed, plan.decks, 1, split, size))
+    if todo:
+        with ProcessPoolExecutor(max_workers=max(1, plan.render_workers)) as pool:
+            for seed, made in pool.map(_scene_crop_chunk, todo):
+                log(f"{made} crops at {size} px (seed {seed})")
+    balanced = work / "crops96-balanced"
+    if not (balanced / "done").exists():
+        shutil.rmtree(balanced, ignore_errors=True)
+        for split, n, offset in (
+            ("train", plan.balanced_crops, 29),
+            ("val", max(len(SYMBOL_CLASSES) * 4, plan.balanced_crops // 10), 30),
+        ):
+            write_crops(
+                balanced,
+                n,
+                plan.seed * 1000 + offset,
+                decks,
+                TRAIN_STYLES,
+                split,
+                wide_jitter_p=plan.wide_jitter_p,
+                crop_size=size,
+            )
+        (balanced / "done").touch()
+    _union(work / "crops96", [job[0] for job in jobs] + [balanced])
 
 
 def run_plan(
@@ -448,6 +505,10 @@ def run_plan(
         _render_round3_crops(plan, work, models_dir, decks, log)
         if any(s in stages for s in ROUND3_MORE):
             _render_round3_more_crops(plan, work, models_dir, log)
+    if "symbol-96" in stages:
+        t = time.time()
+        _render_crops96(plan, work, models_dir, decks, log)
+        timings["render_crops96_s"] = time.time() - t
         timings["render_crops_round3_s"] = time.time() - t
         log(f"round-3 crops rendered in {timings['render_crops_round3_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
@@ -506,6 +567,12 @@ def run_plan(
             plan.col_imgsz,
             "card-color",
         ),
+        "symbol-96": (
+            work / "crops96" / "symbol",
+            plan.sym96_epochs,
+            plan.sym96_imgsz,
+            "card-symbol",
+        ),
     }
     for stage in STAGES:
         if stage not in stages:
@@ -554,6 +621,8 @@ def run_plan(
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_lr0}
             elif stage in ROUND3_MORE:
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_more_lr0}
+            elif stage == "symbol-96":
+                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym96_lr0}
             weights = train_classifier(
                 root,
                 out,
@@ -582,7 +651,7 @@ def run_plan(
 
 MODEL_FILES = {  # .pt in models/ → (ONNX name, input size or None: as trained, is a classifier)
     "card-detector.pt": ("card-detector.onnx", None, False),
-    "card-symbol.pt": ("card-symbol.onnx", 64, True),
+    "card-symbol.pt": ("card-symbol.onnx", None, True),
     "card-color.pt": ("card-color.onnx", 32, True),
 }
 

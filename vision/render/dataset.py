@@ -152,6 +152,7 @@ def write_crops(
     back_p: float = 0.05,
     other_p: float = 0.06,
     wide_jitter_p: float = 0.0,
+    crop_size: int = CROP_SIZE,
 ) -> None:
     """Rectified card crops in two folder trees: ``symbol/<split>/<value>`` and
     ``color/<split>/<colour>`` (hard links, the same pixels). ``wide_jitter_p`` of the crops
@@ -172,7 +173,7 @@ def write_crops(
                 continue
         # (no draw when off: the first round's crops stay the same for the same seed)
         spread = 2.0 if wide_jitter_p > 0 and rng.random() < wide_jitter_p else 1.0
-        crop = rectify(img, jittered_obb(target.quad, rng, spread), CROP_SIZE)
+        crop = rectify(img, jittered_obb(target.quad, rng, spread), crop_size)
         if rng.random() < 0.5:
             crop = crop[::-1, ::-1]
         if target.kind == "card":

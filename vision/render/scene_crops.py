@@ -45,6 +45,7 @@ def write_scene_crops(
     styles: tuple[str, ...],
     split: str,
     empty_fraction: float = 0.05,
+    crop_size: int = CROP_SIZE,
 ) -> int:
     """Render ``n_tables`` tables, cut crops as described above into ``out/symbol/<split>/…``
     and ``out/color/<split>/…`` (hard links, like ``write_crops``). Returns how many."""
@@ -70,7 +71,7 @@ def write_scene_crops(
             elif best < 0 or ious[best] < MISS_IOU:
                 boxes.append((tuple(float(v) for v in obb), None))
         for k, (obb, obj) in enumerate(boxes):
-            crop = rectify(scene.image, obb, CROP_SIZE)
+            crop = rectify(scene.image, obb, crop_size)
             if rng.random() < 0.5:
                 crop = crop[::-1, ::-1]
             symbol, color = crop_labels(obj)

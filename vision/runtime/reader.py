@@ -20,7 +20,7 @@ from vision.runtime.rectify import rectify
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
-CROP_SIZE = 64  # rectified crop side; the classifiers resize it to their own input
+CROP_SIZE = 64  # smallest rectified crop side; the classifiers resize it to their own input
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ class CardReader:
         self.deck = deck
         self._sym_names = [self.symbol.names[i] for i in range(len(self.symbol.names))]
         self._col_names = [self.color.names[i] for i in range(len(self.color.names))]
+        # cut crops as large as the largest classifier input: a 96 px symbol model must not
+        # see a 64 px crop blown up
+        self.crop_size = max(CROP_SIZE, self.symbol.imgsz, self.color.imgsz)
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Card boxes only (no reading), in frame pixels."""
@@ -104,7 +107,7 @@ class CardReader:
         """Upright RGB crops of oriented boxes. Warps the BGR frame and swaps the small crop's
         channels: warping a reversed-channel view made OpenCV copy the whole frame per card
         (≈ 3 ms each); the pixels are the same."""
-        return [rectify(frame_bgr, tuple(o), CROP_SIZE)[..., ::-1] for o in obbs]
+        return [rectify(frame_bgr, tuple(o), self.crop_size)[..., ::-1] for o in obbs]
 
     def _classify_once(self, model: OnnxModel, crops: list[np.ndarray]) -> np.ndarray:
         probs = model(self.classifier_input(model, crops))
