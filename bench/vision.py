@@ -92,18 +92,22 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     torch.set_num_threads(args.threads)
     models = Path(args.models)
     det = YOLO(str(models / "card-detector.pt"), task="obb")
-    det_imgsz = int(det.overrides.get("imgsz", 320))  # the size it was trained (and exported) at
     sym = YOLO(str(models / "card-symbol.pt"), task="classify")
     col = YOLO(str(models / "card-color.pt"), task="classify")
+    # each model at the input size it was trained (and exported) at; crops as our reader cuts
+    det_imgsz = int(det.overrides.get("imgsz", 320))
+    sym_imgsz = int(sym.overrides.get("imgsz", 64))
+    col_imgsz = int(col.overrides.get("imgsz", 32))
+    crop_size = max(64, sym_imgsz, col_imgsz)
 
     def run(frame) -> int:
         r = det.predict(frame, imgsz=det_imgsz, conf=0.4, iou=0.5, verbose=False, device="cpu")[0]
         boxes = r.obb.xywhr.numpy() if r.obb is not None else np.zeros((0, 5))
         if len(boxes) == 0:
             return 0
-        crops = [rectify(frame, tuple(b), 64) for b in boxes]  # BGR, as Ultralytics takes
-        s = sym.predict(crops, imgsz=64, verbose=False, device="cpu")
-        col.predict(crops, imgsz=32, verbose=False, device="cpu")
+        crops = [rectify(frame, tuple(b), crop_size) for b in boxes]  # BGR, as Ultralytics takes
+        s = sym.predict(crops, imgsz=sym_imgsz, verbose=False, device="cpu")
+        col.predict(crops, imgsz=col_imgsz, verbose=False, device="cpu")
         return sum(1 for x in s if sym.names[int(x.probs.top1)] != "other")
 
     return _measure(run, _frames(folder))
