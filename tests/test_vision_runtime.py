@@ -45,6 +45,19 @@ def test_nms_keeps_best_of_overlapping_and_separate_boxes() -> None:
     assert keep.tolist() == [1, 2]
 
 
+def test_greedy_nms_keeps_a_fan_card_that_fast_nms_chains_away() -> None:
+    """A overlaps B, B overlaps C, A does not overlap C: greedy NMS keeps A and C (B is gone,
+    so it cannot drop C); Ultralytics' Fast-NMS lets the dropped B drop C too."""
+    fan = np.array(
+        [[100, 100, 40, 60, 0.0], [112, 100, 40, 60, 0.0], [124, 100, 40, 60, 0.0]], np.float32
+    )
+    scores = np.array([0.9, 0.8, 0.7])
+    pair = probiou(fan, fan)
+    assert pair[0, 1] > 0.5 and pair[1, 2] > 0.5 and pair[0, 2] < 0.5
+    assert nms_rotated(fan, scores, 0.5).tolist() == [0, 2]
+    assert nms_rotated(fan, scores, 0.5, fast=True).tolist() == [0]
+
+
 def test_decode_obb_reads_ultralytics_layout() -> None:
     # (1, 4 + nc + 1, anchors): cx, cy, w, h, class score, angle
     out = np.zeros((1, 6, 3), np.float32)

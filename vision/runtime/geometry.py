@@ -64,12 +64,19 @@ def probiou(obb1: np.ndarray, obb2: np.ndarray) -> np.ndarray:
     return 1 - np.sqrt(1 - np.exp(-bd) + EPS)
 
 
-def nms_rotated(obb: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
-    """Greedy NMS on rotated boxes; returns kept indices, best first."""
+def nms_rotated(obb: np.ndarray, scores: np.ndarray, iou: float, fast: bool = False) -> np.ndarray:
+    """NMS on rotated boxes; returns kept indices, best first.
+
+    Greedy (default): a box is dropped only by a box that was *kept*. ``fast``: Ultralytics'
+    Fast-NMS, where any better box drops it, even one that was itself dropped; in a fan that
+    chain removes real cards (measured: 1.9 points of identity on held-out scenes).
+    """
     order = np.argsort(-scores)
     if len(order) == 0:
         return order
     ious = probiou(obb[order], obb[order])
+    if fast:
+        return order[(np.triu(ious, 1) > iou).sum(0) == 0]
     keep: list[int] = []
     suppressed = np.zeros(len(order), bool)
     for i in range(len(order)):
@@ -81,7 +88,7 @@ def nms_rotated(obb: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
 
 
 def decode_obb(
-    output: np.ndarray, conf: float, iou: float, max_det: int = 100
+    output: np.ndarray, conf: float, iou: float, max_det: int = 100, fast_nms: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ultralytics OBB head output (1, 4+nc+1, anchors) → (obb N×5, scores N, class N).
 
@@ -99,7 +106,7 @@ def decode_obb(
     # class-aware NMS by offsetting classes apart
     shifted = boxes.copy()
     shifted[:, :2] += cls[:, None] * 4096.0
-    keep = nms_rotated(shifted, scores, iou)[:max_det]
+    keep = nms_rotated(shifted, scores, iou, fast_nms)[:max_det]
     return boxes[keep], scores[keep].astype(np.float32), cls[keep].astype(np.int64)
 
 

@@ -27,6 +27,9 @@ CROP_SIZE = 64  # smallest rectified crop side; the classifiers resize it to the
 class ReaderConfig:
     conf: float = 0.4  # detector confidence threshold
     iou: float = 0.5  # rotated NMS threshold
+    # Ultralytics' Fast-NMS instead of greedy NMS (for parity checks; greedy keeps more of
+    # a fan: geometry.nms_rotated)
+    fast_nms: bool = False
     threads: int = 2  # detector
     # the classifiers' small batches gain nothing from a second thread (measured: more CPU and
     # more wall time with 2), so they run on one
@@ -70,7 +73,9 @@ class CardReader:
         """Card boxes only (no reading), in frame pixels."""
         tensor, r, (left, top) = self.detector_input(frame_bgr)
         out = self.detector(tensor)
-        obb, scores, cls = decode_obb(out, self.config.conf, self.config.iou)
+        obb, scores, cls = decode_obb(
+            out, self.config.conf, self.config.iou, fast_nms=self.config.fast_nms
+        )
         obb[:, 0] = (obb[:, 0] - left) / r
         obb[:, 1] = (obb[:, 1] - top) / r
         obb[:, 2:4] /= r
