@@ -276,8 +276,6 @@ def _union(out: Path, parts: list[Path]) -> Path:
 def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> None:
     """Scene crops (true and detected boxes, with the detector in ``models_dir``) and balanced
     patches, unioned into ``work/crops-round3``."""
-    from vision.decks import SYMBOL_CLASSES
-    from vision.render.dataset import write_crops
     from vision.render.faces import TRAIN_STYLES
     from vision.render.scene_crops import write_scene_crops
     from vision.runtime.reader import CardReader, ReaderConfig
@@ -295,25 +293,35 @@ def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, l
             )
             log(f"{made} {split} crops from {n} tables")
         (scene_crops / "done").touch()
-    balanced = work / "crops-balanced"
-    if not (balanced / "done").exists():
-        shutil.rmtree(balanced, ignore_errors=True)
-        # the val split also gives every class at least one val image (Ultralytics' folders)
+    balanced = _balanced_crops(plan, work / "crops-balanced", decks, 64)
+    _union(work / "crops-round3", [scene_crops, balanced])
+
+
+def _balanced_crops(plan: TrainPlan, folder: Path, decks, crop_size: int) -> Path:
+    """Round 3's fresh balanced patches (seeds seed*1000 + 29 / 30), cut at ``crop_size``.
+    The val split also gives every class at least one val image (Ultralytics' folders)."""
+    from vision.decks import SYMBOL_CLASSES
+    from vision.render.dataset import write_crops
+    from vision.render.faces import TRAIN_STYLES
+
+    if not (folder / "done").exists():
+        shutil.rmtree(folder, ignore_errors=True)
         for split, n, offset in (
             ("train", plan.balanced_crops, 29),
             ("val", max(len(SYMBOL_CLASSES) * 4, plan.balanced_crops // 10), 30),
         ):
             write_crops(
-                balanced,
+                folder,
                 n,
                 plan.seed * 1000 + offset,
                 decks,
                 TRAIN_STYLES,
                 split,
                 wide_jitter_p=plan.wide_jitter_p,
+                crop_size=crop_size,
             )
-        (balanced / "done").touch()
-    _union(work / "crops-round3", [scene_crops, balanced])
+        (folder / "done").touch()
+    return folder
 
 
 def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
@@ -361,10 +369,6 @@ def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -
     into ``work/crops96``: the tables of chunks 1.. and the val tables, then patches."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from vision.decks import SYMBOL_CLASSES
-    from vision.render.dataset import write_crops
-    from vision.render.faces import TRAIN_STYLES
-
     size = plan.sym96_imgsz
     jobs = [
         (work / f"crops96-scenes-{i}", plan.scene_crop_tables, plan.seed * 1000 + 100 + i, "train")
@@ -382,24 +386,7 @@ def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -
         with ProcessPoolExecutor(max_workers=max(1, plan.render_workers)) as pool:
             for seed, made in pool.map(_scene_crop_chunk, todo):
                 log(f"{made} crops at {size} px (seed {seed})")
-    balanced = work / "crops96-balanced"
-    if not (balanced / "done").exists():
-        shutil.rmtree(balanced, ignore_errors=True)
-        for split, n, offset in (
-            ("train", plan.balanced_crops, 29),
-            ("val", max(len(SYMBOL_CLASSES) * 4, plan.balanced_crops // 10), 30),
-        ):
-            write_crops(
-                balanced,
-                n,
-                plan.seed * 1000 + offset,
-                decks,
-                TRAIN_STYLES,
-                split,
-                wide_jitter_p=plan.wide_jitter_p,
-                crop_size=size,
-            )
-        (balanced / "done").touch()
+    balanced = _balanced_crops(plan, work / "crops96-balanced", decks, size)
     _union(work / "crops96", [job[0] for job in jobs] + [balanced])
 
 

@@ -142,6 +142,15 @@ def jittered_obb(
     )
 
 
+def make_class_folders(out: Path, split: str) -> None:
+    """``symbol/<split>/<class>`` and ``color/<split>/<class>`` for every class, so a class
+    with no crop yet still has its folder."""
+    for name in SYMBOL_CLASSES:
+        (out / "symbol" / split / name).mkdir(parents=True, exist_ok=True)
+    for name in COLOR_CLASSES:
+        (out / "color" / split / name).mkdir(parents=True, exist_ok=True)
+
+
 def write_crops(
     out: Path,
     n: int,
@@ -158,10 +167,7 @@ def write_crops(
     ``color/<split>/<colour>`` (hard links, the same pixels). ``wide_jitter_p`` of the crops
     are cut with twice the usual box error."""
     rng = np.random.default_rng(seed)
-    for name in SYMBOL_CLASSES:
-        (out / "symbol" / split / name).mkdir(parents=True, exist_ok=True)
-    for name in COLOR_CLASSES:
-        (out / "color" / split / name).mkdir(parents=True, exist_ok=True)
+    make_class_folders(out, split)
     done = 0
     while done < n:
         r = rng.random()

@@ -17,8 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.decks import COLOR_CLASSES, SYMBOL_CLASSES, DeckProfile
-from vision.render.dataset import CROP_SIZE, jittered_obb
+from vision.decks import DeckProfile
+from vision.render.dataset import CROP_SIZE, jittered_obb, make_class_folders
 from vision.render.scenes import Placed, render_scene
 from vision.runtime.geometry import polygon_iou
 from vision.runtime.rectify import box_corners, rectify
@@ -50,10 +50,7 @@ def write_scene_crops(
     """Render ``n_tables`` tables, cut crops as described above into ``out/symbol/<split>/…``
     and ``out/color/<split>/…`` (hard links, like ``write_crops``). Returns how many."""
     rng = np.random.default_rng(seed)
-    for name in SYMBOL_CLASSES:
-        (out / "symbol" / split / name).mkdir(parents=True, exist_ok=True)
-    for name in COLOR_CLASSES:
-        (out / "color" / split / name).mkdir(parents=True, exist_ok=True)
+    make_class_folders(out, split)
     made = 0
     for i in range(n_tables):
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
