@@ -113,3 +113,11 @@ def test_teach_cli_fine_tunes_and_checks_on_a_new_art_style(tmp_path, capsys):
     assert (tmp_path / "t" / "model" / "card-color.onnx").exists()
     assert result["captured"] == 57 and result["check"]["cards"] == 57
     assert result["check"]["accuracy"] >= 0.5
+    # taught at the shipped symbol model's size, from crops cut that large
+    from vision.runtime.onnx_model import OnnxModel
+    from vision.runtime.reader import MODELS_DIR
+
+    shipped = OnnxModel(MODELS_DIR / "card-symbol.onnx", 1).imgsz
+    assert OnnxModel(tmp_path / "t" / "model" / "card-symbol.onnx", 1).imgsz == shipped
+    crop = next((tmp_path / "t" / "data" / "symbol" / "train").glob("*/c000_*.png"))
+    assert cv2.imread(str(crop)).shape == (shipped, shipped, 3)

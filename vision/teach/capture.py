@@ -47,10 +47,12 @@ def find_card(
     return quad_to_obb(cv2.boxPoints(cv2.minAreaRect(hull)))
 
 
-def crop_card(image_bgr: np.ndarray, empty_bgr: np.ndarray, zone: Box = (0, 0, 1, 1)) -> np.ndarray:
-    """The card as an upright 64×64 RGB crop, as Vision I's classifiers see cards."""
+def crop_card(
+    image_bgr: np.ndarray, empty_bgr: np.ndarray, zone: Box = (0, 0, 1, 1), size: int = CROP
+) -> np.ndarray:
+    """The card as an upright size×size RGB crop, as Vision I's classifiers see cards."""
     obb = find_card(image_bgr, empty_bgr, zone)
-    return np.ascontiguousarray(rectify(image_bgr[..., ::-1], obb, CROP))
+    return np.ascontiguousarray(rectify(image_bgr[..., ::-1], obb, size))
 
 
 @dataclass

@@ -37,11 +37,18 @@ class TeachPlan:
     fillers: int = 6  # rendered crops for each class the deck does not have
     sym_epochs: int = 6
     col_epochs: int = 3
-    sym_imgsz: int = 64
+    # the shipped symbol model's input since round 3; a taught model must not read covered
+    # cards worse than the one it replaces
+    sym_imgsz: int = 96
     col_imgsz: int = 32
     seed: int = 0
     threads: int = 1
     lr: float = 0.0005
+
+    @property
+    def crop_size(self) -> int:
+        """Crops are cut at the largest classifier input, as the runtime cuts them."""
+        return max(CROP, self.sym_imgsz, self.col_imgsz)
 
 
 def _augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -59,7 +66,12 @@ def _augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def variants(
-    frame_bgr: np.ndarray, empty_bgr: np.ndarray, zone, n: int, rng: np.random.Generator
+    frame_bgr: np.ndarray,
+    empty_bgr: np.ndarray,
+    zone,
+    n: int,
+    rng: np.random.Generator,
+    crop_size: int = CROP,
 ) -> list[np.ndarray]:
     """``n`` RGB training crops of the one card in ``frame_bgr``."""
     from vision.render.dataset import jittered_obb
@@ -71,7 +83,7 @@ def variants(
     out = []
     for k in range(n):
         box = obb if k == 0 else jittered_obb(quad, rng)
-        crop = np.ascontiguousarray(rectify(rgb, box, CROP))
+        crop = np.ascontiguousarray(rectify(rgb, box, crop_size))
         if k % 2:
             crop = np.ascontiguousarray(crop[::-1, ::-1])
         out.append(crop if k == 0 else _augment(crop, rng))
@@ -98,7 +110,7 @@ def _fillers(
     out: list[tuple[np.ndarray, str, str | None]] = []
     for _ in range(plan.fillers * 2):
         img, target = render_other_patch([deck], rng, TRAIN_STYLES)
-        crop = rectify(img, jittered_obb(target.quad, rng), CROP)
+        crop = rectify(img, jittered_obb(target.quad, rng), plan.crop_size)
         out.append((np.clip(crop, 0, 255).astype(np.uint8), "other", None))
     jobs: list[tuple[str, DeckProfile | None, str | None]] = [("back", None, None)] * (
         plan.fillers * 2
@@ -118,7 +130,7 @@ def _fillers(
         canvas.place(sprite, m, rng)
         img = _degrade(_light(canvas.img, rng), rng)
         quad = canvas.items[0][1]
-        crop = rectify(img, jittered_obb(quad, rng), CROP)
+        crop = rectify(img, jittered_obb(quad, rng), plan.crop_size)
         out.append(
             (
                 np.clip(crop, 0, 255).astype(np.uint8),
@@ -154,7 +166,7 @@ def build_dataset(
             cv2.imwrite(str(root / "color" / split / color / f"{stem}.png"), bgr)
 
     for i, (frame, (color, value)) in enumerate(shots):
-        crops = variants(frame, empty, zone, plan.variants + 2, rng)
+        crops = variants(frame, empty, zone, plan.variants + 2, rng, plan.crop_size)
         for k, crop in enumerate(crops):
             split = "val" if k >= plan.variants else "train"
             write(crop, value, color or "none", split, f"c{i:03d}_{k:03d}")
@@ -308,9 +320,11 @@ def check(
     deck: DeckProfile,
 ) -> dict:
     """Card identity accuracy on a capture pass the fine-tune did not see."""
+    from vision.runtime.onnx_model import OnnxModel
     from vision.teach.capture import crop_card
 
-    crops = [crop_card(f, empty, zone) for f, _ in frames]
+    sizes = [OnnxModel(Path(models_dir) / f"card-{m}.onnx", 1).imgsz for m in ("symbol", "color")]
+    crops = [crop_card(f, empty, zone, max(sizes)) for f, _ in frames]
     got = classify(models_dir, crops, deck)
     wrong = [
         (want, ident) for (_, want), (ident, _) in zip(frames, got, strict=True) if ident != want
