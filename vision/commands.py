@@ -37,7 +37,6 @@ def _train(args: argparse.Namespace) -> int:
         sym_round3_more_epochs=args.sym_round3_more_epochs,
         col_round3_more_epochs=args.col_round3_more_epochs,
         sym96_epochs=args.sym96_epochs,
-        sym96_more_epochs=args.sym96_more_epochs,
         det_round3_images=args.det_round3_images,
         det_round3_epochs=args.det_round3_epochs,
     )
@@ -204,7 +203,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--sym-round3-more-epochs", type=int, default=6)
     tr.add_argument("--col-round3-more-epochs", type=int, default=2)
     tr.add_argument("--sym96-epochs", type=int, default=4)
-    tr.add_argument("--sym96-more-epochs", type=int, default=4)
     tr.add_argument("--det-round3-images", type=int, default=1000, help="fresh round-3 tables")
     tr.add_argument("--det-round3-epochs", type=int, default=12)
     tr.add_argument(

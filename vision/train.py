@@ -213,8 +213,6 @@ class TrainPlan:
     sym96_imgsz: int = 96
     sym96_epochs: int = 4
     sym96_lr0: float = 0.0005
-    sym96_more_epochs: int = 4  # val top-1 still rose in the 4th epoch
-    sym96_more_lr0: float = 0.0003
     # ... and the detector goes on over 1 000 fresh tables
     det_round3_images: int = 1000
     det_round3_epochs: int = 12
@@ -241,7 +239,6 @@ STAGES = (
     "symbol-round3-more",
     "color-round3-more",
     "symbol-96",
-    "symbol-96-more",
     "detector-round3",
     "detector-hires",
 )
@@ -495,7 +492,7 @@ def run_plan(
         _render_round3_crops(plan, work, models_dir, decks, log)
         if any(s in stages for s in ROUND3_MORE):
             _render_round3_more_crops(plan, work, models_dir, log)
-    if {"symbol-96", "symbol-96-more"} & set(stages):
+    if "symbol-96" in stages:
         t = time.time()
         _render_crops96(plan, work, models_dir, decks, log)
         timings["render_crops96_s"] = time.time() - t
@@ -563,12 +560,6 @@ def run_plan(
             plan.sym96_imgsz,
             "card-symbol",
         ),
-        "symbol-96-more": (
-            work / "crops96" / "symbol",
-            plan.sym96_more_epochs,
-            plan.sym96_imgsz,
-            "card-symbol",
-        ),
     }
     for stage in STAGES:
         if stage not in stages:
@@ -619,8 +610,6 @@ def run_plan(
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_more_lr0}
             elif stage == "symbol-96":
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym96_lr0}
-            elif stage == "symbol-96-more":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym96_more_lr0}
             weights = train_classifier(
                 root,
                 out,

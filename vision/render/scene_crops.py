@@ -3,10 +3,10 @@
 The table patches of ``write_crops`` draw one target card with at most one fan neighbour,
 so heavily covered cards were rare there; on a whole table (fans of up to seven, piles,
 backs on faces) 42 % of the faces are only 40-80 % visible, and the round-2 classifiers
-read only 7 % of the 40-60 % visible ones right (models/cards.md). Here every labelled card of a table gives
-two crops: one from its true box with a detector-like error, and one from the box the
-detector actually drew around it, when it drew one. Boxes that match no card are filed as
-``other`` (the detector's real false alarms).
+read only 7 % of the 40-60 % visible ones right (models/cards.md). Here every labelled
+card of a table gives two crops: one from its true box with a detector-like error, and one
+from the box the detector actually drew around it, when it drew one. Boxes that match no
+card are filed as ``other`` (the detector's real false alarms).
 """
 
 from __future__ import annotations
