@@ -492,12 +492,13 @@ def run_plan(
         _render_round3_crops(plan, work, models_dir, decks, log)
         if any(s in stages for s in ROUND3_MORE):
             _render_round3_more_crops(plan, work, models_dir, log)
+        timings["render_crops_round3_s"] = time.time() - t
+        log(f"round-3 crops rendered in {timings['render_crops_round3_s']:.0f}s")
     if "symbol-96" in stages:
         t = time.time()
         _render_crops96(plan, work, models_dir, decks, log)
         timings["render_crops96_s"] = time.time() - t
-        timings["render_crops_round3_s"] = time.time() - t
-        log(f"round-3 crops rendered in {timings['render_crops_round3_s']:.0f}s")
+        log(f"96 px crops rendered in {timings['render_crops96_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
     if {"detector-round3", "detector-hires"} & set(stages) and not (det_fresh / "done").exists():
         t = time.time()
