@@ -87,7 +87,7 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     import torch
     from ultralytics import YOLO
 
-    from vision.runtime.rectify import rectify
+    from vision.runtime.rectify import crop_side, rectify
 
     torch.set_num_threads(args.threads)
     models = Path(args.models)
@@ -98,7 +98,7 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     det_imgsz = int(det.overrides.get("imgsz", 320))
     sym_imgsz = int(sym.overrides.get("imgsz", 64))
     col_imgsz = int(col.overrides.get("imgsz", 32))
-    crop_size = max(64, sym_imgsz, col_imgsz)
+    crop_size = crop_side(sym_imgsz, col_imgsz)
 
     def run(frame) -> int:
         r = det.predict(frame, imgsz=det_imgsz, conf=0.4, iou=0.5, verbose=False, device="cpu")[0]

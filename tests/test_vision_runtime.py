@@ -211,3 +211,16 @@ def test_ruling_vis7_doubtful_readings_are_dropped() -> None:
         assert np.allclose(np.sort(kept.confidence), np.sort(raw.confidence[sure]))
         dropped += int((~sure).sum())
     assert dropped > 0, "no doubtful reading on these tables: the test would prove nothing"
+
+
+def test_crops_are_cut_at_the_largest_classifier_input_never_under_64() -> None:
+    from vision.runtime.reader import CardReader
+    from vision.runtime.rectify import MIN_CROP, crop_side
+
+    assert crop_side(96, 32) == 96
+    assert crop_side(32, 48) == MIN_CROP == 64
+    reader = CardReader()
+    assert reader.crop_size == crop_side(reader.symbol.imgsz, reader.color.imgsz)
+    obb = np.array([[320, 240, 60, 90, 0.3]], np.float32)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    assert reader.crops(frame, obb)[0].shape == (reader.crop_size, reader.crop_size, 3)

@@ -193,9 +193,9 @@ class TrainPlan:
     # ... then on 500 more scenes drawn in all nine styles, together with the first 500
     det_more_images: int = 500
     det_styles_epochs: int = 15
-    # Round 3 (third session): crops cut from whole rendered tables, where half of the card
-    # faces are 40-80 % covered (the patches under-drew that), from true boxes and from the
-    # detector's own boxes; plus fresh balanced patches so rare action cards stay in view.
+    # Round 3 (third session): crops cut from whole rendered tables, where 42 % of the card
+    # faces are only 40-80 % visible (the patches under-drew that), from true boxes and from
+    # the detector's own boxes; plus fresh balanced patches so rare action cards stay in view.
     scene_crop_tables: int = 3000
     scene_crop_val_tables: int = 200
     balanced_crops: int = 6000
@@ -273,6 +273,18 @@ def _union(out: Path, parts: list[Path]) -> Path:
     return out
 
 
+def _detector_tables(folder: Path, n: int, seed: int, decks) -> None:
+    """A cached detector set of ``n`` training tables (seed) and n/8 validation tables
+    (seed + 1), all training styles."""
+    from vision.render.dataset import write_detector_dataset
+    from vision.render.faces import TRAIN_STYLES
+
+    if not (folder / "done").exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        write_detector_dataset(folder, n, max(8, n // 8), seed, decks, TRAIN_STYLES)
+        (folder / "done").touch()
+
+
 def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> None:
     """Scene crops (true and detected boxes, with the detector in ``models_dir``) and balanced
     patches, unioned into ``work/crops-round3``."""
@@ -293,7 +305,7 @@ def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, l
             )
             log(f"{made} {split} crops from {n} tables")
         (scene_crops / "done").touch()
-    balanced = _balanced_crops(plan, work / "crops-balanced", decks, 64)
+    balanced = _balanced_crops(plan, work / "crops-balanced", decks, plan.sym_imgsz)
     _union(work / "crops-round3", [scene_crops, balanced])
 
 
@@ -341,42 +353,11 @@ def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
     return seed, made
 
 
-def _render_round3_more_crops(plan: TrainPlan, work: Path, models_dir: Path, log) -> None:
-    """``scene_crop_more_chunks`` more chunks of scene crops (train split; seeds
-    seed*1000 + 101, 102, …), rendered by ``render_workers`` processes, then the union of
-    all round-3 crops in ``work/crops-round3-more``."""
+def _render_chunks(plan: TrainPlan, models_dir: Path, jobs: list[tuple], size: int, log) -> None:
+    """Render the (folder, tables, seed, split) chunks not yet done, ``render_workers`` at a
+    time, cutting crops at ``size``."""
     from concurrent.futures import ProcessPoolExecutor
 
-    chunks = [work / f"crops-scenes-{i}" for i in range(1, plan.scene_crop_more_chunks + 1)]
-    todo = []
-    for i, folder in enumerate(chunks, start=1):
-        if not (folder / "done").exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            seed = plan.seed * 1000 + 100 + i
-            todo.append(
-                (folder, models_dir, plan.scene_crop_tables, seed, plan.decks, 1, "train", 64)
-            )
-    if todo:
-        with ProcessPoolExecutor(max_workers=max(1, plan.render_workers)) as pool:
-            for seed, made in pool.map(_scene_crop_chunk, todo):
-                log(f"{made} train crops from {plan.scene_crop_tables} tables (seed {seed})")
-    parts = [work / "crops-scenes", *chunks, work / "crops-balanced"]
-    _union(work / "crops-round3-more", parts)
-
-
-def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> None:
-    """The round-3 '-more' tables and patches again (same seeds), cut at ``sym96_imgsz``,
-    into ``work/crops96``: the tables of chunks 1.. and the val tables, then patches."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    size = plan.sym96_imgsz
-    jobs = [
-        (work / f"crops96-scenes-{i}", plan.scene_crop_tables, plan.seed * 1000 + 100 + i, "train")
-        for i in range(1, plan.scene_crop_more_chunks + 1)
-    ]
-    jobs.append(
-        (work / "crops96-scenes-val", plan.scene_crop_val_tables, plan.seed * 1000 + 28, "val")
-    )
     todo = []
     for folder, n, seed, split in jobs:
         if not (folder / "done").exists():
@@ -386,6 +367,34 @@ def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -
         with ProcessPoolExecutor(max_workers=max(1, plan.render_workers)) as pool:
             for seed, made in pool.map(_scene_crop_chunk, todo):
                 log(f"{made} crops at {size} px (seed {seed})")
+
+
+def _render_round3_more_crops(plan: TrainPlan, work: Path, models_dir: Path, log) -> None:
+    """``scene_crop_more_chunks`` more chunks of scene crops (train split; seeds
+    seed*1000 + 101, 102, …), rendered by ``render_workers`` processes, then the union of
+    all round-3 crops in ``work/crops-round3-more``."""
+    chunks = [work / f"crops-scenes-{i}" for i in range(1, plan.scene_crop_more_chunks + 1)]
+    jobs = [
+        (folder, plan.scene_crop_tables, plan.seed * 1000 + 100 + i, "train")
+        for i, folder in enumerate(chunks, start=1)
+    ]
+    _render_chunks(plan, models_dir, jobs, plan.sym_imgsz, log)
+    parts = [work / "crops-scenes", *chunks, work / "crops-balanced"]
+    _union(work / "crops-round3-more", parts)
+
+
+def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> None:
+    """The round-3 '-more' tables and patches again (same seeds), cut at ``sym96_imgsz``,
+    into ``work/crops96``: the tables of chunks 1.. and the val tables, then patches."""
+    size = plan.sym96_imgsz
+    jobs = [
+        (work / f"crops96-scenes-{i}", plan.scene_crop_tables, plan.seed * 1000 + 100 + i, "train")
+        for i in range(1, plan.scene_crop_more_chunks + 1)
+    ]
+    jobs.append(
+        (work / "crops96-scenes-val", plan.scene_crop_val_tables, plan.seed * 1000 + 28, "val")
+    )
+    _render_chunks(plan, models_dir, jobs, size, log)
     balanced = _balanced_crops(plan, work / "crops96-balanced", decks, size)
     _union(work / "crops96", [job[0] for job in jobs] + [balanced])
 
@@ -474,17 +483,7 @@ def run_plan(
     det_more = work / "detector-data-more"
     if "detector-styles" in stages:
         t = time.time()
-        if not (det_more / "done").exists():
-            shutil.rmtree(det_more, ignore_errors=True)
-            write_detector_dataset(
-                det_more,
-                plan.det_more_images,
-                max(8, plan.det_more_images // 8),
-                plan.seed * 1000 + 23,
-                decks,
-                TRAIN_STYLES,
-            )
-            (det_more / "done").touch()
+        _detector_tables(det_more, plan.det_more_images, plan.seed * 1000 + 23, decks)
         _both_yaml(work / "detector-all.yaml", [det, det_more])
         timings["render_scenes_more_s"] = time.time() - t
     if any(s in stages for s in ROUND3 + ROUND3_MORE):
@@ -502,16 +501,7 @@ def run_plan(
     det_fresh = work / "detector-data-round3"
     if {"detector-round3", "detector-hires"} & set(stages) and not (det_fresh / "done").exists():
         t = time.time()
-        shutil.rmtree(det_fresh, ignore_errors=True)
-        write_detector_dataset(
-            det_fresh,
-            plan.det_round3_images,
-            max(8, plan.det_round3_images // 8),
-            plan.seed * 1000 + 25,
-            decks,
-            TRAIN_STYLES,
-        )
-        (det_fresh / "done").touch()
+        _detector_tables(det_fresh, plan.det_round3_images, plan.seed * 1000 + 25, decks)
         timings["render_scenes_round3_s"] = time.time() - t
     out = work.resolve() / "train"
     results: dict[str, str] = {}

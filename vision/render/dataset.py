@@ -23,10 +23,10 @@ from vision.render.scenes import (
     render_other_patch,
     render_scene,
 )
-from vision.runtime.rectify import quad_to_obb, rectify
+from vision.runtime.rectify import MIN_CROP, quad_to_obb, rectify
 
 DETECTOR_CLASSES: tuple[str, ...] = ("card",)  # faces and backs: the classifier tells them apart
-CROP_SIZE = 64
+CROP_SIZE = MIN_CROP  # default training crop side (rectify.crop_side)
 
 
 def identity_names() -> list[str]:

@@ -16,11 +16,10 @@ from vision.decks import DeckProfile
 from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor
 from vision.runtime.onnx_model import OnnxModel, load_model
-from vision.runtime.rectify import rectify
+from vision.runtime.rectify import crop_side, rectify
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
-CROP_SIZE = 64  # smallest rectified crop side; the classifiers resize it to their own input
 
 
 @dataclass(frozen=True)
@@ -65,9 +64,7 @@ class CardReader:
         self.deck = deck
         self._sym_names = [self.symbol.names[i] for i in range(len(self.symbol.names))]
         self._col_names = [self.color.names[i] for i in range(len(self.color.names))]
-        # cut crops as large as the largest classifier input: a 96 px symbol model must not
-        # see a 64 px crop blown up
-        self.crop_size = max(CROP_SIZE, self.symbol.imgsz, self.color.imgsz)
+        self.crop_size = crop_side(self.symbol.imgsz, self.color.imgsz)
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Card boxes only (no reading), in frame pixels."""

@@ -11,6 +11,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+MIN_CROP = 64  # smallest rectified crop side
+
+
+def crop_side(*classifier_inputs: int) -> int:
+    """The side to cut crops at: the largest classifier input, never under ``MIN_CROP``, so
+    no classifier sees a crop blown up (training and runtime both ask this)."""
+    return max(MIN_CROP, *classifier_inputs)
+
 
 def portrait(cx: float, cy: float, w: float, h: float, theta: float) -> tuple[float, ...]:
     """The same rotated box with its long side as height (angle adjusted by 90° if needed)."""

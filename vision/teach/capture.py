@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.runtime.rectify import quad_to_obb, rectify
+from vision.runtime.rectify import MIN_CROP, quad_to_obb, rectify
 from vision.table.frames import Frame
 from vision.table.motion import MotionGate
 
-CROP = 64
+CROP = MIN_CROP  # crops are cut at least this large (rectify.crop_side)
 Box = tuple[float, float, float, float]  # normalised x1, y1, x2, y2
 
 

@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -27,6 +28,9 @@ from vision.decks import COLOR_CLASSES, SYMBOL_CLASSES, DeckProfile
 from vision.runtime.rectify import rectify
 from vision.teach.capture import CROP, find_card
 from vision.teach.guide import Identity
+
+if TYPE_CHECKING:
+    from vision.runtime.onnx_model import OnnxModel
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "models"
 
@@ -47,8 +51,10 @@ class TeachPlan:
 
     @property
     def crop_size(self) -> int:
-        """Crops are cut at the largest classifier input, as the runtime cuts them."""
-        return max(CROP, self.sym_imgsz, self.col_imgsz)
+        """Crops are cut as the runtime cuts them (``rectify.crop_side``)."""
+        from vision.runtime.rectify import crop_side
+
+        return crop_side(self.sym_imgsz, self.col_imgsz)
 
 
 def _augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -276,15 +282,21 @@ def finetune(
     return meta
 
 
+def load_classifiers(models_dir: Path) -> tuple[OnnxModel, OnnxModel]:
+    """The symbol and colour models of a models folder (one thread each)."""
+    from vision.runtime.onnx_model import OnnxModel
+
+    d = Path(models_dir)
+    return OnnxModel(d / "card-symbol.onnx", 1), OnnxModel(d / "card-color.onnx", 1)
+
+
 def classify(
-    models_dir: Path, crops: Sequence[np.ndarray], deck: DeckProfile
+    classifiers: tuple[OnnxModel, OnnxModel], crops: Sequence[np.ndarray], deck: DeckProfile
 ) -> list[tuple[Identity, float]]:
     """Deck-constrained reading of RGB crops, both ways up (as Vision I's runtime reads)."""
     from vision.runtime.geometry import to_tensor
-    from vision.runtime.onnx_model import OnnxModel
 
-    sym_m = OnnxModel(Path(models_dir) / "card-symbol.onnx", 1)
-    col_m = OnnxModel(Path(models_dir) / "card-color.onnx", 1)
+    sym_m, col_m = classifiers
 
     def probs(model: OnnxModel) -> np.ndarray:
         size = model.imgsz
@@ -320,12 +332,13 @@ def check(
     deck: DeckProfile,
 ) -> dict:
     """Card identity accuracy on a capture pass the fine-tune did not see."""
-    from vision.runtime.onnx_model import OnnxModel
+    from vision.runtime.rectify import crop_side
     from vision.teach.capture import crop_card
 
-    sizes = [OnnxModel(Path(models_dir) / f"card-{m}.onnx", 1).imgsz for m in ("symbol", "color")]
-    crops = [crop_card(f, empty, zone, max(sizes)) for f, _ in frames]
-    got = classify(models_dir, crops, deck)
+    classifiers = load_classifiers(models_dir)
+    size = crop_side(*(m.imgsz for m in classifiers))
+    crops = [crop_card(f, empty, zone, size) for f, _ in frames]
+    got = classify(classifiers, crops, deck)
     wrong = [
         (want, ident) for (_, want), (ident, _) in zip(frames, got, strict=True) if ident != want
     ]
