@@ -74,7 +74,8 @@ def worker_onnx(folder: Path, args: argparse.Namespace) -> dict:
     reader = CardReader(args.models, config=config)
     out = _measure(lambda f: len(reader(f)), _frames(folder))
     out["torch_loaded"] = "torch" in sys.modules or "ultralytics" in sys.modules
-    out["int8"] = [m.int8 for m in (reader.detector, reader.symbol, reader.color)]
+    models = (reader.detector, reader.symbol, reader.color, reader.corner)
+    out["int8"] = [m.int8 for m in models if m is not None]
     return out
 
 
@@ -87,8 +88,11 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     import torch
     from ultralytics import YOLO
 
+    from vision.runtime.corners import corner_patches
+    from vision.runtime.reader import ReaderConfig
     from vision.runtime.rectify import crop_side, rectify
 
+    cfg = ReaderConfig()  # the same detector thresholds as our reader
     torch.set_num_threads(args.threads)
     models = Path(args.models)
     det = YOLO(str(models / "card-detector.pt"), task="obb")
@@ -99,15 +103,25 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     sym_imgsz = int(sym.overrides.get("imgsz", 64))
     col_imgsz = int(col.overrides.get("imgsz", 32))
     crop_size = crop_side(sym_imgsz, col_imgsz)
+    # the corner model too, when shipped: the same four patches per card as our reader
+    corner = None
+    if (models / "card-corner.pt").is_file():
+        corner = YOLO(str(models / "card-corner.pt"), task="classify")
+        corner_imgsz = int(corner.overrides.get("imgsz", 32))
 
     def run(frame) -> int:
-        r = det.predict(frame, imgsz=det_imgsz, conf=0.4, iou=0.5, verbose=False, device="cpu")[0]
+        r = det.predict(
+            frame, imgsz=det_imgsz, conf=cfg.conf, iou=cfg.iou, verbose=False, device="cpu"
+        )[0]
         boxes = r.obb.xywhr.numpy() if r.obb is not None else np.zeros((0, 5))
         if len(boxes) == 0:
             return 0
         crops = [rectify(frame, tuple(b), crop_size) for b in boxes]  # BGR, as Ultralytics takes
         s = sym.predict(crops, imgsz=sym_imgsz, verbose=False, device="cpu")
         col.predict(crops, imgsz=col_imgsz, verbose=False, device="cpu")
+        if corner is not None:
+            patches = [p for c in crops for p in corner_patches(c, corner_imgsz)]
+            corner.predict(patches, imgsz=corner_imgsz, verbose=False, device="cpu")
         return sum(1 for x in s if sym.names[int(x.probs.top1)] != "other")
 
     return _measure(run, _frames(folder))

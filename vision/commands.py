@@ -39,6 +39,9 @@ def _train(args: argparse.Namespace) -> int:
         sym96_epochs=args.sym96_epochs,
         det_round3_images=args.det_round3_images,
         det_round3_epochs=args.det_round3_epochs,
+        corner_tables=args.corner_tables,
+        corner_val_tables=max(20, args.corner_tables // 10),
+        corner_epochs=args.corner_epochs,
     )
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     stages = tuple(args.stages.split(",")) if args.stages else STAGES
@@ -205,6 +208,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--sym96-epochs", type=int, default=4)
     tr.add_argument("--det-round3-images", type=int, default=1000, help="fresh round-3 tables")
     tr.add_argument("--det-round3-epochs", type=int, default=12)
+    tr.add_argument("--corner-tables", type=int, default=2000, help="corner tables per chunk")
+    tr.add_argument("--corner-epochs", type=int, default=8)
     tr.add_argument(
         "--stages",
         help="comma-separated stages to (re)train, the others keep their weights "

@@ -16,6 +16,7 @@ import numpy as np
 from vision.decks import DeckProfile
 from vision.render.faces import CARD_H, CARD_W, card_alpha, render_back, render_face, wear
 from vision.render.tables import occluder, table
+from vision.runtime.corners import CORNER_H, CORNER_W
 
 FRAME_W, FRAME_H = 640, 480
 MIN_VISIBLE = 0.4  # a card less visible than this is not labelled (it is a pile's edge)
@@ -37,6 +38,9 @@ class Placed:
     quad: np.ndarray  # 4×2 corners in frame pixels, in the object's own order TL, TR, BR, BL
     visible: float
     meta: dict
+    # visible fraction of each corner region (CORNER_W × CORNER_H of the card), same order as
+    # ``quad``: whether an index printed there can be read at all
+    corners_visible: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
 
 
 @dataclass
@@ -212,6 +216,41 @@ def _degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+def corner_quads(quad: np.ndarray) -> list[np.ndarray]:
+    """The four corner regions (TL, TR, BR, BL) of a card quad, each a 4×2 quad in the same
+    pixels (bilinear in the card's own coordinates)."""
+    q = np.asarray(quad, np.float64)
+
+    def at(u: float, v: float) -> np.ndarray:
+        return (1 - v) * ((1 - u) * q[0] + u * q[1]) + v * ((1 - u) * q[3] + u * q[2])
+
+    out = []
+    for u0, v0 in (
+        (0.0, 0.0),
+        (1 - CORNER_W, 0.0),
+        (1 - CORNER_W, 1 - CORNER_H),
+        (0.0, 1 - CORNER_H),
+    ):
+        u1, v1 = u0 + CORNER_W, v0 + CORNER_H
+        out.append(np.array([at(u0, v0), at(u1, v0), at(u1, v1), at(u0, v1)]))
+    return out
+
+
+def visible_fraction(ids: np.ndarray, item: int, quad: np.ndarray) -> float:
+    """Share of the pixels inside ``quad`` whose top object is ``item``."""
+    H, W = ids.shape
+    x0, y0 = np.floor(quad.min(0)).astype(int)
+    x1, y1 = np.ceil(quad.max(0)).astype(int) + 1
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(quad - [x0, y0]).astype(np.int32), 1)
+    inside = mask.astype(bool)
+    total = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
+    return min(1.0, float((ids[y0:y1, x0:x1][inside] == item).sum()) / total)
+
+
 def render_scene(
     deck: DeckProfile | list[DeckProfile],
     rng: np.random.Generator,
@@ -261,7 +300,8 @@ def render_scene(
         q = cv2.perspectiveTransform(quad.reshape(1, 4, 2), hom).reshape(4, 2)
         vis = float(counts[i]) / max(area * det, 1.0)
         if vis >= MIN_VISIBLE:
-            placed.append(Placed(sp.kind, q, min(vis, 1.0), dict(sp.meta)))
+            corners = tuple(visible_fraction(ids, i, c) for c in corner_quads(q))
+            placed.append(Placed(sp.kind, q, min(vis, 1.0), dict(sp.meta), corners))
     return Scene(img, placed)
 
 

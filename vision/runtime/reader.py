@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from vision.decks import DeckProfile
+from vision.runtime.corners import corner_patches, fuse_corners
 from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor
 from vision.runtime.onnx_model import OnnxModel, load_model
@@ -20,6 +21,7 @@ from vision.runtime.rectify import crop_side, rectify
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
+CORNER = "card-corner.onnx"  # optional: without it cards are read whole only
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class ReaderConfig:
     # on held-out tables 0.3 cut frames with a false card from 16 to 4 of 200 (scenes) and
     # from 5 to 3 of 200 (empty tables) for 1.1 points of identity (bench/vision_thresholds.py)
     min_confidence: float = 0.3
+    # the corner model's share of a card's symbol reading when it sees an index corner
+    # (vision.runtime.corners.fuse_corners; 0 = whole-card reading only)
+    corner_weight: float = 0.5
 
 
 class CardReader:
@@ -61,10 +66,17 @@ class CardReader:
         self.detector = load_model(d / DETECTOR, config.threads, config.int8)
         self.symbol = load_model(d / SYMBOL, config.classifier_threads, config.int8)
         self.color = load_model(d / COLOR, config.classifier_threads, config.int8)
+        self.corner = (
+            load_model(d / CORNER, config.classifier_threads, config.int8)
+            if (d / CORNER).is_file() and config.corner_weight > 0
+            else None
+        )
         self.deck = deck
         self._sym_names = [self.symbol.names[i] for i in range(len(self.symbol.names))]
         self._col_names = [self.color.names[i] for i in range(len(self.color.names))]
         self.crop_size = crop_side(self.symbol.imgsz, self.color.imgsz)
+        if self.corner is not None:
+            self._corner_names = [self.corner.names[i] for i in range(len(self.corner.names))]
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Card boxes only (no reading), in frame pixels."""
@@ -126,6 +138,8 @@ class CardReader:
         crops = self.crops(frame_bgr, dets.obb)
         ps = self._classify(self.symbol, crops)
         pc = self._classify(self.color, crops)
+        if self.corner is not None:
+            ps = self._with_corners(ps, crops)
         colors, values, conf, keep = [], [], [], []
         for i in range(len(dets)):
             color, value, p = self._decide(ps[i], pc[i])
@@ -143,6 +157,20 @@ class CardReader:
             np.array(colors, dtype=object),
             np.array(values, dtype=object),
             {"detector_confidence": out.confidence},
+        )
+
+    def _with_corners(self, ps: np.ndarray, crops: list[np.ndarray]) -> np.ndarray:
+        """Symbol probabilities with each card's four corner readings folded in."""
+        size = self.corner.imgsz
+        patches = [p for crop in crops for p in corner_patches(crop, size)]
+        pk = self._classify_once(self.corner, patches).reshape(len(crops), 4, -1)
+        return np.stack(
+            [
+                fuse_corners(
+                    ps[i], self._sym_names, pk[i], self._corner_names, self.config.corner_weight
+                )
+                for i in range(len(crops))
+            ]
         )
 
     def _decide(self, ps: np.ndarray, pc: np.ndarray) -> tuple[str | None, str, float]:

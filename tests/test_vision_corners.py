@@ -1,0 +1,150 @@
+"""Corner patches, their labels, and how their readings fold into a card's reading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.runtime.corners import NONE, corner_patches, fuse_corners
+
+
+def _quadrant_crop(size: int = 96) -> np.ndarray:
+    """A crop whose four corners have four colours and a bright pixel at each outer corner."""
+    crop = np.zeros((size, size, 3), np.uint8)
+    h = size // 2
+    crop[:h, :h], crop[:h, h:] = (200, 0, 0), (0, 200, 0)
+    crop[h:, h:], crop[h:, :h] = (0, 0, 200), (200, 200, 0)
+    return crop
+
+
+def test_corner_patches_turn_the_bottom_corners_to_stand_upright() -> None:
+    crop = _quadrant_crop()
+    crop[-8:, -8:] = 255  # the BR corner's outer tip …
+    tl, tr, br, bl = corner_patches(crop, 32)
+    assert all(p.shape == (32, 32, 3) for p in (tl, tr, br, bl))
+    assert tuple(tl[16, 16]) == (200, 0, 0) and tuple(tr[16, 16]) == (0, 200, 0)
+    assert tuple(br[16, 16]) == (0, 0, 200) and tuple(bl[16, 16]) == (200, 200, 0)
+    assert (br[:2, :2] == 255).all()  # … is the BR patch's top left once turned
+
+
+def test_a_crop_turned_by_half_a_turn_only_swaps_its_patches() -> None:
+    rng = np.random.default_rng(0)
+    crop = rng.integers(0, 255, (96, 96, 3), dtype=np.uint8)
+    tl, tr, br, bl = corner_patches(crop, 32)
+    t_tl, t_tr, t_br, t_bl = corner_patches(np.ascontiguousarray(crop[::-1, ::-1]), 32)
+    for a, b in ((tl, t_br), (br, t_tl), (tr, t_bl), (bl, t_tr)):
+        np.testing.assert_array_equal(a, b)
+
+
+SYM = ["7", "skip", "back", "other"]
+CORNER = ["7", "skip", NONE]
+
+
+def test_corners_that_see_no_index_leave_the_reading_alone() -> None:
+    whole = np.array([0.1, 0.7, 0.1, 0.1])
+    corners = np.tile([0.0, 0.0, 1.0], (4, 1))
+    np.testing.assert_array_equal(fuse_corners(whole, SYM, corners, CORNER, 0.5), whole)
+
+
+def test_an_index_in_view_outvotes_the_card_lying_on_top() -> None:
+    """The whole crop mostly shows the covering card (a skip); one corner reads a 7."""
+    whole = np.array([0.2, 0.7, 0.05, 0.05])
+    corners = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.95, 0.05, 0.0], [0.0, 0.0, 1.0]])
+    fused = fuse_corners(whole, SYM, corners, CORNER, 0.5)
+    assert SYM[int(np.argmax(fused))] == "7"
+    assert fused.sum() == pytest.approx(1.0)
+    # the corners never have more than ``weight`` of the say
+    agree = fuse_corners(whole, SYM, np.tile([0.0, 1.0, 0.0], (4, 1)), CORNER, 0.5)
+    assert agree[1] == pytest.approx(0.5 * 0.7 + 0.5)
+
+
+def test_corner_regions_count_what_lies_on_them() -> None:
+    from vision.render.scenes import corner_quads, visible_fraction
+
+    quad = np.array([[100, 100], [200, 100], [200, 250], [100, 250]], np.float64)
+    ids = np.full((400, 400), -1, np.int32)
+    ids[100:250, 100:200] = 0  # the card …
+    ids[100:175, 100:200] = 1  # … with its top half under another
+    tl, tr, br, bl = (visible_fraction(ids, 0, q) for q in corner_quads(quad))
+    assert tl == tr == 0.0
+    assert br == pytest.approx(1.0, abs=0.05) and bl == pytest.approx(1.0, abs=0.05)
+
+
+def test_rendered_cards_carry_their_corner_visibility() -> None:
+    from vision.decks import load_deck
+    from vision.render.scenes import render_scene
+
+    rng = np.random.default_rng(11)
+    seen = [
+        o
+        for _ in range(6)
+        for o in render_scene(load_deck("dos"), rng, ("paper",)).objects
+        if o.kind == "card"
+    ]
+    assert seen
+    for o in seen:
+        assert len(o.corners_visible) == 4
+        assert all(0.0 <= v <= 1.0 for v in o.corners_visible)
+        if o.visible > 0.97:
+            assert min(o.corners_visible) > 0.8
+
+
+def _card(corners: tuple[float, float, float, float]):
+    from vision.render.scenes import Placed
+
+    quad = np.array([[100, 100], [160, 100], [160, 190], [100, 190]], np.float64)
+    return Placed("card", quad, 0.6, {"value": "7", "color": "red"}, corners)
+
+
+def test_patches_are_labelled_by_the_card_corner_they_show() -> None:
+    from vision.render.corner_crops import crop_turn, patch_labels
+    from vision.runtime.rectify import quad_to_obb
+
+    card = _card((1.0, 1.0, 1.0, 0.2))
+    upright = quad_to_obb(card.quad)
+    turn = crop_turn(upright, card.quad)
+    assert turn in (0, 2)
+    # TL/BR hold the indices: both visible → read; TR/BL plain corners → none
+    assert patch_labels(upright, card) == ["7", NONE, "7", NONE]
+    half_hidden = _card((0.2, 1.0, 1.0, 1.0))
+    labels = patch_labels(upright, half_hidden)
+    hidden_patch = (0 - turn) % 4  # the patch showing the card's TL corner
+    assert labels[hidden_patch] == NONE and labels[(hidden_patch + 2) % 4] == "7"
+    unsure = _card((0.7, 1.0, 1.0, 1.0))
+    assert patch_labels(upright, unsure)[hidden_patch] is None  # left out
+    assert patch_labels(upright, None) == [NONE] * 4
+
+
+def test_corner_crops_write_square_patches_by_label(tmp_path: Path) -> None:
+    import cv2
+
+    from vision.decks import load_deck
+    from vision.render.corner_crops import write_corner_crops
+    from vision.runtime.detections import Detections
+
+    def detect(_bgr):
+        return Detections(np.zeros((0, 5), np.float32), np.zeros(0, np.float32), np.zeros(0))
+
+    made = write_corner_crops(
+        tmp_path, detect, 3, 4, [load_deck("dos")], ("paper",), "train", 96, 32, 0.0
+    )
+    files = list((tmp_path / "corner" / "train").glob("*/*.png"))
+    assert made == len(files) > 0
+    assert {cv2.imread(str(f)).shape for f in files} == {(32, 32, 3)}
+    assert any(f.parent.name != NONE for f in files)
+
+
+def test_val_split_gets_every_training_class(tmp_path: Path) -> None:
+    from vision.train import _val_has_every_class
+
+    root = tmp_path / "corners" / "corner"
+    for split, cls, n in (("train", "7", 6), ("train", "skip", 6), ("val", "7", 1)):
+        (root / split / cls).mkdir(parents=True, exist_ok=True)
+        for i in range(n):
+            (root / split / cls / f"{split}{i}.png").write_bytes(b"x")
+    _val_has_every_class(root, n=2)
+    assert len(list((root / "val" / "skip").glob("*.png"))) == 2
+    assert len(list((root / "train" / "skip").glob("*.png"))) == 4
+    assert len(list((root / "val" / "7").glob("*.png"))) == 1
