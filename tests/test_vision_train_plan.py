@@ -127,13 +127,14 @@ def test_round3_stages_run_classifiers_before_the_detector() -> None:
     classifiers = ("symbol-round3", "color-round3", "symbol-round3-more", "color-round3-more")
     for stage in (*classifiers, "symbol-96"):
         assert STAGES.index(stage) < detector
-    assert STAGES[-3:-1] == ("detector-round3", "detector-hires")
+    assert STAGES.index("detector-round3") + 1 == STAGES.index("detector-hires")
 
 
 def test_corner_patches_are_cut_with_the_final_detector() -> None:
     from vision.train import STAGES
 
-    assert STAGES[-1] == "corner"
+    assert STAGES[-2:] == ("corner", "corner-more")
+    assert STAGES.index("detector-hires") < STAGES.index("corner")
 
 
 def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path) -> None:

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.runtime.corners import corner_patches
 from vision.runtime.onnx_model import SOURCE_HASH_KEY, file_sha256, int8_path
-from vision.runtime.reader import COLOR, DETECTOR, SYMBOL, CardReader, ReaderConfig
+from vision.runtime.reader import COLOR, CORNER, DETECTOR, SYMBOL, CardReader, ReaderConfig
 
 CALIBRATION_SEED = 4_200_001  # beyond training seeds (0..999 × 1000 + small) and eval seeds
 CHECK_SEED = 4_200_002
@@ -39,7 +40,8 @@ class QuantizePlan:
     check_frames: int = 24  # fresh scenes for the float-vs-int8 agreement report
     seed: int = CALIBRATION_SEED
     batch: int = 16  # crops per calibration batch
-    models: tuple[str, ...] = (DETECTOR, SYMBOL, COLOR)  # which float models get a twin
+    # which float models get a twin (the corner model only where the folder has one)
+    models: tuple[str, ...] = (DETECTOR, SYMBOL, COLOR, CORNER)
 
 
 def render_frames(n: int, seed: int, empty_every: int = 0) -> list[tuple[np.ndarray, list]]:
@@ -124,7 +126,7 @@ def fast_dfl(model) -> int:
 def calibration_batches(
     reader: CardReader, frames: list[tuple[np.ndarray, list]], batch: int
 ) -> dict[str, list[np.ndarray]]:
-    """Model inputs, as the runtime builds them, for each of the three models."""
+    """Model inputs, as the runtime builds them, for each model the reader loaded."""
     from vision.runtime.rectify import quad_to_obb
 
     det_inputs, crops = [], []
@@ -134,11 +136,15 @@ def calibration_batches(
         for c in reader.crops(frame, np.array(boxes, np.float32).reshape(-1, 5)):
             crops += [c, c[::-1, ::-1]]
     out = {DETECTOR: det_inputs}
-    for name, model in ((SYMBOL, reader.symbol), (COLOR, reader.color)):
+    inputs = [(SYMBOL, reader.symbol, crops), (COLOR, reader.color, crops)]
+    if reader.corner is not None:
+        patches = [p for c in crops[::2] for p in corner_patches(c, reader.corner.imgsz)]
+        inputs.append((CORNER, reader.corner, patches))
+    for name, model, images in inputs:
         step = int(model.input_shape[0]) if model.fixed_batch else batch  # batch-1 exports
         out[name] = [
-            reader.classifier_input(model, crops[i : i + step])
-            for i in range(0, len(crops) - step + 1, step)
+            reader.classifier_input(model, images[i : i + step])
+            for i in range(0, len(images) - step + 1, step)
         ]
     return out
 
@@ -248,15 +254,21 @@ def quantize_models(
     log(f"rendering {plan.frames} calibration frames (seed {plan.seed})")
     frames = render_frames(plan.frames, plan.seed, plan.empty_every)
     batches = calibration_batches(reader, frames, plan.batch)
+    names = [n for n in plan.models if n in batches]  # no corner model: no corner twin
     written = []
-    for name in plan.models:
+    for name in names:
         dst = quantize_model(d / name, int8_path(d / name), batches[name])
         log(f"wrote {dst} ({len(batches[name])} calibration batches)")
         written.append(str(dst))
     check = render_frames(plan.check_frames, CHECK_SEED, plan.empty_every)
     int8_reader = CardReader(d, config=ReaderConfig(int8=True, threads=1))
-    used = {DETECTOR: int8_reader.detector, SYMBOL: int8_reader.symbol, COLOR: int8_reader.color}
-    if not all(used[name].int8 for name in plan.models):
+    used = {
+        DETECTOR: int8_reader.detector,
+        SYMBOL: int8_reader.symbol,
+        COLOR: int8_reader.color,
+        CORNER: int8_reader.corner,
+    }
+    if not all(used[name].int8 for name in names):
         raise RuntimeError("the runtime did not pick up the int8 models just written")
     report = {"files": written, "agreement": agreement(reader, int8_reader, check)}
     for dataset in eval_sets:

@@ -230,6 +230,11 @@ class TrainPlan:
     corner_imgsz: int = 32
     corner_epochs: int = 8
     corner_lr0: float = 0.003
+    # ... then on 2 more chunks of tables, drawn with fans that overlap at most half (VIS-8),
+    # with the first chunks (val top-1 was still rising after 8 epochs)
+    corner_more_chunks: int = 2
+    corner_more_epochs: int = 4
+    corner_more_lr0: float = 0.001
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -252,6 +257,7 @@ STAGES = (
     "detector-round3",
     "detector-hires",
     "corner",
+    "corner-more",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
@@ -429,19 +435,24 @@ def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -
     _union(work / "crops96", [job[0] for job in jobs] + [balanced])
 
 
-def _render_corner_patches(plan: TrainPlan, work: Path, models_dir: Path, log) -> Path:
-    """``corner_chunks`` chunks of tables (seeds seed*1000 + 201, …) and the val tables
-    (seed*1000 + 229), cut as the runtime cuts them, into ``work/corners``."""
+def _render_corner_patches(
+    plan: TrainPlan, work: Path, models_dir: Path, log, more: bool = False
+) -> Path:
+    """``corner_chunks`` chunks of tables (seeds seed*1000 + 201, …; with ``more``, the
+    ``corner_more_chunks`` after them too) and the val tables (seed*1000 + 229), cut as the
+    runtime cuts them, into ``work/corners`` (``work/corners-more``)."""
     from vision.runtime.rectify import crop_side
 
     sizes = (crop_side(plan.sym96_imgsz, plan.col_imgsz), plan.corner_imgsz)
+    chunks = plan.corner_chunks + (plan.corner_more_chunks if more else 0)
     jobs = [
         (work / f"corners-{i}", plan.corner_tables, plan.seed * 1000 + 200 + i, "train")
-        for i in range(1, plan.corner_chunks + 1)
+        for i in range(1, chunks + 1)
     ]
     jobs.append((work / "corners-val", plan.corner_val_tables, plan.seed * 1000 + 229, "val"))
     _render_chunks(plan, models_dir, jobs, sizes, log, worker=_corner_chunk)
-    return _val_has_every_class(_union(work / "corners", [job[0] for job in jobs]) / "corner")
+    union = _union(work / ("corners-more" if more else "corners"), [job[0] for job in jobs])
+    return _val_has_every_class(union / "corner")
 
 
 def _val_has_every_class(root: Path, n: int = 4) -> Path:
@@ -555,9 +566,9 @@ def run_plan(
         _render_crops96(plan, work, models_dir, decks, log)
         timings["render_crops96_s"] = time.time() - t
         log(f"96 px crops rendered in {timings['render_crops96_s']:.0f}s")
-    if "corner" in stages:
+    if "corner" in stages or "corner-more" in stages:
         t = time.time()
-        _render_corner_patches(plan, work, models_dir, log)
+        _render_corner_patches(plan, work, models_dir, log, more="corner-more" in stages)
         timings["render_corners_s"] = time.time() - t
         log(f"corner patches rendered in {timings['render_corners_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
@@ -619,6 +630,12 @@ def run_plan(
             plan.corner_imgsz,
             "card-corner",
         ),
+        "corner-more": (
+            work / "corners-more" / "corner",
+            plan.corner_more_epochs,
+            plan.corner_imgsz,
+            "card-corner",
+        ),
     }
     for stage in STAGES:
         if stage not in stages:
@@ -671,6 +688,8 @@ def run_plan(
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym96_lr0}
             elif stage == "corner":  # from scratch: a new model
                 extra = {"lr0": plan.corner_lr0}
+            elif stage == "corner-more":
+                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.corner_more_lr0}
             weights = train_classifier(
                 root,
                 out,

@@ -49,20 +49,26 @@ def fuse_corners(
     corner_names: list[str],
     weight: float,
 ) -> np.ndarray:
-    """The whole-card symbol probabilities mixed with what the corners read.
+    """The whole-card symbol probabilities combined with what the four corners read.
 
-    ``corners`` is 4 × corner classes for one card. Each patch votes with the probability it
-    gives each symbol; ``seen`` (the summed non-``none`` mass) says how many index corners it
-    believes it saw. The mix gives the corners ``weight × min(1, seen)`` of the say, so a card
-    whose corners are all hidden keeps its whole-card reading, and one whose index is in view
-    is read by it even when most of the crop shows the card on top of it.
+    Each patch is a noisy witness (``corners``: 4 × corner classes for one card): with its
+    ``none`` probability it saw no index and says nothing; otherwise it names a value. Its
+    likelihood ratio for value v is ``p(none) + K·p(v)`` (K values), which is 1 for a patch
+    that saw nothing or reads all values alike; the reading becomes
+    ``whole × Π ratio^weight``, renormalised. So a card whose corners are hidden keeps its
+    whole-card reading, and one whose index is in view is read by it even when most of the
+    crop shows the card on top. A product (rather than a mix) was chosen on rendered
+    validation tables: 93.3 vs 92.5 % of detected faces' values right (whole alone: 88.4 %).
     """
     none = corner_names.index(NONE)
-    seen = float((1.0 - corners[:, none]).sum())
-    if seen <= 1e-6 or weight <= 0:
+    if weight <= 0:
         return whole
-    votes = corners.sum(0) / seen
-    by_name = {n: float(votes[i]) for i, n in enumerate(corner_names) if i != none}
-    share = weight * min(1.0, seen)
-    corner_part = np.array([by_name.get(n, 0.0) for n in whole_names], np.float64)
-    return (1 - share) * whole + share * corner_part
+    k = len(corner_names) - 1
+    index = {n: i for i, n in enumerate(corner_names) if i != none}
+    said = np.array(
+        [corners[:, index[n]] if n in index else np.zeros(len(corners)) for n in whole_names]
+    )  # whole classes × patches
+    ratio = corners[:, none][None, :] + k * said
+    log_p = np.log(whole + 1e-4) + weight * np.log(ratio + 1e-6).sum(1)
+    p = np.exp(log_p - log_p.max())
+    return p / p.sum()

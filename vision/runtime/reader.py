@@ -47,8 +47,8 @@ class ReaderConfig:
     # on held-out tables 0.3 cut frames with a false card from 16 to 4 of 200 (scenes) and
     # from 5 to 3 of 200 (empty tables) for 1.1 points of identity (bench/vision_thresholds.py)
     min_confidence: float = 0.3
-    # the corner model's share of a card's symbol reading when it sees an index corner
-    # (vision.runtime.corners.fuse_corners; 0 = whole-card reading only)
+    # how much the corner model's readings count against the whole-card reading (the exponent
+    # in vision.runtime.corners.fuse_corners; 0 = whole-card reading only)
     corner_weight: float = 0.5
 
 
