@@ -203,3 +203,20 @@ def test_shipped_corners_read_more_half_covered_cards() -> None:
             n += len(got) == 1 and identity_of(got.color[0], got.value[0]) == truth
         right[weight] = n
     assert right[ReaderConfig().corner_weight] > right[0.0], right
+
+
+def test_ruling_vis8_fanned_cards_are_at_least_half_visible() -> None:
+    from vision.decks import load_deck
+    from vision.render.faces import TRAIN_STYLES
+    from vision.render.scenes import Canvas, _fan, card_sprite
+
+    deck, rng = load_deck("deck-dash"), np.random.default_rng(8)
+    seen = []
+    for _ in range(60):
+        canvas = Canvas(np.full((480, 640, 3), 90, np.float32))
+        cards = [card_sprite(deck, rng, TRAIN_STYLES, back_p=0) for _ in range(rng.integers(2, 8))]
+        _fan(canvas, cards, rng, float(rng.uniform(34, 100)))
+        counts = np.bincount(canvas.ids[canvas.ids >= 0].ravel(), minlength=len(canvas.items))
+        seen += [counts[i] / area for i, (_sp, _q, area) in enumerate(canvas.items)]
+    assert len(seen) > 100
+    assert min(seen) >= 0.5

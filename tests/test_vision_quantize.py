@@ -24,10 +24,12 @@ from vision.quantize import (
     quantize_model,
     render_frames,
 )
+from vision.runtime.corners import corner_patches
 from vision.runtime.geometry import letterbox, to_tensor
 from vision.runtime.onnx_model import OnnxModel, int8_path
 from vision.runtime.reader import (
     COLOR,
+    CORNER,
     DETECTOR,
     MODELS_DIR,
     SYMBOL,
@@ -43,7 +45,7 @@ SEED = 900_031  # never used for training, calibration (4_200_001) or other test
 def quantized(tmp_path_factory) -> tuple[Path, dict]:
     """The shipped float models plus their int8 twins, made by the command itself."""
     d = tmp_path_factory.mktemp("models")
-    for name in (DETECTOR, SYMBOL, COLOR):
+    for name in (DETECTOR, SYMBOL, COLOR, CORNER):
         shutil.copy(MODELS_DIR / name, d / name)
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -62,13 +64,13 @@ def frames() -> list[tuple[np.ndarray, list]]:
 def test_quantize_writes_twins_the_runtime_prefers(quantized) -> None:
     d, report = quantized
     assert sorted(Path(f).name for f in report["files"]) == sorted(
-        int8_path(d / n).name for n in (DETECTOR, SYMBOL, COLOR)
+        int8_path(d / n).name for n in (DETECTOR, SYMBOL, COLOR, CORNER)
     )
     reader = CardReader(d)
     float_reader = CardReader(d, config=ReaderConfig(int8=False))
     for q, f in zip(
-        (reader.detector, reader.symbol, reader.color),
-        (float_reader.detector, float_reader.symbol, float_reader.color),
+        (reader.detector, reader.symbol, reader.color, reader.corner),
+        (float_reader.detector, float_reader.symbol, float_reader.color, float_reader.corner),
         strict=True,
     ):
         assert q.int8 and not f.int8
@@ -95,8 +97,13 @@ def test_int8_classifiers_agree_on_true_card_crops(quantized, frames) -> None:
     f, q = CardReader(d, config=ReaderConfig(int8=False)), CardReader(d)
     crops = [c for frame, quads in frames for c in f.crops(frame, [quad_to_obb(x) for x in quads])]
     assert len(crops) >= 10
-    for fm, qm in ((f.symbol, q.symbol), (f.color, q.color)):
-        pf, pq = f._classify_once(fm, crops), q._classify_once(qm, crops)
+    patches = [p for c in crops for p in corner_patches(c, f.corner.imgsz)]
+    for fm, qm, images in (
+        (f.symbol, q.symbol, crops),
+        (f.color, q.color, crops),
+        (f.corner, q.corner, patches),
+    ):
+        pf, pq = f._classify_once(fm, images), q._classify_once(qm, images)
         assert np.allclose(pq.sum(1), 1, atol=1e-3)
         assert (pf.argmax(1) == pq.argmax(1)).mean() >= 0.8
         assert np.abs(pf - pq).mean() < 0.05

@@ -133,8 +133,8 @@ def test_round3_stages_run_classifiers_before_the_detector() -> None:
 def test_corner_patches_are_cut_with_the_final_detector() -> None:
     from vision.train import STAGES
 
-    assert STAGES[-2:] == ("corner", "corner-more")
-    assert STAGES.index("detector-hires") < STAGES.index("corner")
+    assert STAGES.index("detector-hires") < STAGES.index("corner") < STAGES.index("corner-more")
+    assert STAGES[-1] == "detector-fans"
 
 
 def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path) -> None:

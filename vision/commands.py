@@ -63,9 +63,9 @@ def _export(args: argparse.Namespace) -> int:
 
 def _quantize(args: argparse.Namespace) -> int:
     from vision.quantize import QuantizePlan, quantize_models
-    from vision.runtime.reader import COLOR, DETECTOR, SYMBOL
+    from vision.runtime.reader import COLOR, CORNER, DETECTOR, SYMBOL
 
-    names = {"detector": DETECTOR, "symbol": SYMBOL, "color": COLOR}
+    names = {"detector": DETECTOR, "symbol": SYMBOL, "color": COLOR, "corner": CORNER}
     try:
         models = tuple(names[m] for m in args.which.split(","))
     except KeyError as exc:
@@ -228,7 +228,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     qu.add_argument("--models", default="models")
     qu.add_argument("--frames", type=int, default=96, help="rendered calibration scenes")
     qu.add_argument(
-        "--which", default="detector,symbol,color", help="models to quantize (comma-separated)"
+        "--which",
+        default="detector,symbol,color,corner",
+        help="models to quantize (comma-separated; corner only where the folder has one)",
     )
     qu.add_argument(
         "--check-frames", type=int, default=24, help="fresh scenes for the agreement report"

@@ -235,6 +235,16 @@ class TrainPlan:
     corner_more_chunks: int = 2
     corner_more_epochs: int = 4
     corner_more_lr0: float = 0.001
+    # ... the 96 px symbol model goes on over crops of fresh tables with those fans (cut with
+    # the detector of the round before, like round 3's), with round 3's balanced patches
+    sym_fans_tables: int = 1500  # per chunk, 2 chunks
+    sym_fans_epochs: int = 2
+    sym_fans_lr0: float = 0.0005
+    # ... and the detector goes on over fresh tables with those fans: it had only seen fans
+    # overlapping along the cards' length, and found 38 % of the 40-60 % visible cards of the
+    # new ones (bench/vision_visibility.py, seed 7101)
+    det_fans_images: int = 1000
+    det_fans_epochs: int = 8
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -258,6 +268,8 @@ STAGES = (
     "detector-hires",
     "corner",
     "corner-more",
+    "symbol-fans",
+    "detector-fans",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
@@ -435,6 +447,23 @@ def _render_crops96(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -
     _union(work / "crops96", [job[0] for job in jobs] + [balanced])
 
 
+def _render_crops96_fans(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> Path:
+    """Two chunks of ``sym_fans_tables`` fresh tables (seeds seed*1000 + 301, 302) and val
+    tables (seed*1000 + 329) cut at ``sym96_imgsz``, with round 3's 96 px balanced patches,
+    into ``work/crops96-fans``."""
+    size = plan.sym96_imgsz
+    jobs = [
+        (work / f"crops96-fans-{i}", plan.sym_fans_tables, plan.seed * 1000 + 300 + i, "train")
+        for i in (1, 2)
+    ]
+    jobs.append(
+        (work / "crops96-fans-val", plan.scene_crop_val_tables, plan.seed * 1000 + 329, "val")
+    )
+    _render_chunks(plan, models_dir, jobs, size, log)
+    balanced = _balanced_crops(plan, work / "crops96-balanced", decks, size)
+    return _union(work / "crops96-fans", [job[0] for job in jobs] + [balanced])
+
+
 def _render_corner_patches(
     plan: TrainPlan, work: Path, models_dir: Path, log, more: bool = False
 ) -> Path:
@@ -566,6 +595,11 @@ def run_plan(
         _render_crops96(plan, work, models_dir, decks, log)
         timings["render_crops96_s"] = time.time() - t
         log(f"96 px crops rendered in {timings['render_crops96_s']:.0f}s")
+    if "symbol-fans" in stages:
+        t = time.time()
+        _render_crops96_fans(plan, work, models_dir, decks, log)
+        timings["render_crops96_fans_s"] = time.time() - t
+        log(f"96 px crops of the new fans rendered in {timings['render_crops96_fans_s']:.0f}s")
     if "corner" in stages or "corner-more" in stages:
         t = time.time()
         _render_corner_patches(plan, work, models_dir, log, more="corner-more" in stages)
@@ -576,6 +610,11 @@ def run_plan(
         t = time.time()
         _detector_tables(det_fresh, plan.det_round3_images, plan.seed * 1000 + 25, decks)
         timings["render_scenes_round3_s"] = time.time() - t
+    det_fans = work / "detector-data-fans"
+    if "detector-fans" in stages and not (det_fans / "done").exists():
+        t = time.time()
+        _detector_tables(det_fans, plan.det_fans_images, plan.seed * 1000 + 31, decks)
+        timings["render_scenes_fans_s"] = time.time() - t
     out = work.resolve() / "train"
     results: dict[str, str] = {}
     jobs = {
@@ -630,6 +669,12 @@ def run_plan(
             plan.corner_imgsz,
             "card-corner",
         ),
+        "symbol-fans": (
+            work / "crops96-fans" / "symbol",
+            plan.sym_fans_epochs,
+            plan.sym96_imgsz,
+            "card-symbol",
+        ),
         "corner-more": (
             work / "corners-more" / "corner",
             plan.corner_more_epochs,
@@ -650,6 +695,7 @@ def run_plan(
                 "detector-styles": plan.det_styles_epochs,
                 "detector-round3": plan.det_round3_epochs,
                 "detector-hires": plan.det_hires_epochs,
+                "detector-fans": plan.det_fans_epochs,
             }[stage]
             if epochs <= 0:
                 continue
@@ -657,8 +703,10 @@ def run_plan(
                 "detector-styles": work / "detector-all.yaml",
                 "detector-round3": det_fresh / "data.yaml",
                 "detector-hires": det_fresh / "data.yaml",
+                "detector-fans": det_fans / "data.yaml",
             }.get(stage, det / "data.yaml")
-            det_imgsz = plan.det_hires_imgsz if stage == "detector-hires" else plan.det_imgsz
+            hires = stage in ("detector-hires", "detector-fans")
+            det_imgsz = plan.det_hires_imgsz if hires else plan.det_imgsz
             weights = train_detector(
                 data,
                 out,
@@ -686,6 +734,8 @@ def run_plan(
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_more_lr0}
             elif stage == "symbol-96":
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym96_lr0}
+            elif stage == "symbol-fans":
+                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym_fans_lr0}
             elif stage == "corner":  # from scratch: a new model
                 extra = {"lr0": plan.corner_lr0}
             elif stage == "corner-more":
