@@ -119,8 +119,9 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
         crops = [rectify(frame, tuple(b), crop_size) for b in boxes]  # BGR, as Ultralytics takes
         s = sym.predict(crops, imgsz=sym_imgsz, verbose=False, device="cpu")
         col.predict(crops, imgsz=col_imgsz, verbose=False, device="cpu")
-        if corner is not None:
-            patches = [p for c in crops for p in corner_patches(c, corner_imgsz)]
+        unsure = [c for c, x in zip(crops, s, strict=True) if x.probs.top1conf < cfg.corner_below]
+        if corner is not None and unsure:  # as ours: corners only for unsure readings
+            patches = [p for c in unsure for p in corner_patches(c, corner_imgsz)]
             corner.predict(patches, imgsz=corner_imgsz, verbose=False, device="cpu")
         return sum(1 for x in s if sym.names[int(x.probs.top1)] != "other")
 

@@ -499,7 +499,7 @@ def _val_has_every_class(root: Path, n: int = 4) -> Path:
 def run_plan(
     plan: TrainPlan, work: Path, models_dir: Path, *, log=print, stages: tuple[str, ...] = STAGES
 ) -> dict:
-    """Render data, train the three networks, export ONNX into ``models_dir``.
+    """Render data, train the card networks, export ONNX into ``models_dir``.
 
     Rendered data is cached in ``work`` (same seed → same data); ``stages`` retrains only some
     networks (the others keep their shipped weights). Timings merge into cards-training.json.
