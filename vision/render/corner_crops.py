@@ -17,11 +17,9 @@ import cv2
 import numpy as np
 
 from vision.decks import DeckProfile
-from vision.render.dataset import jittered_obb
-from vision.render.scene_crops import MATCH_IOU, MISS_IOU
+from vision.render.scene_crops import table_boxes
 from vision.render.scenes import Placed, render_scene
 from vision.runtime.corners import NONE, corner_patches
-from vision.runtime.geometry import polygon_iou
 from vision.runtime.rectify import box_corners, portrait, rectify
 
 INDEX_CORNERS = (0, 2)  # TL and BR, in the card's own corner order
@@ -76,20 +74,7 @@ def write_corner_crops(
     made = 0
     for i in range(n_tables):
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
-        boxes: list[tuple[tuple[float, ...], Placed | None]] = []
-        for obj in scene.objects:
-            spread = 2.0 if rng.random() < 0.4 else 1.0
-            boxes.append((jittered_obb(obj.quad, rng, spread), obj))
-        bgr = np.ascontiguousarray(scene.image[..., ::-1])
-        for obb in detect(bgr).obb:
-            poly = box_corners(*obb)
-            ious = [polygon_iou(poly, o.quad) for o in scene.objects]
-            best = int(np.argmax(ious)) if ious else -1
-            if best >= 0 and ious[best] >= MATCH_IOU:
-                boxes.append((tuple(float(v) for v in obb), scene.objects[best]))
-            elif best < 0 or ious[best] < MISS_IOU:
-                boxes.append((tuple(float(v) for v in obb), None))
-        for b, (obb, obj) in enumerate(boxes):
+        for b, (obb, obj) in enumerate(table_boxes(scene, detect, rng)):
             labels = patch_labels(obb, obj)
             if all(label is None for label in labels):
                 continue

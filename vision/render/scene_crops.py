@@ -19,12 +19,13 @@ import numpy as np
 
 from vision.decks import DeckProfile
 from vision.render.dataset import CROP_SIZE, jittered_obb, make_class_folders
-from vision.render.scenes import Placed, render_scene
+from vision.render.scenes import Placed, Scene, render_scene
 from vision.runtime.geometry import polygon_iou
 from vision.runtime.rectify import box_corners, rectify
 
 MATCH_IOU = 0.5  # a detected box this close to a card is that card's crop …
 MISS_IOU = 0.3  # … and one overlapping every card less than this is a false alarm
+Box = tuple[tuple[float, ...], Placed | None]  # an oriented box and what it covers
 
 
 def crop_labels(obj: Placed | None) -> tuple[str, str | None]:
@@ -34,6 +35,25 @@ def crop_labels(obj: Placed | None) -> tuple[str, str | None]:
     if obj.kind == "card":
         return obj.meta["value"], obj.meta["color"] or "none"
     return obj.kind, None  # "back": no colour to learn
+
+
+def table_boxes(scene: Scene, detect, rng: np.random.Generator) -> list[Box]:
+    """Every labelled object's true box with a detector-like error (40 % of them doubled),
+    then each box ``detect`` draws: with the object it covers, or None when it covers none."""
+    boxes: list[Box] = []
+    for obj in scene.objects:
+        spread = 2.0 if rng.random() < 0.4 else 1.0
+        boxes.append((jittered_obb(obj.quad, rng, spread), obj))
+    bgr = np.ascontiguousarray(scene.image[..., ::-1])
+    for obb in detect(bgr).obb:
+        poly = box_corners(*obb)
+        ious = [polygon_iou(poly, o.quad) for o in scene.objects]
+        best = int(np.argmax(ious)) if ious else -1
+        if best >= 0 and ious[best] >= MATCH_IOU:
+            boxes.append((tuple(float(v) for v in obb), scene.objects[best]))
+        elif best < 0 or ious[best] < MISS_IOU:
+            boxes.append((tuple(float(v) for v in obb), None))
+    return boxes
 
 
 def write_scene_crops(
@@ -54,20 +74,7 @@ def write_scene_crops(
     made = 0
     for i in range(n_tables):
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
-        boxes: list[tuple[tuple[float, ...], Placed | None]] = []
-        for obj in scene.objects:
-            spread = 2.0 if rng.random() < 0.4 else 1.0
-            boxes.append((jittered_obb(obj.quad, rng, spread), obj))
-        bgr = np.ascontiguousarray(scene.image[..., ::-1])
-        for obb in detect(bgr).obb:
-            poly = box_corners(*obb)
-            ious = [polygon_iou(poly, o.quad) for o in scene.objects]
-            best = int(np.argmax(ious)) if ious else -1
-            if best >= 0 and ious[best] >= MATCH_IOU:
-                boxes.append((tuple(float(v) for v in obb), scene.objects[best]))
-            elif best < 0 or ious[best] < MISS_IOU:
-                boxes.append((tuple(float(v) for v in obb), None))
-        for k, (obb, obj) in enumerate(boxes):
+        for k, (obb, obj) in enumerate(table_boxes(scene, detect, rng)):
             crop = rectify(scene.image, obb, crop_size)
             if rng.random() < 0.5:
                 crop = crop[::-1, ::-1]
