@@ -222,8 +222,8 @@ class TrainPlan:
     det_hires_epochs: int = 10
     # Round 4 (fourth session): a corner model that reads each crop's four corner patches
     # (vision.runtime.corners): 98 % of the 40-60 % visible faces keep an index corner in
-    # view, where the whole-card models read 49 % of them (27 % in the held-out style).
-    # Trained from scratch on patches from the final detector's boxes and true boxes.
+    # view, where the round-3 models read 49 % of them right (21 % in the held-out style).
+    # Trained from scratch on patches from true boxes and the round-3 detector's boxes.
     corner_tables: int = 2000  # per chunk
     corner_chunks: int = 2
     corner_val_tables: int = 200
@@ -602,7 +602,9 @@ def run_plan(
         log(f"96 px crops of the new fans rendered in {timings['render_crops96_fans_s']:.0f}s")
     if "corner" in stages or "corner-more" in stages:
         t = time.time()
-        _render_corner_patches(plan, work, models_dir, log, more="corner-more" in stages)
+        for more, stage in ((False, "corner"), (True, "corner-more")):
+            if stage in stages:  # each stage trains on its own union of the chunks
+                _render_corner_patches(plan, work, models_dir, log, more=more)
         timings["render_corners_s"] = time.time() - t
         log(f"corner patches rendered in {timings['render_corners_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
