@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.runtime.corners import NONE, corner_patches, fuse_corners
+from vision.runtime.corners import NONE, corner_columns, corner_patches, fuse_corners
 
 
 def _quadrant_crop(size: int = 96) -> np.ndarray:
@@ -42,13 +42,17 @@ SYM = ["7", "skip", "back", "other"]
 CORNER = ["7", "skip", NONE]
 
 
+def fuse(whole: np.ndarray, corners: np.ndarray, weight: float) -> np.ndarray:
+    return fuse_corners(whole, corners, corner_columns(SYM, CORNER), CORNER.index(NONE), weight)
+
+
 def test_corners_that_see_no_index_leave_the_reading_alone() -> None:
     whole = np.array([0.1, 0.7, 0.1, 0.1])
     corners = np.tile([0.0, 0.0, 1.0], (4, 1))
-    np.testing.assert_allclose(fuse_corners(whole, SYM, corners, CORNER, 0.5), whole, atol=1e-3)
+    np.testing.assert_allclose(fuse(whole, corners, 0.5), whole, atol=1e-3)
     # patches that see an index but read both values alike do not choose between them; they
     # only count against "back" and "other"
-    undecided = fuse_corners(whole, SYM, np.tile([0.4, 0.4, 0.2], (4, 1)), CORNER, 0.5)
+    undecided = fuse(whole, np.tile([0.4, 0.4, 0.2], (4, 1)), 0.5)
     assert undecided[1] / undecided[0] == pytest.approx(7.0, rel=1e-2)
     assert undecided[2] < whole[2] and undecided[3] < whole[3]
 
@@ -57,15 +61,24 @@ def test_an_index_in_view_outvotes_the_card_lying_on_top() -> None:
     """The whole crop mostly shows the covering card (a skip); one corner reads a 7."""
     whole = np.array([0.2, 0.7, 0.05, 0.05])
     corners = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.95, 0.05, 0.0], [0.0, 0.0, 1.0]])
-    fused = fuse_corners(whole, SYM, corners, CORNER, 0.5)
+    fused = fuse(whole, corners, 0.5)
     assert SYM[int(np.argmax(fused))] == "7"
     assert fused.sum() == pytest.approx(1.0)
     # a sure whole reading of a back is not turned into a value by patches that see nothing
     back = np.array([0.01, 0.01, 0.97, 0.01])
     blank = np.tile([0.05, 0.05, 0.9], (4, 1))
-    assert SYM[int(np.argmax(fuse_corners(back, SYM, blank, CORNER, 0.5)))] == "back"
+    assert SYM[int(np.argmax(fuse(back, blank, 0.5)))] == "back"
     # weight 0 is the whole-card reading itself
-    np.testing.assert_array_equal(fuse_corners(whole, SYM, corners, CORNER, 0.0), whole)
+    np.testing.assert_array_equal(fuse(whole, corners, 0.0), whole)
+
+
+def test_a_batch_of_cards_fuses_as_each_card_alone() -> None:
+    rng = np.random.default_rng(3)
+    whole = rng.dirichlet(np.ones(len(SYM)), 5)
+    corners = rng.dirichlet(np.ones(len(CORNER)), (5, 4))
+    batch = fuse(whole, corners, 0.5)
+    for i in range(5):
+        np.testing.assert_allclose(batch[i], fuse(whole[i], corners[i], 0.5))
 
 
 def test_corner_regions_count_what_lies_on_them() -> None:

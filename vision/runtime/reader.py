@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.decks import DeckProfile
-from vision.runtime.corners import corner_patches, fuse_corners
+from vision.runtime.corners import NONE, corner_columns, corner_patches, fuse_corners
 from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor
 from vision.runtime.onnx_model import OnnxModel, load_model
@@ -81,7 +81,9 @@ class CardReader:
         self._col_names = [self.color.names[i] for i in range(len(self.color.names))]
         self.crop_size = crop_side(self.symbol.imgsz, self.color.imgsz)
         if self.corner is not None:
-            self._corner_names = [self.corner.names[i] for i in range(len(self.corner.names))]
+            names = [self.corner.names[i] for i in range(len(self.corner.names))]
+            self._corner_columns = corner_columns(self._sym_names, names)
+            self._corner_none = names.index(NONE)
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Card boxes only (no reading), in frame pixels."""
@@ -173,10 +175,9 @@ class CardReader:
         patches = [p for i in unsure for p in corner_patches(crops[i], size)]
         pk = self._classify_once(self.corner, patches).reshape(len(unsure), 4, -1)
         out = ps.copy()
-        for k, i in enumerate(unsure):
-            out[i] = fuse_corners(
-                ps[i], self._sym_names, pk[k], self._corner_names, self.config.corner_weight
-            )
+        out[unsure] = fuse_corners(
+            ps[unsure], pk, self._corner_columns, self._corner_none, self.config.corner_weight
+        )
         return out
 
     def _decide(self, ps: np.ndarray, pc: np.ndarray) -> tuple[str | None, str, float]:
