@@ -134,7 +134,58 @@ def test_corner_patches_are_cut_with_the_final_detector() -> None:
     from vision.train import STAGES
 
     assert STAGES.index("detector-hires") < STAGES.index("corner") < STAGES.index("corner-more")
-    assert STAGES[-1] == "detector-fans"
+    assert STAGES.index("corner-more") < STAGES.index("detector-fans")
+
+
+def test_round5_stages_come_last_and_go_on_from_round4s_crops() -> None:
+    """Round 5's classifier stages go on over round 4's folders, so they run after the
+    stages that made them; the last one cuts fresh crops with round 5's detector."""
+    from vision.train import STAGES
+
+    assert STAGES[-5:] == (
+        "detector-long",
+        "symbol-round5",
+        "corner-round5",
+        "color-round5",
+        "symbol-round5-fresh",
+    )
+
+
+def test_detector_long_trains_at_its_own_size_with_a_long_mosaic_free_tail(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import vision.train as train
+
+    calls: dict = {}
+
+    def tables(folder: Path, n: int, seed: int, _decks) -> None:
+        calls["tables"] = (folder.name, n, seed)
+
+    def fit(data: Path, _out: Path, **kw) -> Path:
+        calls["train"] = (data, kw)
+        weights = tmp_path / "best.pt"
+        weights.write_bytes(b"trained")
+        return weights
+
+    def export(_weights: Path, imgsz: int, dest: Path) -> Path:
+        calls["export"] = imgsz
+        return dest
+
+    monkeypatch.setattr(train, "_detector_tables", tables)
+    monkeypatch.setattr(train, "train_detector", fit)
+    monkeypatch.setattr(train, "export_onnx", export)
+    models = tmp_path / "models"
+    models.mkdir()
+    plan = train.TrainPlan()
+    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=("detector-long",))
+    data, kw = calls["train"]
+    assert data == tmp_path / "work" / "detector-data-long" / "data.yaml"
+    assert kw["imgsz"] == plan.det_long_imgsz == 480 == calls["export"]
+    assert kw["close_mosaic"] == plan.det_long_close_mosaic
+    assert kw["epochs"] == plan.det_long_epochs
+    assert kw["model_cfg"] == str(models / "card-detector.pt")  # goes on from the shipped one
+    assert calls["tables"] == ("detector-data-long", plan.det_long_images, plan.seed * 1000 + 41)
+    assert (models / "card-detector.pt").read_bytes() == b"trained"
 
 
 def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path) -> None:
