@@ -205,3 +205,41 @@ def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path)
     files = list((tmp_path / "symbol" / "val").glob("*/*.png"))
     assert made == len(files) > 0
     assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}
+
+
+def test_round5_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import vision.train as train
+
+    seen: dict[str, tuple] = {}
+
+    def fit(root: Path, _out: Path, *, epochs: int, imgsz: int, name: str, **kw) -> Path:
+        seen[name] = (
+            root.relative_to(tmp_path / "work"),
+            epochs,
+            imgsz,
+            kw["model_cfg"],
+            kw["lr0"],
+        )
+        weights = tmp_path / f"{name}.pt"
+        weights.write_bytes(name.encode())
+        return weights
+
+    for renderer in ("_render_crops96_fans", "_render_crops96_fresh", "_render_corner_patches"):
+        monkeypatch.setattr(train, renderer, lambda *a, **k: None)
+    monkeypatch.setattr(train, "train_classifier", fit)
+    monkeypatch.setattr(train, "export_onnx", lambda _w, _size, dest: dest)
+    models = tmp_path / "models"
+    models.mkdir()
+    plan = train.TrainPlan()
+    stages = ("symbol-round5", "corner-round5", "color-round5", "symbol-round5-fresh")
+    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
+    symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
+    assert seen == {
+        "symbol-round5": (Path("crops96-fans/symbol"), 3, 96, symbol, plan.sym_round5_lr0),
+        "corner-round5": (Path("corners-more/corner"), 4, 32, corner, plan.corner_round5_lr0),
+        "color-round5": (Path("crops96-fans/color"), 2, 32, color, plan.col_round5_lr0),
+        "symbol-round5-fresh": (Path("crops96-fresh/symbol"), 2, 96, symbol, plan.sym_fresh_lr0),
+    }
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round5-fresh"  # the last one

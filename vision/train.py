@@ -764,6 +764,19 @@ def run_plan(
             "card-corner",
         ),
     }
+    going_on_lr0 = {  # classifier stages that continue from the shipped weights: their rate
+        "symbol-more": plan.sym_more_lr0,
+        **dict.fromkeys(ROUND2, plan.round2_lr0),
+        **dict.fromkeys(ROUND3, plan.round3_lr0),
+        **dict.fromkeys(ROUND3_MORE, plan.round3_more_lr0),
+        "symbol-96": plan.sym96_lr0,
+        "symbol-fans": plan.sym_fans_lr0,
+        "corner-more": plan.corner_more_lr0,
+        "symbol-round5": plan.sym_round5_lr0,
+        "corner-round5": plan.corner_round5_lr0,
+        "color-round5": plan.col_round5_lr0,
+        "symbol-round5-fresh": plan.sym_fresh_lr0,
+    }
     for stage in STAGES:
         if stage not in stages:
             continue
@@ -811,30 +824,10 @@ def run_plan(
             extra: dict = {}
             if epochs <= 0:
                 continue
-            if stage == "symbol-more":  # continues from the first pass's shipped weights
-                extra = {"model_cfg": str(models_dir / "card-symbol.pt"), "lr0": plan.sym_more_lr0}
-            elif stage in ROUND2:
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round2_lr0}
-            elif stage in ROUND3:
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_lr0}
-            elif stage in ROUND3_MORE:
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.round3_more_lr0}
-            elif stage == "symbol-96":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym96_lr0}
-            elif stage == "symbol-fans":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym_fans_lr0}
-            elif stage == "corner":  # from scratch: a new model
+            if stage == "corner":  # from scratch: a new model
                 extra = {"lr0": plan.corner_lr0}
-            elif stage == "symbol-round5":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym_round5_lr0}
-            elif stage == "symbol-round5-fresh":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.sym_fresh_lr0}
-            elif stage == "color-round5":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.col_round5_lr0}
-            elif stage == "corner-round5":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.corner_round5_lr0}
-            elif stage == "corner-more":
-                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": plan.corner_more_lr0}
+            elif stage in going_on_lr0:  # continues from the weights in models_dir
+                extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": going_on_lr0[stage]}
             weights = train_classifier(
                 root,
                 out,
