@@ -142,12 +142,14 @@ def test_round5_stages_come_last_and_go_on_from_round4s_crops() -> None:
     stages that made them; the last one cuts fresh crops with round 5's detector."""
     from vision.train import STAGES
 
-    assert STAGES[-5:] == (
+    assert STAGES[-7:] == (
         "detector-long",
         "symbol-round5",
         "corner-round5",
         "color-round5",
         "symbol-round5-fresh",
+        "symbol-round5-more",
+        "color-round5-more",
     )
 
 
@@ -233,7 +235,14 @@ def test_round5_classifier_stages_go_on_from_the_shipped_weights_at_their_own_ra
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    stages = ("symbol-round5", "corner-round5", "color-round5", "symbol-round5-fresh")
+    stages = (
+        "symbol-round5",
+        "corner-round5",
+        "color-round5",
+        "symbol-round5-fresh",
+        "symbol-round5-more",
+        "color-round5-more",
+    )
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
     assert seen == {
@@ -241,5 +250,48 @@ def test_round5_classifier_stages_go_on_from_the_shipped_weights_at_their_own_ra
         "corner-round5": (Path("corners-more/corner"), 4, 32, corner, plan.corner_round5_lr0),
         "color-round5": (Path("crops96-fans/color"), 2, 32, color, plan.col_round5_lr0),
         "symbol-round5-fresh": (Path("crops96-fresh/symbol"), 2, 96, symbol, plan.sym_fresh_lr0),
+        "symbol-round5-more": (
+            Path("crops96-fresh-more/symbol"),
+            2,
+            96,
+            symbol,
+            plan.sym_fresh_more_lr0,
+        ),
+        "color-round5-more": (
+            Path("crops96-fresh-more/color"),
+            2,
+            32,
+            color,
+            plan.col_fresh_more_lr0,
+        ),
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round5-fresh"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round5-more"  # the last one
+
+
+def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
+    import vision.train as train
+
+    rendered: list[tuple[str, int]] = []
+    unions: dict[str, list[str]] = {}
+
+    def render(_plan, _models, jobs, _size, _log) -> None:
+        rendered.extend((folder.name, seed) for folder, _n, seed, _split in jobs)
+
+    def union(out: Path, parts: list[Path]) -> Path:
+        unions[out.name] = [p.name for p in parts]
+        return out
+
+    monkeypatch.setattr(train, "_render_chunks", render)
+    monkeypatch.setattr(train, "_render_crops96_fans", lambda *a: tmp_path / "crops96-fans")
+    monkeypatch.setattr(train, "_union", union)
+    plan = train.TrainPlan()
+    train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print)
+    train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, chunks=4)
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 5)]
+    assert rendered == [(c, plan.seed * 1000 + 400 + i) for i, c in enumerate(chunks[:2], 1)] + [
+        (c, plan.seed * 1000 + 400 + i) for i, c in enumerate(chunks, 1)
+    ]
+    assert unions == {
+        "crops96-fresh": ["crops96-fans", *chunks[:2]],
+        "crops96-fresh-more": ["crops96-fans", *chunks],
+    }
