@@ -137,20 +137,22 @@ def test_corner_patches_are_cut_with_the_final_detector() -> None:
     assert STAGES.index("corner-more") < STAGES.index("detector-fans")
 
 
+ROUND5_CLASSIFIERS = (
+    "symbol-round5",
+    "corner-round5",
+    "color-round5",
+    "symbol-round5-fresh",
+    "symbol-round5-more",
+    "color-round5-more",
+)
+
+
 def test_round5_stages_come_last_and_go_on_from_round4s_crops() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
-    stages that made them; the last one cuts fresh crops with round 5's detector."""
+    stages that made them; the last three add fresh crops cut with round 5's detector."""
     from vision.train import STAGES
 
-    assert STAGES[-7:] == (
-        "detector-long",
-        "symbol-round5",
-        "corner-round5",
-        "color-round5",
-        "symbol-round5-fresh",
-        "symbol-round5-more",
-        "color-round5-more",
-    )
+    assert STAGES[-7:] == ("detector-long", *ROUND5_CLASSIFIERS)
 
 
 def test_detector_long_trains_at_its_own_size_with_a_long_mosaic_free_tail(
@@ -235,14 +237,7 @@ def test_round5_classifier_stages_go_on_from_the_shipped_weights_at_their_own_ra
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    stages = (
-        "symbol-round5",
-        "corner-round5",
-        "color-round5",
-        "symbol-round5-fresh",
-        "symbol-round5-more",
-        "color-round5-more",
-    )
+    stages = ROUND5_CLASSIFIERS
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
     assert seen == {
