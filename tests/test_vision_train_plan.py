@@ -281,7 +281,7 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
     monkeypatch.setattr(train, "_union", union)
     plan = train.TrainPlan()
     train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print)
-    train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, chunks=4)
+    train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, more=True)
     chunks = [f"crops96-fresh-{i}" for i in range(1, 5)]
     assert rendered == [(c, plan.seed * 1000 + 400 + i) for i, c in enumerate(chunks[:2], 1)] + [
         (c, plan.seed * 1000 + 400 + i) for i, c in enumerate(chunks, 1)

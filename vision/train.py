@@ -268,11 +268,13 @@ class TrainPlan:
     col_round5_lr0: float = 0.0003
     # ... then the symbol model once more, over fresh tables cut with the round-5 detector
     # (run after `detector-long`) added to the round-4 crops
-    sym_fresh_tables: int = 1500  # per chunk, 2 chunks
+    sym_fresh_tables: int = 1500  # per chunk
+    sym_fresh_chunks: int = 2
     sym_fresh_epochs: int = 2
     sym_fresh_lr0: float = 0.0002
     # ... and with 2 more chunks (val top-1 rose from 0.935 to 0.947 on the first two), the
     # symbol and colour models both
+    sym_fresh_more_chunks: int = 2
     sym_fresh_more_epochs: int = 2
     sym_fresh_more_lr0: float = 0.0001
     col_fresh_more_epochs: int = 2
@@ -314,6 +316,7 @@ ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
 ROUND3 = ("symbol-round3", "color-round3")
 ROUND3_MORE = ("symbol-round3-more", "color-round3-more")
+ROUND5_MORE = ("symbol-round5-more", "color-round5-more")
 
 
 def _both_yaml(path: Path, roots: list[Path]) -> Path:
@@ -504,20 +507,20 @@ def _render_crops96_fans(plan: TrainPlan, work: Path, models_dir: Path, decks, l
 
 
 def _render_crops96_fresh(
-    plan: TrainPlan, work: Path, models_dir: Path, decks, log, chunks: int = 2
+    plan: TrainPlan, work: Path, models_dir: Path, decks, log, more: bool = False
 ) -> Path:
-    """``chunks`` chunks of ``sym_fresh_tables`` fresh tables (seeds seed*1000 + 401, 402, …)
-    cut at ``sym96_imgsz`` with the detector in ``models_dir``, unioned with round 4's 96 px
-    fan crops and patches into ``work/crops96-fresh`` (with more than 2 chunks,
-    ``work/crops96-fresh-more``; validation: round 4's)."""
-    size = plan.sym96_imgsz
+    """``sym_fresh_chunks`` chunks of ``sym_fresh_tables`` fresh tables (seeds seed*1000 + 401,
+    …; with ``more``, the ``sym_fresh_more_chunks`` after them too) cut at ``sym96_imgsz`` with
+    the detector in ``models_dir``, unioned with round 4's 96 px fan crops and patches into
+    ``work/crops96-fresh`` (``work/crops96-fresh-more``; validation: round 4's)."""
+    chunks = plan.sym_fresh_chunks + (plan.sym_fresh_more_chunks if more else 0)
     jobs = [
         (work / f"crops96-fresh-{i}", plan.sym_fresh_tables, plan.seed * 1000 + 400 + i, "train")
         for i in range(1, chunks + 1)
     ]
-    _render_chunks(plan, models_dir, jobs, size, log)
+    _render_chunks(plan, models_dir, jobs, plan.sym96_imgsz, log)
     fans = _render_crops96_fans(plan, work, models_dir, decks, log)
-    name = "crops96-fresh" if chunks <= 2 else "crops96-fresh-more"
+    name = "crops96-fresh-more" if more else "crops96-fresh"
     return _union(work / name, [fans] + [job[0] for job in jobs])
 
 
@@ -657,11 +660,11 @@ def run_plan(
         _render_crops96_fans(plan, work, models_dir, decks, log)
         timings["render_crops96_fans_s"] = time.time() - t
         log(f"96 px crops of the new fans rendered in {timings['render_crops96_fans_s']:.0f}s")
-    if {"symbol-round5-fresh", "symbol-round5-more", "color-round5-more"} & set(stages):
+    if {"symbol-round5-fresh", *ROUND5_MORE} & set(stages):
         t = time.time()
-        _render_crops96_fresh(plan, work, models_dir, decks, log)
-        if {"symbol-round5-more", "color-round5-more"} & set(stages):
-            _render_crops96_fresh(plan, work, models_dir, decks, log, chunks=4)
+        for more, users in ((False, ("symbol-round5-fresh",)), (True, ROUND5_MORE)):
+            if set(users) & set(stages):  # each stage trains on its own union of the chunks
+                _render_crops96_fresh(plan, work, models_dir, decks, log, more=more)
         timings["render_crops96_fresh_s"] = time.time() - t
         log(f"96 px crops of fresh tables rendered in {timings['render_crops96_fresh_s']:.0f}s")
     if {"corner", "corner-more", "corner-round5"} & set(stages):
@@ -830,10 +833,11 @@ def run_plan(
                 "detector-fans": det_fans / "data.yaml",
                 "detector-long": det_long / "data.yaml",
             }.get(stage, det / "data.yaml")
-            hires = stage in ("detector-hires", "detector-fans")
-            det_imgsz = plan.det_hires_imgsz if hires else plan.det_imgsz
-            if stage == "detector-long":
-                det_imgsz = plan.det_long_imgsz
+            det_imgsz = {
+                "detector-hires": plan.det_hires_imgsz,
+                "detector-fans": plan.det_hires_imgsz,
+                "detector-long": plan.det_long_imgsz,
+            }.get(stage, plan.det_imgsz)
             weights = train_detector(
                 data,
                 out,
