@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from vision.train import _union
 
 
@@ -147,16 +149,27 @@ ROUND5_CLASSIFIERS = (
 )
 
 
-def test_round5_stages_come_last_and_go_on_from_round4s_crops() -> None:
+ROUND6 = ("detector-round6", "symbol-round6", "color-round6")
+
+
+def test_rounds_5_and_6_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
-    stages that made them; the last three add fresh crops cut with round 5's detector."""
+    stages that made them; its last three add fresh crops cut with round 5's detector.
+    Round 6's classifiers cut their new chunks with round 6's detector, so it comes first."""
     from vision.train import STAGES
 
-    assert STAGES[-7:] == ("detector-long", *ROUND5_CLASSIFIERS)
+    assert STAGES[-10:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6)
 
 
-def test_detector_long_trains_at_its_own_size_with_a_long_mosaic_free_tail(
-    tmp_path: Path, monkeypatch
+@pytest.mark.parametrize(
+    ("stage", "folder", "offset", "prefix"),
+    [
+        ("detector-long", "detector-data-long", 41, "det_long"),
+        ("detector-round6", "detector-data-round6", 51, "det_round6"),
+    ],
+)
+def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
+    tmp_path: Path, monkeypatch, stage: str, folder: str, offset: int, prefix: str
 ) -> None:
     import vision.train as train
 
@@ -181,14 +194,15 @@ def test_detector_long_trains_at_its_own_size_with_a_long_mosaic_free_tail(
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=("detector-long",))
+    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=(stage,))
     data, kw = calls["train"]
-    assert data == tmp_path / "work" / "detector-data-long" / "data.yaml"
+    assert data == tmp_path / "work" / folder / "data.yaml"
     assert kw["imgsz"] == plan.det_long_imgsz == 480 == calls["export"]
-    assert kw["close_mosaic"] == plan.det_long_close_mosaic
-    assert kw["epochs"] == plan.det_long_epochs
+    assert kw["close_mosaic"] == getattr(plan, f"{prefix}_close_mosaic") > 1
+    assert kw["epochs"] == getattr(plan, f"{prefix}_epochs")
     assert kw["model_cfg"] == str(models / "card-detector.pt")  # goes on from the shipped one
-    assert calls["tables"] == ("detector-data-long", plan.det_long_images, plan.seed * 1000 + 41)
+    images = getattr(plan, f"{prefix}_images")
+    assert calls["tables"] == (folder, images, plan.seed * 1000 + offset)
     assert (models / "card-detector.pt").read_bytes() == b"trained"
 
 
@@ -211,7 +225,7 @@ def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path)
     assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}
 
 
-def test_round5_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
+def test_rounds_5_and_6_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
     tmp_path: Path, monkeypatch
 ) -> None:
     import vision.train as train
@@ -237,7 +251,7 @@ def test_round5_classifier_stages_go_on_from_the_shipped_weights_at_their_own_ra
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    stages = ROUND5_CLASSIFIERS
+    stages = (*ROUND5_CLASSIFIERS, *ROUND6[1:])
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
     assert seen == {
@@ -259,8 +273,10 @@ def test_round5_classifier_stages_go_on_from_the_shipped_weights_at_their_own_ra
             color,
             plan.col_fresh_more_lr0,
         ),
+        "symbol-round6": (Path("crops96-fresh-round6/symbol"), 2, 96, symbol, plan.sym_round6_lr0),
+        "color-round6": (Path("crops96-fresh-round6/color"), 2, 32, color, plan.col_round6_lr0),
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round5-more"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round6"  # the last one
 
 
 def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
@@ -280,13 +296,15 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
     monkeypatch.setattr(train, "_render_crops96_fans", lambda *a: tmp_path / "crops96-fans")
     monkeypatch.setattr(train, "_union", union)
     plan = train.TrainPlan()
-    train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print)
-    train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, more=True)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 5)]
-    assert rendered == [(c, plan.seed * 1000 + 400 + i) for i, c in enumerate(chunks[:2], 1)] + [
-        (c, plan.seed * 1000 + 400 + i) for i, c in enumerate(chunks, 1)
+    names = ("crops96-fresh", "crops96-fresh-more", "crops96-fresh-round6")
+    for name in names:
+        train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 7)]
+    assert rendered == [
+        (c, plan.seed * 1000 + 400 + i) for n in (2, 4, 6) for i, c in enumerate(chunks[:n], 1)
     ]
     assert unions == {
         "crops96-fresh": ["crops96-fans", *chunks[:2]],
-        "crops96-fresh-more": ["crops96-fans", *chunks],
+        "crops96-fresh-more": ["crops96-fans", *chunks[:4]],
+        "crops96-fresh-round6": ["crops96-fans", *chunks],
     }
