@@ -287,8 +287,9 @@ class TrainPlan:
     det_round6_epochs: int = 10
     det_round6_close_mosaic: int = 6
     # ... and the symbol and colour models go on over 2 more chunks of fresh tables (seeds
-    # seed*1000 + 405, 406) with the first four: each earlier pair of chunks raised symbol
-    # val top-1 (0.935 → 0.947 → 0.948)
+    # seed*1000 + 405, 406, cut with round 5's detector: these stages come before
+    # detector-round6 and trained beside it) with the first four: each earlier pair of
+    # chunks raised symbol val top-1 (0.935 → 0.947 → 0.948)
     sym_round6_chunks: int = 2
     sym_round6_epochs: int = 2
     sym_round6_lr0: float = 0.0001
@@ -326,9 +327,9 @@ STAGES = (
     "symbol-round5-fresh",
     "symbol-round5-more",
     "color-round5-more",
-    "detector-round6",
     "symbol-round6",
     "color-round6",
+    "detector-round6",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
