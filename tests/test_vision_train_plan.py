@@ -149,28 +149,48 @@ ROUND5_CLASSIFIERS = (
 )
 
 
-ROUND6 = ("symbol-round6", "color-round6", "detector-round6")
+ROUND6 = (
+    "symbol-round6",
+    "color-round6",
+    "detector-round6",
+    "symbol-round6-more",
+    "color-round6-more",
+    "detector-round6-more",
+)
 
 
 def test_rounds_5_and_6_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
     stages that made them; its last three add fresh crops cut with round 5's detector.
-    Round 6's classifiers cut their new chunks with round 5's detector (they trained beside
-    detector-round6), so they come before it."""
+    Round 6's classifiers cut their new chunks with the detector before them (they trained
+    beside the next detector stage), so each pair comes before its detector stage."""
     from vision.train import STAGES
 
-    assert STAGES[-10:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6)
+    assert STAGES[-13:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6)
 
 
 @pytest.mark.parametrize(
-    ("stage", "folder", "offset", "prefix"),
+    ("stage", "offset", "images", "epochs", "mosaic_free"),
     [
-        ("detector-long", "detector-data-long", 41, "det_long"),
-        ("detector-round6", "detector-data-round6", 51, "det_round6"),
+        ("detector-long", 41, "det_long_images", "det_long_epochs", "det_long_close_mosaic"),
+        (
+            "detector-round6",
+            51,
+            "det_round6_images",
+            "det_round6_epochs",
+            "det_round6_close_mosaic",
+        ),
+        (
+            "detector-round6-more",
+            61,
+            "det_round6_more_images",
+            "det_round6_epochs",
+            "det_round6_close_mosaic",
+        ),
     ],
 )
 def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
-    tmp_path: Path, monkeypatch, stage: str, folder: str, offset: int, prefix: str
+    tmp_path: Path, monkeypatch, stage: str, offset: int, images: str, epochs: str, mosaic_free: str
 ) -> None:
     import vision.train as train
 
@@ -197,13 +217,13 @@ def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
     plan = train.TrainPlan()
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=(stage,))
     data, kw = calls["train"]
+    folder = "detector-data-" + stage.removeprefix("detector-")
     assert data == tmp_path / "work" / folder / "data.yaml"
     assert kw["imgsz"] == plan.det_long_imgsz == 480 == calls["export"]
-    assert kw["close_mosaic"] == getattr(plan, f"{prefix}_close_mosaic") > 1
-    assert kw["epochs"] == getattr(plan, f"{prefix}_epochs")
+    assert kw["close_mosaic"] == getattr(plan, mosaic_free) > 1
+    assert kw["epochs"] == getattr(plan, epochs)
     assert kw["model_cfg"] == str(models / "card-detector.pt")  # goes on from the shipped one
-    images = getattr(plan, f"{prefix}_images")
-    assert calls["tables"] == (folder, images, plan.seed * 1000 + offset)
+    assert calls["tables"] == (folder, getattr(plan, images), plan.seed * 1000 + offset)
     assert (models / "card-detector.pt").read_bytes() == b"trained"
 
 
@@ -252,7 +272,7 @@ def test_rounds_5_and_6_classifier_stages_go_on_from_the_shipped_weights_at_thei
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    stages = (*ROUND5_CLASSIFIERS, *ROUND6[:2])
+    stages = (*ROUND5_CLASSIFIERS, *ROUND6[:2], *ROUND6[3:5])
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
     assert seen == {
@@ -276,8 +296,22 @@ def test_rounds_5_and_6_classifier_stages_go_on_from_the_shipped_weights_at_thei
         ),
         "symbol-round6": (Path("crops96-fresh-round6/symbol"), 2, 96, symbol, plan.sym_round6_lr0),
         "color-round6": (Path("crops96-fresh-round6/color"), 2, 32, color, plan.col_round6_lr0),
+        "symbol-round6-more": (
+            Path("crops96-fresh-round6-more/symbol"),
+            2,
+            96,
+            symbol,
+            plan.sym_round6_lr0,
+        ),
+        "color-round6-more": (
+            Path("crops96-fresh-round6-more/color"),
+            2,
+            32,
+            color,
+            plan.col_round6_lr0,
+        ),
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round6"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round6-more"  # the last one
 
 
 def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
@@ -297,15 +331,16 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
     monkeypatch.setattr(train, "_render_crops96_fans", lambda *a: tmp_path / "crops96-fans")
     monkeypatch.setattr(train, "_union", union)
     plan = train.TrainPlan()
-    names = ("crops96-fresh", "crops96-fresh-more", "crops96-fresh-round6")
-    for name in names:
-        train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 7)]
-    assert rendered == [
-        (c, plan.seed * 1000 + 400 + i) for n in (2, 4, 6) for i, c in enumerate(chunks[:n], 1)
-    ]
-    assert unions == {
-        "crops96-fresh": ["crops96-fans", *chunks[:2]],
-        "crops96-fresh-more": ["crops96-fans", *chunks[:4]],
-        "crops96-fresh-round6": ["crops96-fans", *chunks],
+    sizes = {
+        "crops96-fresh": 2,
+        "crops96-fresh-more": 4,
+        "crops96-fresh-round6": 6,
+        "crops96-fresh-round6-more": 8,
     }
+    for name in sizes:
+        train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 9)]
+    assert rendered == [
+        (c, plan.seed * 1000 + 400 + i) for n in sizes.values() for i, c in enumerate(chunks[:n], 1)
+    ]
+    assert unions == {name: ["crops96-fans", *chunks[:n]] for name, n in sizes.items()}
