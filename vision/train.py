@@ -736,16 +736,16 @@ def run_plan(
         t = time.time()
         _detector_tables(det_long, plan.det_long_images, plan.seed * 1000 + 41, decks)
         timings["render_scenes_long_s"] = time.time() - t
-    det_round6 = work / "detector-data-round6"
-    if "detector-round6" in stages and not (det_round6 / "done").exists():
-        t = time.time()
-        _detector_tables(det_round6, plan.det_round6_images, plan.seed * 1000 + 51, decks)
-        timings["render_scenes_round6_s"] = time.time() - t
-    det_round6_more = work / "detector-data-round6-more"
-    if "detector-round6-more" in stages and not (det_round6_more / "done").exists():
-        t = time.time()
-        _detector_tables(det_round6_more, plan.det_round6_more_images, plan.seed * 1000 + 61, decks)
-        timings["render_scenes_round6_more_s"] = time.time() - t
+    round6_tables = {  # round 6's detector stages, each on its own fresh tables
+        "round6": (plan.det_round6_images, 51),
+        "round6-more": (plan.det_round6_more_images, 61),
+    }
+    for suffix, (n, offset) in round6_tables.items():
+        folder = work / f"detector-data-{suffix}"
+        if f"detector-{suffix}" in stages and not (folder / "done").exists():
+            t = time.time()
+            _detector_tables(folder, n, plan.seed * 1000 + offset, decks)
+            timings[f"render_scenes_{suffix.replace('-', '_')}_s"] = time.time() - t
     out = work.resolve() / "train"
     results: dict[str, str] = {}
     jobs = {
@@ -918,8 +918,10 @@ def run_plan(
                 "detector-hires": det_fresh / "data.yaml",
                 "detector-fans": det_fans / "data.yaml",
                 "detector-long": det_long / "data.yaml",
-                "detector-round6": det_round6 / "data.yaml",
-                "detector-round6-more": det_round6_more / "data.yaml",
+                **{
+                    f"detector-{k}": work / f"detector-data-{k}" / "data.yaml"
+                    for k in round6_tables
+                },
             }.get(stage, det / "data.yaml")
             det_imgsz = {
                 "detector-hires": plan.det_hires_imgsz,
