@@ -272,7 +272,8 @@ def test_rounds_5_and_6_classifier_stages_go_on_from_the_shipped_weights_at_thei
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    stages = (*ROUND5_CLASSIFIERS, *ROUND6[:2], *ROUND6[3:5])
+    round6_classifiers = tuple(s for s in ROUND6 if not s.startswith("detector"))
+    stages = (*ROUND5_CLASSIFIERS, *round6_classifiers)
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
     assert seen == {
