@@ -536,6 +536,22 @@ def _render_crops96_fans(plan: TrainPlan, work: Path, models_dir: Path, decks, l
     return _union(work / "crops96-fans", [job[0] for job in jobs] + [balanced])
 
 
+def late_detector_stages(plan: TrainPlan) -> dict[str, tuple[int, int, int, int]]:
+    """The 480 px detector stages (rounds 5 and 6), each on its own fresh tables in
+    ``work/detector-data-SUFFIX`` → (tables, seed offset, epochs, mosaic-free epochs)."""
+    round6 = (plan.det_round6_epochs, plan.det_round6_close_mosaic)
+    return {
+        "detector-long": (
+            plan.det_long_images,
+            41,
+            plan.det_long_epochs,
+            plan.det_long_close_mosaic,
+        ),
+        "detector-round6": (plan.det_round6_images, 51, *round6),
+        "detector-round6-more": (plan.det_round6_more_images, 61, *round6),
+    }
+
+
 def fresh_unions(plan: TrainPlan) -> dict[str, int]:
     """Each union of fresh-table crops → how many chunks it holds (chunks 1.. in order)."""
     round5 = plan.sym_fresh_chunks + plan.sym_fresh_more_chunks
@@ -731,21 +747,15 @@ def run_plan(
         t = time.time()
         _detector_tables(det_fans, plan.det_fans_images, plan.seed * 1000 + 31, decks)
         timings["render_scenes_fans_s"] = time.time() - t
-    det_long = work / "detector-data-long"
-    if "detector-long" in stages and not (det_long / "done").exists():
-        t = time.time()
-        _detector_tables(det_long, plan.det_long_images, plan.seed * 1000 + 41, decks)
-        timings["render_scenes_long_s"] = time.time() - t
-    round6_tables = {  # round 6's detector stages, each on its own fresh tables
-        "round6": (plan.det_round6_images, 51),
-        "round6-more": (plan.det_round6_more_images, 61),
-    }
-    for suffix, (n, offset) in round6_tables.items():
-        folder = work / f"detector-data-{suffix}"
-        if f"detector-{suffix}" in stages and not (folder / "done").exists():
+    late = late_detector_stages(plan)
+    late_data = {name: work / f"detector-data-{name.removeprefix('detector-')}" for name in late}
+    for stage, (n, offset, _epochs, _mosaic_free) in late.items():
+        folder = late_data[stage]
+        if stage in stages and not (folder / "done").exists():
             t = time.time()
             _detector_tables(folder, n, plan.seed * 1000 + offset, decks)
-            timings[f"render_scenes_{suffix.replace('-', '_')}_s"] = time.time() - t
+            suffix = stage.removeprefix("detector-").replace("-", "_")
+            timings[f"render_scenes_{suffix}_s"] = time.time() - t
     out = work.resolve() / "train"
     results: dict[str, str] = {}
     jobs = {
@@ -906,9 +916,7 @@ def run_plan(
                 "detector-round3": plan.det_round3_epochs,
                 "detector-hires": plan.det_hires_epochs,
                 "detector-fans": plan.det_fans_epochs,
-                "detector-long": plan.det_long_epochs,
-                "detector-round6": plan.det_round6_epochs,
-                "detector-round6-more": plan.det_round6_epochs,
+                **{name: row[2] for name, row in late.items()},
             }[stage]
             if epochs <= 0:
                 continue
@@ -917,18 +925,12 @@ def run_plan(
                 "detector-round3": det_fresh / "data.yaml",
                 "detector-hires": det_fresh / "data.yaml",
                 "detector-fans": det_fans / "data.yaml",
-                "detector-long": det_long / "data.yaml",
-                **{
-                    f"detector-{k}": work / f"detector-data-{k}" / "data.yaml"
-                    for k in round6_tables
-                },
+                **{name: folder / "data.yaml" for name, folder in late_data.items()},
             }.get(stage, det / "data.yaml")
             det_imgsz = {
                 "detector-hires": plan.det_hires_imgsz,
                 "detector-fans": plan.det_hires_imgsz,
-                "detector-long": plan.det_long_imgsz,
-                "detector-round6": plan.det_long_imgsz,
-                "detector-round6-more": plan.det_long_imgsz,
+                **dict.fromkeys(late, plan.det_long_imgsz),
             }.get(stage, plan.det_imgsz)
             weights = train_detector(
                 data,
@@ -940,11 +942,7 @@ def run_plan(
                 imgsz=det_imgsz,
                 seed=plan.seed,
                 threads=plan.threads,
-                close_mosaic={
-                    "detector-long": plan.det_long_close_mosaic,
-                    "detector-round6": plan.det_round6_close_mosaic,
-                    "detector-round6-more": plan.det_round6_close_mosaic,
-                }.get(stage),
+                close_mosaic=late[stage][3] if stage in late else None,
             )
             imgsz, stem = det_imgsz, "card-detector"
         else:
