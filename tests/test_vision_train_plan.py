@@ -66,6 +66,23 @@ def test_hard_negatives_are_filed_as_other(tmp_path: Path) -> None:
     assert saved == len(files) == 2
 
 
+def test_hard_negatives_can_be_cut_at_the_symbol_models_size(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from vision.decks import load_deck
+    from vision.render.negatives import write_hard_negatives
+    from vision.runtime.detections import Detections
+
+    def detect(_bgr):
+        obb = np.array([(-500.0, -500.0, 30.0, 45.0, 0.0)], np.float32)
+        return Detections(obb, np.ones(1, np.float32), np.zeros(1, np.int64))
+
+    write_hard_negatives(tmp_path, detect, 1, 5, [load_deck("dos")], ("paper",), crop_size=96)
+    (crop,) = (tmp_path / "symbol" / "train" / "other").glob("*.png")
+    assert cv2.imread(str(crop)).shape == (96, 96, 3)
+
+
 def test_a_misspelt_stage_is_refused_before_any_work(tmp_path: Path, capsys) -> None:
     from referee.cli import main
 
@@ -158,15 +175,18 @@ ROUND6 = (
     "detector-round6-more",
 )
 
+ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 
-def test_rounds_5_and_6_come_last_and_go_on_from_the_crops_before_them() -> None:
+
+def test_rounds_5_to_7_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
     stages that made them; its last three add fresh crops cut with round 5's detector.
     Round 6's classifiers cut their new chunks with the detector before them (they trained
-    beside the next detector stage), so each pair comes before its detector stage."""
+    beside the next detector stage), so each pair comes before its detector stage; so do
+    round 7's."""
     from vision.train import STAGES
 
-    assert STAGES[-13:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6)
+    assert STAGES[-16:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6, *ROUND7)
 
 
 @pytest.mark.parametrize(
@@ -184,6 +204,13 @@ def test_rounds_5_and_6_come_last_and_go_on_from_the_crops_before_them() -> None
             "detector-round6-more",
             61,
             "det_round6_more_images",
+            "det_round6_epochs",
+            "det_round6_close_mosaic",
+        ),
+        (
+            "detector-round7",
+            71,
+            "det_round7_images",
             "det_round6_epochs",
             "det_round6_close_mosaic",
         ),
@@ -246,7 +273,7 @@ def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path)
     assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}
 
 
-def test_rounds_5_and_6_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
+def test_rounds_5_to_7_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
     tmp_path: Path, monkeypatch
 ) -> None:
     import vision.train as train
@@ -272,8 +299,8 @@ def test_rounds_5_and_6_classifier_stages_go_on_from_the_shipped_weights_at_thei
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    round6_classifiers = tuple(s for s in ROUND6 if not s.startswith("detector"))
-    stages = (*ROUND5_CLASSIFIERS, *round6_classifiers)
+    later = tuple(s for s in ROUND6 + ROUND7 if not s.startswith("detector"))
+    stages = (*ROUND5_CLASSIFIERS, *later)
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
     assert seen == {
@@ -311,8 +338,10 @@ def test_rounds_5_and_6_classifier_stages_go_on_from_the_shipped_weights_at_thei
             color,
             plan.col_round6_lr0,
         ),
+        "symbol-round7": (Path("crops96-fresh-round7/symbol"), 2, 96, symbol, plan.sym_round6_lr0),
+        "color-round7": (Path("crops96-fresh-round7/color"), 2, 32, color, plan.col_round6_lr0),
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round6-more"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round7"  # the last one
 
 
 def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
@@ -321,8 +350,8 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
     rendered: list[tuple[str, int]] = []
     unions: dict[str, list[str]] = {}
 
-    def render(_plan, _models, jobs, _size, _log) -> None:
-        rendered.extend((folder.name, seed) for folder, _n, seed, _split in jobs)
+    def render(_plan, _models, jobs, _size, _log, worker=train._scene_crop_chunk) -> None:
+        rendered.extend((folder.name, seed, worker.__name__) for folder, _n, seed, _split in jobs)
 
     def union(out: Path, parts: list[Path]) -> Path:
         unions[out.name] = [p.name for p in parts]
@@ -337,11 +366,17 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         "crops96-fresh-more": 4,
         "crops96-fresh-round6": 6,
         "crops96-fresh-round6-more": 8,
+        "crops96-fresh-round7": 10,
     }
     for name in sizes:
         train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 9)]
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 11)]
+    crops = "_scene_crop_chunk"
     assert rendered == [
-        (c, plan.seed * 1000 + 400 + i) for n in sizes.values() for i, c in enumerate(chunks[:n], 1)
-    ]
-    assert unions == {name: ["crops96-fans", *chunks[:n]] for name, n in sizes.items()}
+        (c, plan.seed * 1000 + 400 + i, crops)
+        for n in sizes.values()
+        for i, c in enumerate(chunks[:n], 1)
+    ] + [("crops96-negatives", plan.seed * 1000 + 411, "_negatives_chunk")]
+    expected = {name: ["crops96-fans", *chunks[:n]] for name, n in sizes.items()}
+    expected["crops96-fresh-round7"].append("crops96-negatives")  # round 7 only
+    assert unions == expected

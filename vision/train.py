@@ -301,6 +301,15 @@ class TrainPlan:
     # 408) cut with the round-6 detector, and the detector over 2 000 more fresh tables
     sym_round6_more_chunks: int = 2
     det_round6_more_images: int = 2000
+    # Round 7 (seventh session): once more over fresh tables, as each earlier pair did —
+    # 2 chunks (seeds seed*1000 + 409, 410) cut with the round-6 detector and 2 000 detector
+    # tables — and the symbol model also sees the round-6 detector's false alarms on 1 500
+    # tables, half of them empty (seed*1000 + 411), as "other": on the empty evaluation
+    # tables all of its false cards were phones read as a card back, and whole-table crops
+    # (5 % empty tables) hold few such boxes
+    sym_round7_chunks: int = 2
+    neg_round7_tables: int = 1500
+    det_round7_images: int = 2000
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -339,6 +348,9 @@ STAGES = (
     "symbol-round6-more",
     "color-round6-more",
     "detector-round6-more",
+    "symbol-round7",
+    "color-round7",
+    "detector-round7",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
@@ -347,6 +359,7 @@ ROUND3_MORE = ("symbol-round3-more", "color-round3-more")
 ROUND5_MORE = ("symbol-round5-more", "color-round5-more")
 ROUND6 = ("symbol-round6", "color-round6")
 ROUND6_MORE = ("symbol-round6-more", "color-round6-more")
+ROUND7 = ("symbol-round7", "color-round7")
 
 
 def _both_yaml(path: Path, roots: list[Path]) -> Path:
@@ -454,6 +467,24 @@ def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
     return seed, made
 
 
+def _negatives_chunk(args: tuple) -> tuple[int, int]:
+    """Hard negatives (the detector's false alarms, half of the tables empty) at
+    ``crop_size``, in a worker process (its own detector session)."""
+    folder, models_dir, n, seed, deck_names, threads, split, crop_size = args
+    from vision.decks import load_deck
+    from vision.render.faces import TRAIN_STYLES
+    from vision.render.negatives import write_hard_negatives
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=threads))
+    decks = [load_deck(d) for d in deck_names]
+    made = write_hard_negatives(
+        folder, finder.detect, n, seed, decks, TRAIN_STYLES, split, crop_size=crop_size
+    )
+    (folder / "done").touch()
+    return seed, made
+
+
 def _corner_chunk(args: tuple) -> tuple[int, int]:
     """One chunk of corner patches, in a worker process (its own detector session)."""
     folder, models_dir, n, seed, deck_names, threads, split, (crop_size, patch_size) = args
@@ -537,7 +568,7 @@ def _render_crops96_fans(plan: TrainPlan, work: Path, models_dir: Path, decks, l
 
 
 def late_detector_stages(plan: TrainPlan) -> dict[str, tuple[int, int, int, int]]:
-    """The 480 px detector stages (rounds 5 and 6), each on its own fresh tables in
+    """The 480 px detector stages (rounds 5 to 7), each on its own fresh tables in
     ``work/detector-data-SUFFIX`` → (tables, seed offset, epochs, mosaic-free epochs)."""
     round6 = (plan.det_round6_epochs, plan.det_round6_close_mosaic)
     return {
@@ -549,17 +580,20 @@ def late_detector_stages(plan: TrainPlan) -> dict[str, tuple[int, int, int, int]
         ),
         "detector-round6": (plan.det_round6_images, 51, *round6),
         "detector-round6-more": (plan.det_round6_more_images, 61, *round6),
+        "detector-round7": (plan.det_round7_images, 71, *round6),
     }
 
 
 def fresh_unions(plan: TrainPlan) -> dict[str, int]:
     """Each union of fresh-table crops → how many chunks it holds (chunks 1.. in order)."""
     round5 = plan.sym_fresh_chunks + plan.sym_fresh_more_chunks
+    round6 = round5 + plan.sym_round6_chunks + plan.sym_round6_more_chunks
     return {
         "crops96-fresh": plan.sym_fresh_chunks,
         "crops96-fresh-more": round5,
         "crops96-fresh-round6": round5 + plan.sym_round6_chunks,
-        "crops96-fresh-round6-more": round5 + plan.sym_round6_chunks + plan.sym_round6_more_chunks,
+        "crops96-fresh-round6-more": round6,
+        "crops96-fresh-round7": round6 + plan.sym_round7_chunks,
     }
 
 
@@ -577,7 +611,14 @@ def _render_crops96_fresh(
     ]
     _render_chunks(plan, models_dir, jobs, plan.sym96_imgsz, log)
     fans = _render_crops96_fans(plan, work, models_dir, decks, log)
-    return _union(work / name, [fans] + [job[0] for job in jobs])
+    parts = [fans] + [job[0] for job in jobs]
+    if name == "crops96-fresh-round7":
+        negatives = (work / "crops96-negatives", plan.neg_round7_tables, plan.seed * 1000 + 411)
+        _render_chunks(
+            plan, models_dir, [(*negatives, "train")], plan.sym96_imgsz, log, _negatives_chunk
+        )
+        parts.append(negatives[0])
+    return _union(work / name, parts)
 
 
 def _render_corner_patches(
@@ -721,6 +762,7 @@ def run_plan(
         "crops96-fresh-more": ROUND5_MORE,
         "crops96-fresh-round6": ROUND6,
         "crops96-fresh-round6-more": ROUND6_MORE,
+        "crops96-fresh-round7": ROUND7,
     }
     if {u for users in fresh_users.values() for u in users} & set(stages):
         t = time.time()
@@ -870,6 +912,18 @@ def run_plan(
             plan.col_imgsz,
             "card-color",
         ),
+        "symbol-round7": (
+            work / "crops96-fresh-round7" / "symbol",
+            plan.sym_round6_epochs,
+            plan.sym96_imgsz,
+            "card-symbol",
+        ),
+        "color-round7": (
+            work / "crops96-fresh-round7" / "color",
+            plan.col_round6_epochs,
+            plan.col_imgsz,
+            "card-color",
+        ),
         "color-round5": (
             work / "crops96-fans" / "color",
             plan.col_round5_epochs,
@@ -901,6 +955,8 @@ def run_plan(
         "color-round6": plan.col_round6_lr0,
         "symbol-round6-more": plan.sym_round6_lr0,
         "color-round6-more": plan.col_round6_lr0,
+        "symbol-round7": plan.sym_round6_lr0,
+        "color-round7": plan.col_round6_lr0,
     }
     for stage in STAGES:
         if stage not in stages:

@@ -21,7 +21,9 @@ from vision.runtime.geometry import polygon_iou
 from vision.runtime.rectify import box_corners, rectify
 
 
-def false_alarms(scene: Scene, obbs: np.ndarray, max_iou: float = 0.3) -> list[np.ndarray]:
+def false_alarms(
+    scene: Scene, obbs: np.ndarray, max_iou: float = 0.3, crop_size: int = CROP_SIZE
+) -> list[np.ndarray]:
     """Rectified crops of the boxes in ``obbs`` that overlap no card of ``scene`` by more
     than ``max_iou``."""
     truth = [o.quad for o in scene.objects]
@@ -29,7 +31,7 @@ def false_alarms(scene: Scene, obbs: np.ndarray, max_iou: float = 0.3) -> list[n
     for obb in obbs:
         poly = box_corners(*obb)
         if not any(polygon_iou(poly, q) > max_iou for q in truth):
-            crops.append(rectify(scene.image, tuple(float(v) for v in obb), CROP_SIZE))
+            crops.append(rectify(scene.image, tuple(float(v) for v in obb), crop_size))
     return crops
 
 
@@ -43,6 +45,7 @@ def write_hard_negatives(
     split: str = "train",
     empty_fraction: float = 0.5,
     max_iou: float = 0.3,
+    crop_size: int = CROP_SIZE,
 ) -> int:
     """Render ``n_scenes`` tables, run ``detect(bgr) -> Detections`` and save every box that
     overlaps no card by more than ``max_iou`` to ``out/symbol/<split>/other``. Returns how many."""
@@ -53,7 +56,7 @@ def write_hard_negatives(
     for i in range(n_scenes):
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
         bgr = np.ascontiguousarray(scene.image[..., ::-1])
-        for k, crop in enumerate(false_alarms(scene, detect(bgr).obb, max_iou)):
+        for k, crop in enumerate(false_alarms(scene, detect(bgr).obb, max_iou, crop_size)):
             if rng.random() < 0.5:
                 crop = crop[::-1, ::-1]
             name = folder / f"neg{seed}_{i:05d}_{k}.png"
