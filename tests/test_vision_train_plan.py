@@ -83,6 +83,26 @@ def test_hard_negatives_can_be_cut_at_the_symbol_models_size(tmp_path: Path) -> 
     assert cv2.imread(str(crop)).shape == (96, 96, 3)
 
 
+def test_card_shaped_clutter_is_cut_from_its_own_box_as_other(tmp_path: Path) -> None:
+    """Round 7: phones and notes, the clutter a detector takes for a card back, become
+    "other" crops whether or not a detector fired on them."""
+    import cv2
+    import numpy as np
+
+    from vision.render.negatives import clutter_quad, write_clutter_negatives
+
+    mask = np.zeros((480, 640), np.float32)
+    cv2.rectangle(mask, (100, 50), (139, 129), 1.0, -1)  # a 40 × 80 phone, upright
+    sides = sorted(np.linalg.norm(np.roll(clutter_quad(mask), 1, 0) - clutter_quad(mask), axis=1))
+    assert np.allclose(sides, [39, 39, 79, 79], atol=1.5)
+    assert clutter_quad(np.zeros((480, 640), np.float32)) is None  # nothing in the frame
+
+    saved = write_clutter_negatives(tmp_path, 4, 5, crop_size=96)
+    crops = sorted((tmp_path / "symbol" / "train" / "other").glob("clutter*.png"))
+    assert saved == len(crops) == 4
+    assert {cv2.imread(str(c)).shape for c in crops} == {(96, 96, 3)}
+
+
 def test_a_misspelt_stage_is_refused_before_any_work(tmp_path: Path, capsys) -> None:
     from referee.cli import main
 

@@ -303,10 +303,11 @@ class TrainPlan:
     det_round6_more_images: int = 2000
     # Round 7 (seventh session): once more over fresh tables, as each earlier pair did —
     # 2 chunks (seeds seed*1000 + 409, 410) cut with the round-6 detector and 2 000 detector
-    # tables — and the symbol model also sees the round-6 detector's false alarms on 1 500
-    # tables, half of them empty (seed*1000 + 411), as "other": on the empty evaluation
-    # tables all of its false cards were phones read as a card back, and whole-table crops
-    # (5 % empty tables) hold few such boxes
+    # tables — and the symbol model also sees, as "other", the round-6 detector's false
+    # alarms on 1 500 tables, half of them empty (seed*1000 + 411), and 1 500 phones and
+    # notes cut from their own boxes (412): on the empty evaluation tables all of its false
+    # cards were phones read as a card back, and the detector's false alarms hold few
+    # phones (130 boxes from those 1 500 tables)
     sym_round7_chunks: int = 2
     neg_round7_tables: int = 1500
     det_round7_images: int = 2000
@@ -468,12 +469,13 @@ def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
 
 
 def _negatives_chunk(args: tuple) -> tuple[int, int]:
-    """Hard negatives (the detector's false alarms, half of the tables empty) at
-    ``crop_size``, in a worker process (its own detector session)."""
+    """Hard negatives at ``crop_size``, in a worker process (its own detector session): the
+    detector's false alarms on ``n`` tables (half of them empty; ``seed``), then ``n``
+    phones and notes cut from their own boxes (``seed + 1``)."""
     folder, models_dir, n, seed, deck_names, threads, split, crop_size = args
     from vision.decks import load_deck
     from vision.render.faces import TRAIN_STYLES
-    from vision.render.negatives import write_hard_negatives
+    from vision.render.negatives import write_clutter_negatives, write_hard_negatives
     from vision.runtime.reader import CardReader, ReaderConfig
 
     finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=threads))
@@ -481,6 +483,7 @@ def _negatives_chunk(args: tuple) -> tuple[int, int]:
     made = write_hard_negatives(
         folder, finder.detect, n, seed, decks, TRAIN_STYLES, split, crop_size=crop_size
     )
+    made += write_clutter_negatives(folder, n, seed + 1, split, crop_size)
     (folder / "done").touch()
     return seed, made
 
