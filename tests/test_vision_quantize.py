@@ -195,3 +195,11 @@ def test_batch_one_exports_are_calibrated_one_crop_at_a_time(tmp_path, frames) -
     assert all(len(b) == 16 for b in batches[COLOR])
     quantize_model(tmp_path / SYMBOL, int8_path(tmp_path / SYMBOL), batches[SYMBOL][:8])
     assert CardReader(tmp_path).symbol.int8
+
+
+@pytest.mark.parametrize("name", [SYMBOL, COLOR, CORNER])
+def test_shipped_classifiers_take_any_batch(name: str) -> None:
+    """A training stage exports batch 1; the shipped files come from `tabletop vision export`
+    (dynamic batch), so a frame's crops are read in one call and calibrated in batches."""
+    for path in (MODELS_DIR / name, int8_path(MODELS_DIR / name)):
+        assert not OnnxModel(path, 1).fixed_batch, path
