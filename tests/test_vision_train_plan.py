@@ -400,3 +400,14 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
     expected = {name: ["crops96-fans", *chunks[:n]] for name, n in sizes.items()}
     expected["crops96-fresh-round7"].append("crops96-negatives")  # round 7 only
     assert unions == expected
+
+
+def test_a_union_that_would_reuse_the_negatives_seeds_is_refused(tmp_path: Path) -> None:
+    """Fresh chunk i renders with seed*1000 + 400 + i; chunks 11 and 12 would render the
+    very tables round 7's negatives were cut from."""
+    import vision.train as train
+
+    plan = train.TrainPlan(sym_round7_chunks=3)
+    with pytest.raises(ValueError, match="negative seeds"):
+        train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, "crops96-fresh-round7")
+    assert not any(tmp_path.iterdir())  # refused before rendering anything

@@ -361,6 +361,9 @@ ROUND5_MORE = ("symbol-round5-more", "color-round5-more")
 ROUND6 = ("symbol-round6", "color-round6")
 ROUND6_MORE = ("symbol-round6-more", "color-round6-more")
 ROUND7 = ("symbol-round7", "color-round7")
+# round 7's negatives: the detector's false alarms (seed*1000 + 411) and phones and notes
+# (+ 412), right after the fresh chunks' seeds (seed*1000 + 400 + chunk, chunks 1–10)
+NEGATIVES_SEED_OFFSET = 411
 
 
 def _both_yaml(path: Path, roots: list[Path]) -> Path:
@@ -608,15 +611,22 @@ def _render_crops96_fresh(
     unioned with round 4's 96 px fan crops and patches into ``work/NAME`` (validation: round
     4's). A chunk already rendered is kept, so a later union cuts only its new chunks with
     the newer detector."""
+    chunks = fresh_unions(plan)[name]
+    if 400 + chunks >= NEGATIVES_SEED_OFFSET:
+        raise ValueError(
+            f"{name}: fresh chunk {chunks} would reuse round 7's negative seeds "
+            f"(seed*1000 + {NEGATIVES_SEED_OFFSET}, +1); number later chunks past them"
+        )
     jobs = [
         (work / f"crops96-fresh-{i}", plan.sym_fresh_tables, plan.seed * 1000 + 400 + i, "train")
-        for i in range(1, fresh_unions(plan)[name] + 1)
+        for i in range(1, chunks + 1)
     ]
     _render_chunks(plan, models_dir, jobs, plan.sym96_imgsz, log)
     fans = _render_crops96_fans(plan, work, models_dir, decks, log)
     parts = [fans] + [job[0] for job in jobs]
     if name == "crops96-fresh-round7":
-        negatives = (work / "crops96-negatives", plan.neg_round7_tables, plan.seed * 1000 + 411)
+        offset = NEGATIVES_SEED_OFFSET
+        negatives = (work / "crops96-negatives", plan.neg_round7_tables, plan.seed * 1000 + offset)
         _render_chunks(
             plan, models_dir, [(*negatives, "train")], plan.sym96_imgsz, log, _negatives_chunk
         )

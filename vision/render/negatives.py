@@ -61,12 +61,16 @@ def write_hard_negatives(
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
         bgr = np.ascontiguousarray(scene.image[..., ::-1])
         for k, crop in enumerate(false_alarms(scene, detect(bgr).obb, max_iou, crop_size)):
-            if rng.random() < 0.5:
-                crop = crop[::-1, ::-1]
-            name = folder / f"neg{seed}_{i:05d}_{k}.png"
-            cv2.imwrite(str(name), cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2BGR))
+            _file_as_other(folder / f"neg{seed}_{i:05d}_{k}.png", crop, rng)
             saved += 1
     return saved
+
+
+def _file_as_other(path: Path, crop: np.ndarray, rng: np.random.Generator) -> None:
+    """Save an RGB crop, turned 180° half of the time (the runtime's crops may be)."""
+    if rng.random() < 0.5:
+        crop = crop[::-1, ::-1]
+    cv2.imwrite(str(path), cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2BGR))
 
 
 def clutter_quad(alpha: np.ndarray) -> np.ndarray | None:
@@ -105,9 +109,6 @@ def write_clutter_negatives(
         image = _degrade(_light(canvas.img, rng), rng)
         spread = 2.0 if rng.random() < 0.4 else 1.0
         crop = rectify(image, jittered_obb(quad, rng, spread), crop_size)
-        if rng.random() < 0.5:
-            crop = crop[::-1, ::-1]
-        name = folder / f"clutter{seed}_{i:05d}.png"
-        cv2.imwrite(str(name), cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2BGR))
+        _file_as_other(folder / f"clutter{seed}_{i:05d}.png", crop, rng)
         saved += 1
     return saved
