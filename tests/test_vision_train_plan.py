@@ -342,24 +342,20 @@ def test_rounds_5_to_7_classifier_stages_go_on_from_the_shipped_weights_at_their
             color,
             plan.col_fresh_more_lr0,
         ),
-        "symbol-round6": (Path("crops96-fresh-round6/symbol"), 2, 96, symbol, plan.sym_round6_lr0),
-        "color-round6": (Path("crops96-fresh-round6/color"), 2, 32, color, plan.col_round6_lr0),
-        "symbol-round6-more": (
-            Path("crops96-fresh-round6-more/symbol"),
-            2,
-            96,
-            symbol,
-            plan.sym_round6_lr0,
-        ),
-        "color-round6-more": (
-            Path("crops96-fresh-round6-more/color"),
-            2,
-            32,
-            color,
-            plan.col_round6_lr0,
-        ),
-        "symbol-round7": (Path("crops96-fresh-round7/symbol"), 2, 96, symbol, plan.sym_round6_lr0),
-        "color-round7": (Path("crops96-fresh-round7/color"), 2, 32, color, plan.col_round6_lr0),
+        **{  # from round 6 on: 2 epochs each over its own union, at round 6's rates
+            f"{kind}-{later}": (
+                Path(f"crops96-fresh-{later}/{kind}"),
+                2,
+                size,
+                weights,
+                rate,
+            )
+            for later in ("round6", "round6-more", "round7")
+            for kind, size, weights, rate in (
+                ("symbol", 96, symbol, plan.sym_round6_lr0),
+                ("color", 32, color, plan.col_round6_lr0),
+            )
+        },
     }
     assert (models / "card-symbol.pt").read_bytes() == b"symbol-round7"  # the last one
 

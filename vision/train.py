@@ -358,9 +358,13 @@ ROUND2 = ("symbol-round2", "color-round2")
 ROUND3 = ("symbol-round3", "color-round3")
 ROUND3_MORE = ("symbol-round3-more", "color-round3-more")
 ROUND5_MORE = ("symbol-round5-more", "color-round5-more")
-ROUND6 = ("symbol-round6", "color-round6")
-ROUND6_MORE = ("symbol-round6-more", "color-round6-more")
-ROUND7 = ("symbol-round7", "color-round7")
+# From round 6 on, each (symbol, colour) pair goes on over its own union of fresh-table
+# crops, at round 6's epochs and rates
+LATE_CLASSIFIER_PAIRS = {
+    "crops96-fresh-round6": ("symbol-round6", "color-round6"),
+    "crops96-fresh-round6-more": ("symbol-round6-more", "color-round6-more"),
+    "crops96-fresh-round7": ("symbol-round7", "color-round7"),
+}
 # round 7's negatives: the detector's false alarms (seed*1000 + 411) and phones and notes
 # (+ 412), right after the fresh chunks' seeds (seed*1000 + 400 + chunk, chunks 1–10)
 NEGATIVES_SEED_OFFSET = 411
@@ -773,9 +777,7 @@ def run_plan(
     fresh_users = {
         "crops96-fresh": ("symbol-round5-fresh",),
         "crops96-fresh-more": ROUND5_MORE,
-        "crops96-fresh-round6": ROUND6,
-        "crops96-fresh-round6-more": ROUND6_MORE,
-        "crops96-fresh-round7": ROUND7,
+        **LATE_CLASSIFIER_PAIRS,
     }
     if {u for users in fresh_users.values() for u in users} & set(stages):
         t = time.time()
@@ -901,42 +903,6 @@ def run_plan(
             plan.col_imgsz,
             "card-color",
         ),
-        "symbol-round6": (
-            work / "crops96-fresh-round6" / "symbol",
-            plan.sym_round6_epochs,
-            plan.sym96_imgsz,
-            "card-symbol",
-        ),
-        "color-round6": (
-            work / "crops96-fresh-round6" / "color",
-            plan.col_round6_epochs,
-            plan.col_imgsz,
-            "card-color",
-        ),
-        "symbol-round6-more": (
-            work / "crops96-fresh-round6-more" / "symbol",
-            plan.sym_round6_epochs,
-            plan.sym96_imgsz,
-            "card-symbol",
-        ),
-        "color-round6-more": (
-            work / "crops96-fresh-round6-more" / "color",
-            plan.col_round6_epochs,
-            plan.col_imgsz,
-            "card-color",
-        ),
-        "symbol-round7": (
-            work / "crops96-fresh-round7" / "symbol",
-            plan.sym_round6_epochs,
-            plan.sym96_imgsz,
-            "card-symbol",
-        ),
-        "color-round7": (
-            work / "crops96-fresh-round7" / "color",
-            plan.col_round6_epochs,
-            plan.col_imgsz,
-            "card-color",
-        ),
         "color-round5": (
             work / "crops96-fans" / "color",
             plan.col_round5_epochs,
@@ -964,13 +930,13 @@ def run_plan(
         "symbol-round5-fresh": plan.sym_fresh_lr0,
         "symbol-round5-more": plan.sym_fresh_more_lr0,
         "color-round5-more": plan.col_fresh_more_lr0,
-        "symbol-round6": plan.sym_round6_lr0,
-        "color-round6": plan.col_round6_lr0,
-        "symbol-round6-more": plan.sym_round6_lr0,
-        "color-round6-more": plan.col_round6_lr0,
-        "symbol-round7": plan.sym_round6_lr0,
-        "color-round7": plan.col_round6_lr0,
     }
+    for union, (symbol_stage, color_stage) in LATE_CLASSIFIER_PAIRS.items():
+        symbol_root, color_root = work / union / "symbol", work / union / "color"
+        jobs[symbol_stage] = (symbol_root, plan.sym_round6_epochs, plan.sym96_imgsz, "card-symbol")
+        jobs[color_stage] = (color_root, plan.col_round6_epochs, plan.col_imgsz, "card-color")
+        going_on_lr0[symbol_stage] = plan.sym_round6_lr0
+        going_on_lr0[color_stage] = plan.col_round6_lr0
     for stage in STAGES:
         if stage not in stages:
             continue
