@@ -108,3 +108,45 @@ def test_crops_without_wide_jitter_are_the_first_rounds_crops(tmp_path) -> None:
     c = sorted((tmp_path / "c" / "symbol").rglob("*.png"))
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
     assert [p.read_bytes() for p in a] != [p.read_bytes() for p in c]
+
+
+def test_round8_typefaces_draw_every_digit_and_stay_out_of_the_heldout_style() -> None:
+    """Round 8's extra fonts (pip font packages) draw ten distinct digits each; they join the
+    training faces only inside ``more_typefaces()``, so earlier chunks render as before, and
+    the held-out style never draws from them."""
+    from vision.render.fonts import (
+        HELDOUT_FONTS,
+        MORE_TRAIN_FONTS,
+        TRAIN_FONTS,
+        more_typefaces,
+        text_mask,
+        training_fonts,
+    )
+
+    assert len(MORE_TRAIN_FONTS) == 19
+    assert not set(MORE_TRAIN_FONTS) & (set(TRAIN_FONTS) | set(HELDOUT_FONTS))
+    for font in MORE_TRAIN_FONTS:
+        masks = [text_mask(d, font, 40) for d in "0123456789"]
+        assert all(m.max() > 0.5 for m in masks), font
+        assert len({(m.shape, m.round(1).tobytes()) for m in masks}) == 10, font
+    assert training_fonts() == TRAIN_FONTS
+    with more_typefaces():
+        assert training_fonts() == TRAIN_FONTS + MORE_TRAIN_FONTS
+        rng = np.random.default_rng(0)
+        heldout = [render_face("red", "7", HELDOUT_STYLE, rng) for _ in range(3)]
+    assert training_fonts() == TRAIN_FONTS
+    again = np.random.default_rng(0)
+    assert all(np.array_equal(h, render_face("red", "7", HELDOUT_STYLE, again)) for h in heldout)
+
+
+def test_faces_outside_more_typefaces_render_as_before() -> None:
+    """A face rendered after a ``more_typefaces()`` block is the same as one rendered with
+    no such block ever entered (the earlier rounds' chunks must stay reproducible)."""
+    from vision.render.fonts import more_typefaces
+
+    before = [render_face("blue", v, "oval", np.random.default_rng(9)) for v in "1234"]
+    with more_typefaces():
+        inside = [render_face("blue", v, "oval", np.random.default_rng(9)) for v in "1234"]
+    after = [render_face("blue", v, "oval", np.random.default_rng(9)) for v in "1234"]
+    assert all(np.array_equal(b, a) for b, a in zip(before, after, strict=True))
+    assert any(not np.array_equal(b, i) for b, i in zip(before, inside, strict=True))

@@ -196,17 +196,18 @@ ROUND6 = (
 )
 
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
+ROUND8 = ("symbol-round8", "color-round8", "corner-round8")
 
 
-def test_rounds_5_to_7_come_last_and_go_on_from_the_crops_before_them() -> None:
+def test_rounds_5_to_8_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
     stages that made them; its last three add fresh crops cut with round 5's detector.
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
-    round 7's."""
+    round 7's. Round 8's stages cut their chunks with round 7's detector, the last one."""
     from vision.train import STAGES
 
-    assert STAGES[-16:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6, *ROUND7)
+    assert STAGES[-19:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8)
 
 
 @pytest.mark.parametrize(
@@ -293,7 +294,7 @@ def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path)
     assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}
 
 
-def test_rounds_5_to_7_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
+def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
     tmp_path: Path, monkeypatch
 ) -> None:
     import vision.train as train
@@ -312,14 +313,20 @@ def test_rounds_5_to_7_classifier_stages_go_on_from_the_shipped_weights_at_their
         weights.write_bytes(name.encode())
         return weights
 
-    for renderer in ("_render_crops96_fans", "_render_crops96_fresh", "_render_corner_patches"):
+    renderers = (
+        "_render_crops96_fans",
+        "_render_crops96_fresh",
+        "_render_corner_patches",
+        "_render_corner_patches_round8",
+    )
+    for renderer in renderers:
         monkeypatch.setattr(train, renderer, lambda *a, **k: None)
     monkeypatch.setattr(train, "train_classifier", fit)
     monkeypatch.setattr(train, "export_onnx", lambda _w, _size, dest: dest)
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    later = tuple(s for s in ROUND6 + ROUND7 if not s.startswith("detector"))
+    later = tuple(s for s in ROUND6 + ROUND7 + ROUND8 if not s.startswith("detector"))
     stages = (*ROUND5_CLASSIFIERS, *later)
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
@@ -342,6 +349,7 @@ def test_rounds_5_to_7_classifier_stages_go_on_from_the_shipped_weights_at_their
             color,
             plan.col_fresh_more_lr0,
         ),
+        "corner-round8": (Path("corners-round8/corner"), 2, 32, corner, plan.corner_round5_lr0),
         **{  # from round 6 on: 2 epochs each over its own union, at round 6's rates
             f"{kind}-{later}": (
                 Path(f"crops96-fresh-{later}/{kind}"),
@@ -350,14 +358,14 @@ def test_rounds_5_to_7_classifier_stages_go_on_from_the_shipped_weights_at_their
                 weights,
                 rate,
             )
-            for later in ("round6", "round6-more", "round7")
+            for later in ("round6", "round6-more", "round7", "round8")
             for kind, size, weights, rate in (
                 ("symbol", 96, symbol, plan.sym_round6_lr0),
                 ("color", 32, color, plan.col_round6_lr0),
             )
         },
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round7"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round8"  # the last one
 
 
 def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
@@ -383,27 +391,72 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         "crops96-fresh-round6": 6,
         "crops96-fresh-round6-more": 8,
         "crops96-fresh-round7": 10,
+        "crops96-fresh-round8": 12,
     }
     for name in sizes:
         train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 11)]
-    crops = "_scene_crop_chunk"
-    assert rendered == [
-        (c, plan.seed * 1000 + 400 + i, crops)
-        for n in sizes.values()
-        for i, c in enumerate(chunks[:n], 1)
-    ] + [("crops96-negatives", plan.seed * 1000 + 411, "_negatives_chunk")]
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 13)]
+    base = plan.seed * 1000
+    # chunks 1–10: seeds + 401 … 410; round 8's chunks skip the negatives' 411, 412 and
+    # draw more typefaces
+    seed_and_worker = [(base + 400 + i, "_scene_crop_chunk") for i in range(1, 11)]
+    seed_and_worker += [(base + 413, "_typeface_crop_chunk"), (base + 414, "_typeface_crop_chunk")]
+    negatives = ("crops96-negatives", base + 411, "_negatives_chunk")
+    expected_renders = []
+    for name, n in sizes.items():
+        expected_renders += [(c, *seed_and_worker[i]) for i, c in enumerate(chunks[:n])]
+        if name in ("crops96-fresh-round7", "crops96-fresh-round8"):
+            expected_renders.append(negatives)  # (rendered once: a done chunk is kept)
+    assert rendered == expected_renders
     expected = {name: ["crops96-fans", *chunks[:n]] for name, n in sizes.items()}
-    expected["crops96-fresh-round7"].append("crops96-negatives")  # round 7 only
+    for name in ("crops96-fresh-round7", "crops96-fresh-round8"):
+        expected[name].append("crops96-negatives")  # from round 7 on
     assert unions == expected
 
 
-def test_a_union_that_would_reuse_the_negatives_seeds_is_refused(tmp_path: Path) -> None:
-    """Fresh chunk i renders with seed*1000 + 400 + i; chunks 11 and 12 would render the
-    very tables round 7's negatives were cut from."""
+def test_fresh_chunks_never_render_the_negatives_tables() -> None:
+    """Chunk i renders seed*1000 + 400 + i up to chunk 10; later chunks skip the two seeds
+    round 7's negatives were cut from, however many chunks a plan asks for."""
     import vision.train as train
 
-    plan = train.TrainPlan(sym_round7_chunks=3)
-    with pytest.raises(ValueError, match="negative seeds"):
-        train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, "crops96-fresh-round7")
-    assert not any(tmp_path.iterdir())  # refused before rendering anything
+    plan = train.TrainPlan(seed=3)
+    seeds = [train.fresh_chunk_seed(plan, i) for i in range(1, 41)]
+    assert len(set(seeds)) == len(seeds)
+    assert {3411, 3412}.isdisjoint(seeds)
+    assert seeds[:10] == list(range(3401, 3411))
+    assert seeds[10:12] == [3413, 3414]
+
+
+def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import vision.train as train
+
+    rendered: list[tuple[str, int, str]] = []
+    unions: dict[str, list[str]] = {}
+
+    def render(_plan, _models, jobs, _size, _log, worker=train._scene_crop_chunk) -> None:
+        rendered.extend((folder.name, seed, worker.__name__) for folder, _n, seed, _split in jobs)
+
+    def union(out: Path, parts: list[Path]) -> Path:
+        unions[out.name] = [p.name for p in parts]
+        return out
+
+    monkeypatch.setattr(train, "_render_chunks", render)
+    monkeypatch.setattr(train, "_union", union)
+    monkeypatch.setattr(train, "_val_has_every_class", lambda root: root)
+    plan = train.TrainPlan()
+    train._render_corner_patches_round8(plan, tmp_path, tmp_path, print)
+    base = plan.seed * 1000
+    round4 = [(f"corners-{i}", base + 200 + i, "_corner_chunk") for i in range(1, 5)]
+    assert rendered == [
+        *round4,
+        ("corners-val", base + 229, "_corner_chunk"),
+        ("corners-5", base + 205, "_typeface_corner_chunk"),
+        ("corners-6", base + 206, "_typeface_corner_chunk"),
+    ]
+    chunks = [f"corners-{i}" for i in range(1, 5)]
+    assert unions == {
+        "corners-more": [*chunks, "corners-val"],
+        "corners-round8": [*chunks, "corners-val", "corners-5", "corners-6"],
+    }

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.decks import NUMBERS
-from vision.render.fonts import HELDOUT_FONTS, TRAIN_FONTS, Font, text_mask
+from vision.render.fonts import HELDOUT_FONTS, TRAIN_FONTS, Font, text_mask, training_fonts
 from vision.render.glyphs import draw_symbol
 
 CARD_W, CARD_H = 112, 176
@@ -146,7 +146,7 @@ def paste(
 
 
 def _font(rng: np.random.Generator, heldout: bool) -> Font:
-    pool = HELDOUT_FONTS if heldout else TRAIN_FONTS
+    pool = HELDOUT_FONTS if heldout else training_fonts()
     return pool[int(rng.integers(len(pool)))]
 
 

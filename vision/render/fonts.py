@@ -1,13 +1,17 @@
 """Fonts for card glyphs: matplotlib's bundled TrueType fonts and OpenCV's Hershey fonts.
 
-Nothing is downloaded: matplotlib (an Ultralytics dependency) ships DejaVu, STIX and Computer
-Modern fonts. Some fonts are reserved for the held-out art style so that style is truly unseen.
+Nothing is downloaded at render time: matplotlib (an Ultralytics dependency) ships DejaVu, STIX
+and Computer Modern fonts, and round 8's extra typefaces come from pip font packages in the
+``train`` extra. Some fonts are reserved for the held-out art style so that style is truly unseen.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,16 +26,31 @@ def matplotlib_font_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "mpl-data" / "fonts" / "ttf"
 
 
+def package_font_dir(package: str) -> Path:
+    """The ``files`` folder of a pip font package (``font-caladea`` → ``font_caladea``)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(f"the font package {package} is needed (pip install -e '.[train]')")
+    return Path(next(iter(spec.submodule_search_locations))) / "files"
+
+
 @dataclass(frozen=True)
 class Font:
-    """A TrueType file name, or ``hershey:<id>`` for an OpenCV stroke font."""
+    """A font file name (matplotlib's, or ``package``'s), or ``hershey:<id>`` for an OpenCV
+    stroke font."""
 
     name: str
     weight: int = 2  # stroke thickness for Hershey fonts
+    package: str = ""  # a pip font package holding the file; "" = matplotlib's fonts
 
     @property
     def hershey(self) -> bool:
         return self.name.startswith("hershey:")
+
+    @property
+    def path(self) -> Path:
+        folder = package_font_dir(self.package) if self.package else matplotlib_font_dir()
+        return folder / self.name
 
 
 TRAIN_FONTS: tuple[Font, ...] = (
@@ -57,6 +76,49 @@ TRAIN_FONTS: tuple[Font, ...] = (
     Font("DejaVuSansMono-BoldOblique.ttf"),
     Font("cmti10.ttf"),
 )
+# Round 8: more typefaces, from every pip font package tried that installs as a wheel (only
+# Roboto, an sdist, was left out). Families: rounded (Fredoka One), hand-drawn condensed
+# (Amatic SC), display (Intuitive), grotesque (Hanken Grotesk, Source Sans Pro) and serif
+# (Caladea, Source Serif Pro), at several weights. Only renders inside ``more_typefaces()``
+# use them, so every earlier chunk of crops still renders as it did.
+MORE_TRAIN_FONTS: tuple[Font, ...] = (
+    Font("FredokaOne-Regular.ttf", package="font_fredoka_one"),
+    Font("AmaticSC-Bold.ttf", package="font_amatic_sc"),
+    Font("Intuitive.ttf", package="font_intuitive"),
+    *(
+        Font(f"HankenGrotesk-{w}.otf", package="font_hanken_grotesk")
+        for w in ("Regular", "Bold", "Light", "SemiBoldItalic")
+    ),
+    *(Font(f"Caladea-{w}.ttf", package="font_caladea") for w in ("Regular", "Bold", "Italic")),
+    Font("Caladea-BoldItalic.ttf", package="font_caladea"),
+    *(
+        Font(f"SourceSansPro-{w}.ttf", package="font_source_sans_pro")
+        for w in ("Regular", "Black", "Light", "It")
+    ),
+    *(
+        Font(f"SourceSerifPro-{w}.ttf", package="font_source_serif_pro")
+        for w in ("Regular", "Black", "Semibold", "It")
+    ),
+)
+_more_typefaces: ContextVar[bool] = ContextVar("more_typefaces", default=False)
+
+
+@contextmanager
+def more_typefaces() -> Iterator[None]:
+    """Card faces rendered inside draw their glyphs from ``MORE_TRAIN_FONTS`` too."""
+    token = _more_typefaces.set(True)
+    try:
+        yield
+    finally:
+        _more_typefaces.reset(token)
+
+
+def training_fonts() -> tuple[Font, ...]:
+    """The fonts training faces draw from here: ``TRAIN_FONTS``, plus ``MORE_TRAIN_FONTS``
+    inside ``more_typefaces()``."""
+    return TRAIN_FONTS + MORE_TRAIN_FONTS if _more_typefaces.get() else TRAIN_FONTS
+
+
 # Reserved for the held-out style: never seen in training.
 HELDOUT_FONTS: tuple[Font, ...] = (
     Font("STIXGeneralBol.ttf"),
@@ -68,10 +130,10 @@ HELDOUT_FONTS: tuple[Font, ...] = (
 
 
 @functools.lru_cache(maxsize=64)
-def _truetype(name: str, size: int):
+def _truetype(font: Font, size: int):
     from PIL import ImageFont
 
-    return ImageFont.truetype(str(matplotlib_font_dir() / name), size)
+    return ImageFont.truetype(str(font.path), size)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -85,7 +147,7 @@ def _text_mask_cached(text: str, font: Font, height: int) -> np.ndarray:
     else:
         from PIL import Image, ImageDraw
 
-        pil_font = _truetype(font.name, 160)
+        pil_font = _truetype(font, 160)
         left, top, right, bottom = pil_font.getbbox(text)
         img = Image.new("L", (right - left + 20, bottom - top + 20), 0)
         ImageDraw.Draw(img).text((10 - left, 10 - top), text, font=pil_font, fill=255)
