@@ -196,7 +196,7 @@ ROUND6 = (
 )
 
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
-ROUND8 = ("symbol-round8", "color-round8", "corner-round8")
+ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
 
 
 def test_rounds_5_to_8_come_last_and_go_on_from_the_crops_before_them() -> None:
@@ -207,7 +207,7 @@ def test_rounds_5_to_8_come_last_and_go_on_from_the_crops_before_them() -> None:
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one."""
     from vision.train import STAGES
 
-    assert STAGES[-19:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8)
+    assert STAGES[-20:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8)
 
 
 @pytest.mark.parametrize(
@@ -350,6 +350,13 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
             plan.col_fresh_more_lr0,
         ),
         "corner-round8": (Path("corners-round8/corner"), 2, 32, corner, plan.corner_round5_lr0),
+        "symbol-round8-more": (  # the symbol model alone
+            Path("crops96-fresh-round8-more/symbol"),
+            2,
+            96,
+            symbol,
+            plan.sym_round6_lr0,
+        ),
         **{  # from round 6 on: 2 epochs each over its own union, at round 6's rates
             f"{kind}-{later}": (
                 Path(f"crops96-fresh-{later}/{kind}"),
@@ -365,7 +372,8 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
             )
         },
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round8"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round8-more"  # the last one
+    assert (models / "card-color.pt").read_bytes() == b"color-round8"
 
 
 def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
@@ -392,25 +400,27 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         "crops96-fresh-round6-more": 8,
         "crops96-fresh-round7": 10,
         "crops96-fresh-round8": 12,
+        "crops96-fresh-round8-more": 14,
     }
     for name in sizes:
         train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 13)]
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 15)]
     base = plan.seed * 1000
     # chunks 1–10: seeds + 401 … 410; round 8's chunks skip the negatives' 411, 412 and
     # draw more typefaces
     seed_and_worker = [(base + 400 + i, "_scene_crop_chunk") for i in range(1, 11)]
-    seed_and_worker += [(base + 413, "_typeface_crop_chunk"), (base + 414, "_typeface_crop_chunk")]
+    seed_and_worker += [(base + 402 + i, "_typeface_crop_chunk") for i in range(11, 15)]
     negatives = ("crops96-negatives", base + 411, "_negatives_chunk")
     expected_renders = []
-    for name, n in sizes.items():
+    for n in sizes.values():
         expected_renders += [(c, *seed_and_worker[i]) for i, c in enumerate(chunks[:n])]
-        if name in ("crops96-fresh-round7", "crops96-fresh-round8"):
+        if n >= 10:  # round 7 and later
             expected_renders.append(negatives)  # (rendered once: a done chunk is kept)
     assert rendered == expected_renders
     expected = {name: ["crops96-fans", *chunks[:n]] for name, n in sizes.items()}
-    for name in ("crops96-fresh-round7", "crops96-fresh-round8"):
-        expected[name].append("crops96-negatives")  # from round 7 on
+    for name, n in sizes.items():
+        if n >= 10:
+            expected[name].append("crops96-negatives")  # from round 7 on
     assert unions == expected
 
 

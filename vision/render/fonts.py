@@ -76,11 +76,11 @@ TRAIN_FONTS: tuple[Font, ...] = (
     Font("DejaVuSansMono-BoldOblique.ttf"),
     Font("cmti10.ttf"),
 )
-# Round 8: more typefaces, from every pip font package tried that installs as a wheel (only
-# Roboto, an sdist, was left out). Families: rounded (Fredoka One), hand-drawn condensed
-# (Amatic SC), display (Intuitive), grotesque (Hanken Grotesk, Source Sans Pro) and serif
-# (Caladea, Source Serif Pro), at several weights. Only renders inside ``more_typefaces()``
-# use them, so every earlier chunk of crops still renders as it did.
+# Round 8: more typefaces, from each pip font package tried that installs as a wheel (Roboto,
+# an sdist, and Montserrat, not on the index, were left out): rounded (Fredoka One), hand-drawn
+# condensed (Amatic SC), display (Intuitive), grotesque (Hanken Grotesk, Source Sans Pro) and
+# serif (Caladea, Source Serif Pro), at several weights. Only renders inside
+# ``more_typefaces()`` use them, so every earlier chunk of crops still renders as it did.
 MORE_TRAIN_FONTS: tuple[Font, ...] = (
     Font("FredokaOne-Regular.ttf", package="font_fredoka_one"),
     Font("AmaticSC-Bold.ttf", package="font_amatic_sc"),
@@ -89,8 +89,10 @@ MORE_TRAIN_FONTS: tuple[Font, ...] = (
         Font(f"HankenGrotesk-{w}.otf", package="font_hanken_grotesk")
         for w in ("Regular", "Bold", "Light", "SemiBoldItalic")
     ),
-    *(Font(f"Caladea-{w}.ttf", package="font_caladea") for w in ("Regular", "Bold", "Italic")),
-    Font("Caladea-BoldItalic.ttf", package="font_caladea"),
+    *(
+        Font(f"Caladea-{w}.ttf", package="font_caladea")
+        for w in ("Regular", "Bold", "Italic", "BoldItalic")
+    ),
     *(
         Font(f"SourceSansPro-{w}.ttf", package="font_source_sans_pro")
         for w in ("Regular", "Black", "Light", "It")
