@@ -376,10 +376,14 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
     assert (models / "card-color.pt").read_bytes() == b"color-round8"
 
 
-def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
+def _record_chunks_and_unions(
+    monkeypatch,
+) -> tuple[list[tuple[str, int, str]], dict[str, list[str]]]:
+    """Stand-ins for ``_render_chunks`` and ``_union`` that only record what they were asked:
+    (chunk folder, seed, worker) per chunk, and each union's parts."""
     import vision.train as train
 
-    rendered: list[tuple[str, int]] = []
+    rendered: list[tuple[str, int, str]] = []
     unions: dict[str, list[str]] = {}
 
     def render(_plan, _models, jobs, _size, _log, worker=train._scene_crop_chunk) -> None:
@@ -390,8 +394,15 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         return out
 
     monkeypatch.setattr(train, "_render_chunks", render)
-    monkeypatch.setattr(train, "_render_crops96_fans", lambda *a: tmp_path / "crops96-fans")
     monkeypatch.setattr(train, "_union", union)
+    return rendered, unions
+
+
+def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkeypatch) -> None:
+    import vision.train as train
+
+    rendered, unions = _record_chunks_and_unions(monkeypatch)
+    monkeypatch.setattr(train, "_render_crops96_fans", lambda *a: tmp_path / "crops96-fans")
     plan = train.TrainPlan()
     sizes = {
         "crops96-fresh": 2,
@@ -442,18 +453,7 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
 ) -> None:
     import vision.train as train
 
-    rendered: list[tuple[str, int, str]] = []
-    unions: dict[str, list[str]] = {}
-
-    def render(_plan, _models, jobs, _size, _log, worker=train._scene_crop_chunk) -> None:
-        rendered.extend((folder.name, seed, worker.__name__) for folder, _n, seed, _split in jobs)
-
-    def union(out: Path, parts: list[Path]) -> Path:
-        unions[out.name] = [p.name for p in parts]
-        return out
-
-    monkeypatch.setattr(train, "_render_chunks", render)
-    monkeypatch.setattr(train, "_union", union)
+    rendered, unions = _record_chunks_and_unions(monkeypatch)
     monkeypatch.setattr(train, "_val_has_every_class", lambda root: root)
     plan = train.TrainPlan()
     train._render_corner_patches_round8(plan, tmp_path, tmp_path, print)
