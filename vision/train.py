@@ -396,10 +396,12 @@ TYPEFACE_CHUNKS_FROM = 11
 
 
 def fresh_chunk_seed(plan: TrainPlan, chunk: int) -> int:
-    """Chunk 1.. → its tables' seed: seed*1000 + 400 + chunk up to chunk 10, then past the
-    negatives' two seeds (chunk 11 → + 413)."""
-    skip = 2 if chunk >= TYPEFACE_CHUNKS_FROM else 0
-    return plan.seed * 1000 + 400 + chunk + skip
+    """Chunk 1.. → its tables' seed: seed*1000 + 400 + chunk, stepping over the negatives'
+    two seeds (chunk 11 → + 413)."""
+    offset = 400 + chunk
+    if offset >= NEGATIVES_SEED_OFFSET:
+        offset += 2
+    return plan.seed * 1000 + offset
 
 
 def _both_yaml(path: Path, roots: list[Path]) -> Path:
