@@ -96,3 +96,21 @@ def test_import_vision_is_light() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_render_draws_one_named_style_and_refuses_an_unknown_one(tmp_path: Path, capsys) -> None:
+    """``--style halftone`` renders an evaluation set in the second held-out style only; the
+    same seed in the training styles draws other pixels."""
+    out = tmp_path / "halftone"
+    args = ["vision", "render", "--n", "2", "--seed", str(SEED), "--decks", "dos"]
+    assert main([*args, str(out), "--style", "halftone"]) == 0
+    assert main([*args, str(tmp_path / "train")]) == 0
+    images = sorted((out / "images").glob("*.jpg"))
+    assert len(images) == 2 and (out / "data.yaml").exists()
+    plain = sorted((tmp_path / "train" / "images").glob("*.jpg"))
+    assert [p.read_bytes() for p in images] != [p.read_bytes() for p in plain]
+    capsys.readouterr()
+    assert main([*args, str(tmp_path / "bad"), "--style", "comic"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown style 'comic'" in err and "halftone" in err
+    assert not (tmp_path / "bad").exists()

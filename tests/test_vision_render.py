@@ -12,8 +12,12 @@ from vision.render.faces import ALL_STYLES, CARD_H, CARD_W, HELDOUT_STYLE, TRAIN
 from vision.render.scenes import FRAME_H, FRAME_W, render_scene
 
 
-def test_heldout_style_is_not_trained_on() -> None:
-    assert HELDOUT_STYLE not in TRAIN_STYLES
+def test_heldout_styles_are_not_trained_on() -> None:
+    from vision.render.faces import HELDOUT_STYLES, SECOND_HELDOUT_STYLE
+
+    assert HELDOUT_STYLES == (HELDOUT_STYLE, SECOND_HELDOUT_STYLE)
+    assert not set(HELDOUT_STYLES) & set(TRAIN_STYLES)
+    assert set(ALL_STYLES) == {*TRAIN_STYLES, *HELDOUT_STYLES}
     assert len(TRAIN_STYLES) >= 5
 
 
@@ -150,3 +154,46 @@ def test_faces_outside_more_typefaces_render_as_before() -> None:
     after = [render_face("blue", v, "oval", np.random.default_rng(9)) for v in "1234"]
     assert all(np.array_equal(b, a) for b, a in zip(before, after, strict=True))
     assert any(not np.array_equal(b, i) for b, i in zip(before, inside, strict=True))
+
+
+def test_printed_frames_join_training_faces_only_inside_more_frames() -> None:
+    """Round 9's printed frames: faces rendered outside ``more_frames()`` are as before (no
+    random number taken), the held-out styles are never framed, and inside about
+    ``FRAMED_SHARE`` of training faces change."""
+    from vision.render.faces import HELDOUT_STYLES
+    from vision.render.frames import FRAMED_SHARE, more_frames
+
+    def faces(style: str, n: int = 200) -> list[np.ndarray]:
+        return [render_face("green", "4", style, np.random.default_rng(s)) for s in range(n)]
+
+    before = faces("paper")
+    with more_frames():
+        inside = faces("paper")
+        heldout_inside = [f for style in HELDOUT_STYLES for f in faces(style, 30)]
+    after = faces("paper")
+    assert all(np.array_equal(b, a) for b, a in zip(before, after, strict=True))
+    changed = sum(not np.array_equal(b, i) for b, i in zip(before, inside, strict=True))
+    assert abs(changed / len(before) - FRAMED_SHARE) < 0.1
+    assert all(f.shape == (CARD_H, CARD_W, 3) for f in inside)
+    assert all(-0.01 < f.min() <= f.max() < 255.01 for f in inside)  # float rounding only
+    heldout = [f for style in HELDOUT_STYLES for f in faces(style, 30)]
+    assert all(np.array_equal(a, b) for a, b in zip(heldout_inside, heldout, strict=True))
+
+
+def test_a_printed_margin_shrinks_the_design_inside_a_plain_band() -> None:
+    """A framed face either draws rules or sets the whole design inside a margin: then its
+    outermost rows and columns are one flat colour (paper, or paper tinted with the ink)."""
+    from vision.render.frames import add_frame
+
+    design = np.random.default_rng(1).uniform(0, 255, (CARD_H, CARD_W, 3)).astype(np.float32)
+    red, paper = (200, 30, 30), (250, 250, 245)
+    flat_edges = 0
+    for seed in range(60):
+        framed = add_frame(design.copy(), red, paper, np.random.default_rng(seed))
+        assert framed.shape == design.shape
+        edge = np.concatenate([framed[0], framed[-1], framed[:, 0], framed[:, -1]])
+        if np.ptp(edge, axis=0).max() == 0:
+            flat_edges += 1
+            colour = edge[0]
+            assert colour[0] >= 200 and colour[1] <= 250  # between the paper and the red ink
+    assert flat_edges > 5

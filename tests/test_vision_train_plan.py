@@ -197,17 +197,20 @@ ROUND6 = (
 
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
+ROUND9 = ("symbol-round9", "detector-round9")
 
 
-def test_rounds_5_to_8_come_last_and_go_on_from_the_crops_before_them() -> None:
+def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
     stages that made them; its last three add fresh crops cut with round 5's detector.
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
-    round 7's. Round 8's stages cut their chunks with round 7's detector, the last one."""
+    round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
+    round 9's symbol stage cuts its chunks with that detector too, before its own."""
     from vision.train import STAGES
 
-    assert STAGES[-20:] == ("detector-long", *ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8)
+    rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9)
+    assert STAGES[-22:] == ("detector-long", *rounds)
 
 
 @pytest.mark.parametrize(
@@ -235,6 +238,13 @@ def test_rounds_5_to_8_come_last_and_go_on_from_the_crops_before_them() -> None:
             "det_round6_epochs",
             "det_round6_close_mosaic",
         ),
+        (
+            "detector-round9",
+            81,
+            "det_round9_images",
+            "det_round6_epochs",
+            "det_round6_close_mosaic",
+        ),
     ],
 )
 def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
@@ -245,7 +255,11 @@ def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
     calls: dict = {}
 
     def tables(folder: Path, n: int, seed: int, _decks) -> None:
+        from vision.render.fonts import TRAIN_FONTS, training_fonts
+        from vision.render.frames import frames_on
+
         calls["tables"] = (folder.name, n, seed)
+        calls["framed"] = (frames_on(), training_fonts() != TRAIN_FONTS)
 
     def fit(data: Path, _out: Path, **kw) -> Path:
         calls["train"] = (data, kw)
@@ -272,6 +286,8 @@ def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
     assert kw["epochs"] == getattr(plan, epochs)
     assert kw["model_cfg"] == str(models / "card-detector.pt")  # goes on from the shipped one
     assert calls["tables"] == (folder, getattr(plan, images), plan.seed * 1000 + offset)
+    # round 9's tables carry printed frames in the wider typefaces; earlier ones render as before
+    assert calls["framed"] == (stage == "detector-round9",) * 2
     assert (models / "card-detector.pt").read_bytes() == b"trained"
 
 
@@ -294,7 +310,7 @@ def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path)
     assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}
 
 
-def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
+def test_rounds_5_to_9_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
     tmp_path: Path, monkeypatch
 ) -> None:
     import vision.train as train
@@ -326,7 +342,7 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    later = tuple(s for s in ROUND6 + ROUND7 + ROUND8 if not s.startswith("detector"))
+    later = tuple(s for s in ROUND6 + ROUND7 + ROUND8 + ROUND9 if not s.startswith("detector"))
     stages = (*ROUND5_CLASSIFIERS, *later)
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
@@ -350,13 +366,16 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
             plan.col_fresh_more_lr0,
         ),
         "corner-round8": (Path("corners-round8/corner"), 2, 32, corner, plan.corner_round5_lr0),
-        "symbol-round8-more": (  # the symbol model alone
-            Path("crops96-fresh-round8-more/symbol"),
-            2,
-            96,
-            symbol,
-            plan.sym_round6_lr0,
-        ),
+        **{  # the symbol model alone
+            f"symbol-{later}": (
+                Path(f"crops96-fresh-{later}/symbol"),
+                2,
+                96,
+                symbol,
+                plan.sym_round6_lr0,
+            )
+            for later in ("round8-more", "round9")
+        },
         **{  # from round 6 on: 2 epochs each over its own union, at round 6's rates
             f"{kind}-{later}": (
                 Path(f"crops96-fresh-{later}/{kind}"),
@@ -372,7 +391,7 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
             )
         },
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round8-more"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round9"  # the last one
     assert (models / "card-color.pt").read_bytes() == b"color-round8"
 
 
@@ -412,15 +431,18 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         "crops96-fresh-round7": 10,
         "crops96-fresh-round8": 12,
         "crops96-fresh-round8-more": 14,
+        "crops96-fresh-round9": 16,
     }
     for name in sizes:
         train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 15)]
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 17)]
     base = plan.seed * 1000
     # chunks 1–10: seeds + 401 … 410; round 8's chunks skip the negatives' 411, 412 and
     # draw more typefaces
     seed_and_worker = [(base + 400 + i, "_scene_crop_chunk") for i in range(1, 11)]
     seed_and_worker += [(base + 402 + i, "_typeface_crop_chunk") for i in range(11, 15)]
+    # ... and round 9's draw printed frames too
+    seed_and_worker += [(base + 402 + i, "_framed_crop_chunk") for i in range(15, 17)]
     negatives = ("crops96-negatives", base + 411, "_negatives_chunk")
     expected_renders = []
     for n in sizes.values():

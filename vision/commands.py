@@ -140,10 +140,19 @@ def _eval(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from vision.decks import load_deck
     from vision.render.dataset import write_eval_dataset
-    from vision.render.faces import HELDOUT_STYLE, TRAIN_STYLES
+    from vision.render.faces import ALL_STYLES, HELDOUT_STYLE, TRAIN_STYLES
 
+    if args.style is not None and args.style not in ALL_STYLES:
+        known = ", ".join(ALL_STYLES)
+        print(
+            f"tabletop vision render: unknown style {args.style!r} (one of {known})",
+            file=sys.stderr,
+        )
+        return 2
     decks = [load_deck(d) for d in args.decks.split(",")]
     styles = (HELDOUT_STYLE,) if args.kind == "heldout" else TRAIN_STYLES
+    if args.style is not None:
+        styles = (args.style,)
     out = write_eval_dataset(
         Path(args.out), args.n, args.seed, decks, styles, empty=args.kind == "empty"
     )
@@ -258,6 +267,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rd = vsub.add_parser("render", help="render a labelled evaluation set of table scenes")
     rd.add_argument("out", metavar="OUT")
     rd.add_argument("--kind", choices=["scenes", "heldout", "empty"], default="scenes")
+    rd.add_argument(
+        "--style", help="only this art style (e.g. halftone, the second held-out style)"
+    )
     rd.add_argument("--n", type=int, default=200)
     rd.add_argument("--seed", type=int, default=1000)
     rd.add_argument("--decks", default="deck-dash,dos,hit-the-deck")

@@ -12,6 +12,8 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -327,6 +329,15 @@ class TrainPlan:
     # 415, 416): on the validation tables round 8 read 5 more faces of 513 in the held-out
     # style (91.6 → 92.6 %) and the same in the training styles
     sym_round8_more_chunks: int = 2
+    # Round 9 (ninth session): on its validation tables the round-8 files lose 10 held-out
+    # faces under a loose box: the detector boxes the held-out style's inner rule, not the
+    # card's edge. The detector goes on over 2 000 fresh tables whose faces often carry a
+    # printed frame (frames.more_frames: a pale margin, thin rules) in the wider typefaces
+    det_round9_images: int = 2000
+    # ... and the symbol model alone, over 2 more chunks of fresh tables with such frames
+    # (seeds seed*1000 + 417, 418), cut with the round-8 detector: a framed face's symbol is
+    # smaller in its crop than the training styles drew it until now
+    sym_round9_chunks: int = 2
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -372,6 +383,8 @@ STAGES = (
     "color-round8",
     "corner-round8",
     "symbol-round8-more",
+    "symbol-round9",
+    "detector-round9",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
@@ -386,6 +399,7 @@ LATE_CLASSIFIER_PAIRS: dict[str, tuple[str, str | None]] = {
     "crops96-fresh-round7": ("symbol-round7", "color-round7"),
     "crops96-fresh-round8": ("symbol-round8", "color-round8"),
     "crops96-fresh-round8-more": ("symbol-round8-more", None),
+    "crops96-fresh-round9": ("symbol-round9", None),
 }
 # round 7's negatives: the detector's false alarms (seed*1000 + 411) and phones and notes
 # (+ 412), right after the fresh chunks' seeds (seed*1000 + 400 + chunk, chunks 1–10)
@@ -393,6 +407,25 @@ NEGATIVES_SEED_OFFSET = 411
 # fresh chunks from here on are round 8's: numbered past the negatives' seeds, and their faces
 # draw from more typefaces
 TYPEFACE_CHUNKS_FROM = 11
+# ... and from here on round 9's: their faces also carry printed frames (frames.more_frames)
+FRAMED_CHUNKS_FROM = 15
+
+
+# detector stages whose tables' faces carry printed frames, in the wider typefaces (round 9)
+FRAMED_DETECTOR_STAGES = ("detector-round9",)
+
+
+@contextmanager
+def framed_faces(on: bool) -> Iterator[None]:
+    """Inside (when ``on``), training faces get printed frames and the wider typefaces."""
+    from vision.render.fonts import more_typefaces
+    from vision.render.frames import more_frames
+
+    if not on:
+        yield
+        return
+    with more_frames(), more_typefaces():
+        yield
 
 
 def fresh_chunk_seed(plan: TrainPlan, chunk: int) -> int:
@@ -517,6 +550,12 @@ def _typeface_crop_chunk(args: tuple) -> tuple[int, int]:
         return _scene_crop_chunk(args)
 
 
+def _framed_crop_chunk(args: tuple) -> tuple[int, int]:
+    """``_scene_crop_chunk`` with framed faces in more typefaces (round 9)."""
+    with framed_faces(True):
+        return _scene_crop_chunk(args)
+
+
 def _negatives_chunk(args: tuple) -> tuple[int, int]:
     """Hard negatives at ``crop_size``, in a worker process (its own detector session): the
     detector's false alarms on ``n`` tables (half of them empty; ``seed``), then ``n``
@@ -628,7 +667,7 @@ def _render_crops96_fans(plan: TrainPlan, work: Path, models_dir: Path, decks, l
 
 
 def late_detector_stages(plan: TrainPlan) -> dict[str, tuple[int, int, int, int]]:
-    """The 480 px detector stages (rounds 5 to 7), each on its own fresh tables in
+    """The 480 px detector stages (rounds 5 to 9), each on its own fresh tables in
     ``work/detector-data-SUFFIX`` → (tables, seed offset, epochs, mosaic-free epochs)."""
     round6 = (plan.det_round6_epochs, plan.det_round6_close_mosaic)
     return {
@@ -641,6 +680,7 @@ def late_detector_stages(plan: TrainPlan) -> dict[str, tuple[int, int, int, int]
         "detector-round6": (plan.det_round6_images, 51, *round6),
         "detector-round6-more": (plan.det_round6_more_images, 61, *round6),
         "detector-round7": (plan.det_round7_images, 71, *round6),
+        "detector-round9": (plan.det_round9_images, 81, *round6),
     }
 
 
@@ -649,6 +689,7 @@ def fresh_unions(plan: TrainPlan) -> dict[str, int]:
     round5 = plan.sym_fresh_chunks + plan.sym_fresh_more_chunks
     round6 = round5 + plan.sym_round6_chunks + plan.sym_round6_more_chunks
     round7 = round6 + plan.sym_round7_chunks
+    round8 = round7 + plan.sym_round8_chunks + plan.sym_round8_more_chunks
     return {
         "crops96-fresh": plan.sym_fresh_chunks,
         "crops96-fresh-more": round5,
@@ -656,7 +697,8 @@ def fresh_unions(plan: TrainPlan) -> dict[str, int]:
         "crops96-fresh-round6-more": round6,
         "crops96-fresh-round7": round7,
         "crops96-fresh-round8": round7 + plan.sym_round8_chunks,
-        "crops96-fresh-round8-more": round7 + plan.sym_round8_chunks + plan.sym_round8_more_chunks,
+        "crops96-fresh-round8-more": round8,
+        "crops96-fresh-round9": round8 + plan.sym_round9_chunks,
     }
 
 
@@ -668,15 +710,19 @@ def _render_crops96_fresh(
     unioned with round 4's 96 px fan crops and patches into ``work/NAME`` (validation: round
     4's). A chunk already rendered is kept, so a later union cuts only its new chunks with
     the newer detector. Chunks from ``TYPEFACE_CHUNKS_FROM`` on draw faces in more
-    typefaces; from round 7 on, the union holds round 7's negatives too."""
+    typefaces, from ``FRAMED_CHUNKS_FROM`` on with printed frames too; from round 7 on, the
+    union holds round 7's negatives too."""
     chunks = fresh_unions(plan)[name]
     jobs = [
         (work / f"crops96-fresh-{i}", plan.sym_fresh_tables, fresh_chunk_seed(plan, i), "train")
         for i in range(1, chunks + 1)
     ]
-    plain, typefaces = jobs[: TYPEFACE_CHUNKS_FROM - 1], jobs[TYPEFACE_CHUNKS_FROM - 1 :]
+    plain = jobs[: TYPEFACE_CHUNKS_FROM - 1]
+    typefaces = jobs[TYPEFACE_CHUNKS_FROM - 1 : FRAMED_CHUNKS_FROM - 1]
+    framed = jobs[FRAMED_CHUNKS_FROM - 1 :]
     _render_chunks(plan, models_dir, plain, plan.sym96_imgsz, log)
     _render_chunks(plan, models_dir, typefaces, plan.sym96_imgsz, log, _typeface_crop_chunk)
+    _render_chunks(plan, models_dir, framed, plan.sym96_imgsz, log, _framed_crop_chunk)
     fans = _render_crops96_fans(plan, work, models_dir, decks, log)
     parts = [fans] + [job[0] for job in jobs]
     if chunks > fresh_unions(plan)["crops96-fresh-round6-more"]:  # round 7 and later
@@ -884,7 +930,8 @@ def run_plan(
         folder = late_data[stage]
         if stage in stages and not (folder / "done").exists():
             t = time.time()
-            _detector_tables(folder, n, plan.seed * 1000 + offset, decks)
+            with framed_faces(stage in FRAMED_DETECTOR_STAGES):
+                _detector_tables(folder, n, plan.seed * 1000 + offset, decks)
             suffix = stage.removeprefix("detector-").replace("-", "_")
             timings[f"render_scenes_{suffix}_s"] = time.time() - t
     out = work.resolve() / "train"

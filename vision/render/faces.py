@@ -2,8 +2,11 @@
 
 Styles differ in layout (full-bleed colour, white paper, dark frame, stripes, oval), fonts,
 outlines, shadows, corner indices and print wear, so a model trained on them has to learn
-*colour and symbol* rather than one drawing. ``HELDOUT_STYLE`` is never used for training:
-it measures how well the model transfers to a deck it has never seen.
+*colour and symbol* rather than one drawing. The ``HELDOUT_STYLES`` are never used for
+training: they measure how well the model transfers to a deck it has never seen.
+``HELDOUT_STYLE`` (ticket) was held out from the start; round 9 drew printed frames into the
+training faces after studying its failures, so ``SECOND_HELDOUT_STYLE`` (halftone), drawn
+before any model read it, keeps one measure of transfer that no training choice has seen.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import numpy as np
 
 from vision.decks import NUMBERS
 from vision.render.fonts import HELDOUT_FONTS, TRAIN_FONTS, Font, text_mask, training_fonts
+from vision.render.frames import add_frame, frames_on
 from vision.render.glyphs import draw_symbol
 
 CARD_W, CARD_H = 112, 176
@@ -31,7 +35,9 @@ TRAIN_STYLES: tuple[str, ...] = (
     "gradient",
 )
 HELDOUT_STYLE = "ticket"
-ALL_STYLES: tuple[str, ...] = (*TRAIN_STYLES, HELDOUT_STYLE)
+SECOND_HELDOUT_STYLE = "halftone"
+HELDOUT_STYLES: tuple[str, ...] = (HELDOUT_STYLE, SECOND_HELDOUT_STYLE)
+ALL_STYLES: tuple[str, ...] = (*TRAIN_STYLES, *HELDOUT_STYLES)
 
 # Hue ranges (degrees) and saturation/value ranges for each printed colour.
 _HUES = {"red": (-10, 8), "yellow": (44, 56), "green": (100, 150), "blue": (200, 228)}
@@ -163,7 +169,7 @@ def render_face(
 ) -> np.ndarray:
     """One card face, float32 H×W×3 in 0..255 (RGB), without rounded corners or wear."""
     W, H = CARD_W, CARD_H
-    heldout = style == HELDOUT_STYLE
+    heldout = style in HELDOUT_STYLES
     font = _font(rng, heldout)
     idx_font = font if rng.random() < 0.6 else _font(rng, heldout)
     variant = int(rng.integers(0, 4))
@@ -298,10 +304,14 @@ def render_face(
         for x, y in ((W * 0.2, H * 0.1), (W * 0.8, H * 0.1)):
             paste(img, tiny, x, y, c)
         paste(img, tiny, W / 2, H * 0.87, white)
+    elif style == "halftone":
+        _style_halftone(img, (font, idx_font), value, variant, c, white, rng)
     elif style in _MORE_STYLES:
         _MORE_STYLES[style](img, big, small, c, white, (mx, my), rng)
     else:
         raise ValueError(f"unknown style {style!r}")
+    if frames_on() and not heldout:
+        img = add_frame(img, c, white, rng)
     return img
 
 
@@ -367,6 +377,41 @@ def _style_gradient(img, big, small, c, white, m, rng) -> None:
     paste(img, big, W / 2, H / 2, white, shadow=True)
     for rot, (x, y) in _corner_points(W, H, m):
         paste(img, small, x, y, white, rotate180=rot)
+
+
+def _halftone_dots(H: int, W: int, rng: np.random.Generator) -> np.ndarray:
+    """A printer's halftone screen: round dots on a turned grid, as a float mask."""
+    step = float(rng.uniform(5, 8))
+    angle = np.deg2rad(float(rng.uniform(0, 90)))
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    u = xs * np.cos(angle) + ys * np.sin(angle)
+    v = -xs * np.sin(angle) + ys * np.cos(angle)
+    du = u / step - np.round(u / step)
+    dv = v / step - np.round(v / step)
+    dist = np.sqrt(du * du + dv * dv) * step
+    radius = step * float(rng.uniform(0.3, 0.45))
+    return np.clip(radius + 0.5 - dist, 0, 1)
+
+
+def _style_halftone(img, fonts, value, variant, c, white, rng) -> None:
+    """Second held-out style: ink dots over paper, a paper panel with a thin ink rule holding
+    the symbol, one index in an ink tab at the top left and a small one at the bottom right."""
+    H, W = img.shape[:2]
+    dots = _halftone_dots(H, W, rng)[..., None]
+    img[:] = np.array(white, np.float32) * (1 - dots) + np.array(c, np.float32) * dots
+    pw, ph = int(W * 0.74), int(H * 0.52)
+    x0, y0 = (W - pw) // 2, int(H * 0.27)
+    cv2.rectangle(img, (x0, y0), (x0 + pw, y0 + ph), white, -1, cv2.LINE_AA)
+    cv2.rectangle(img, (x0, y0), (x0 + pw, y0 + ph), c, 1, cv2.LINE_AA)
+    font, idx_font = fonts
+    big = glyph(value, font, variant, rng, int(ph * 0.82), int(pw * 0.86))
+    paste(img, big, W / 2, y0 + ph / 2, c)
+    tab = int(H * 0.2)
+    cv2.rectangle(img, (0, 0), (int(W * 0.34), tab), c, -1)
+    index = glyph(value, idx_font, variant, rng, int(tab * 0.7), int(W * 0.26))
+    paste(img, index, W * 0.17, tab / 2, white)
+    small = glyph(value, idx_font, variant, rng, int(H * 0.09), int(W * 0.18))
+    paste(img, small, W * 0.84, H * 0.9, c, rotate180=True, outline=white, outline_px=1)
 
 
 _MORE_STYLES = {
