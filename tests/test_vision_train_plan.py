@@ -197,7 +197,7 @@ ROUND6 = (
 
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
-ROUND9 = ("symbol-round9", "detector-round9")
+ROUND9 = ("symbol-round9", "corner-round9", "detector-round9")
 
 
 def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
@@ -206,11 +206,12 @@ def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
-    round 9's symbol stage cuts its chunks with that detector too, before its own."""
+    round 9's symbol and corner stages cut their chunks with that detector too, before its
+    own."""
     from vision.train import STAGES
 
     rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9)
-    assert STAGES[-22:] == ("detector-long", *rounds)
+    assert STAGES[-23:] == ("detector-long", *rounds)
 
 
 @pytest.mark.parametrize(
@@ -366,6 +367,7 @@ def test_rounds_5_to_9_classifier_stages_go_on_from_the_shipped_weights_at_their
             plan.col_fresh_more_lr0,
         ),
         "corner-round8": (Path("corners-round8/corner"), 2, 32, corner, plan.corner_round5_lr0),
+        "corner-round9": (Path("corners-round9/corner"), 2, 32, corner, plan.corner_round5_lr0),
         **{  # the symbol model alone
             f"symbol-{later}": (
                 Path(f"crops96-fresh-{later}/symbol"),
@@ -492,3 +494,24 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
         "corners-more": [*chunks, "corners-val"],
         "corners-round8": [*chunks, "corners-val", "corners-5", "corners-6"],
     }
+
+
+def test_round9_corner_patches_add_two_framed_chunks_to_round_8s(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import vision.train as train
+
+    rendered, unions = _record_chunks_and_unions(monkeypatch)
+    monkeypatch.setattr(train, "_val_has_every_class", lambda root: root)
+    plan = train.TrainPlan()
+    train._render_corner_patches_round8(plan, tmp_path, tmp_path, print, round9=True)
+    base = plan.seed * 1000
+    assert rendered[-4:] == [
+        ("corners-5", base + 205, "_typeface_corner_chunk"),
+        ("corners-6", base + 206, "_typeface_corner_chunk"),
+        ("corners-7", base + 207, "_framed_corner_chunk"),
+        ("corners-8", base + 208, "_framed_corner_chunk"),
+    ]
+    round8 = [*(f"corners-{i}" for i in range(1, 5)), "corners-val", "corners-5", "corners-6"]
+    assert unions["corners-round9"] == [*round8, "corners-7", "corners-8"]
+    assert "corners-round8" not in unions  # round 8's union is left as it was

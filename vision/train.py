@@ -338,6 +338,9 @@ class TrainPlan:
     # (seeds seed*1000 + 417, 418), cut with the round-8 detector: a framed face's symbol is
     # smaller in its crop than the training styles drew it until now
     sym_round9_chunks: int = 2
+    # ... and the corner model, over round 8's patches and 2 chunks of such tables (seeds
+    # seed*1000 + 207, 208): a frame moves the corner indices in from the card's corners
+    corner_round9_chunks: int = 2
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -384,6 +387,7 @@ STAGES = (
     "corner-round8",
     "symbol-round8-more",
     "symbol-round9",
+    "corner-round9",
     "detector-round9",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
@@ -601,6 +605,12 @@ def _typeface_corner_chunk(args: tuple) -> tuple[int, int]:
         return _corner_chunk(args)
 
 
+def _framed_corner_chunk(args: tuple) -> tuple[int, int]:
+    """``_corner_chunk`` with framed faces in more typefaces (round 9)."""
+    with framed_faces(True):
+        return _corner_chunk(args)
+
+
 def _render_chunks(
     plan: TrainPlan, models_dir: Path, jobs: list[tuple], size, log, worker=_scene_crop_chunk
 ) -> None:
@@ -755,21 +765,34 @@ def _render_corner_patches(
     return _val_has_every_class(union / "corner")
 
 
-def _render_corner_patches_round8(plan: TrainPlan, work: Path, models_dir: Path, log) -> Path:
+def _render_corner_patches_round8(
+    plan: TrainPlan, work: Path, models_dir: Path, log, round9: bool = False
+) -> Path:
     """Round 4's corner patches (``corners-more``'s chunks) and ``corner_round8_chunks``
-    chunks of tables in more typefaces (seeds seed*1000 + 205, …) in ``work/corners-round8``."""
+    chunks of tables in more typefaces (seeds seed*1000 + 205, …) in ``work/corners-round8``;
+    with ``round9``, also ``corner_round9_chunks`` chunks after them whose faces carry printed
+    frames, in ``work/corners-round9``."""
     from vision.runtime.rectify import crop_side
 
     _render_corner_patches(plan, work, models_dir, log, more=True)
     sizes = (crop_side(plan.sym96_imgsz, plan.col_imgsz), plan.corner_imgsz)
     first = plan.corner_chunks + plan.corner_more_chunks + 1
-    jobs = [
-        (work / f"corners-{i}", plan.corner_tables, plan.seed * 1000 + 200 + i, "train")
-        for i in range(first, first + plan.corner_round8_chunks)
-    ]
-    _render_chunks(plan, models_dir, jobs, sizes, log, worker=_typeface_corner_chunk)
+    first_framed = first + plan.corner_round8_chunks
+    framed_chunks = plan.corner_round9_chunks if round9 else 0
+
+    def chunks(start: int, n: int) -> list[tuple]:
+        return [
+            (work / f"corners-{i}", plan.corner_tables, plan.seed * 1000 + 200 + i, "train")
+            for i in range(start, start + n)
+        ]
+
+    typefaces = chunks(first, plan.corner_round8_chunks)
+    framed = chunks(first_framed, framed_chunks)
+    _render_chunks(plan, models_dir, typefaces, sizes, log, worker=_typeface_corner_chunk)
+    _render_chunks(plan, models_dir, framed, sizes, log, worker=_framed_corner_chunk)
     earlier = [work / f"corners-{i}" for i in range(1, first)] + [work / "corners-val"]
-    union = _union(work / "corners-round8", earlier + [job[0] for job in jobs])
+    name = "corners-round9" if round9 else "corners-round8"
+    union = _union(work / name, earlier + [job[0] for job in typefaces + framed])
     return _val_has_every_class(union / "corner")
 
 
@@ -909,11 +932,12 @@ def run_plan(
                 _render_corner_patches(plan, work, models_dir, log, more=more)
         timings["render_corners_s"] = time.time() - t
         log(f"corner patches rendered in {timings['render_corners_s']:.0f}s")
-    if "corner-round8" in stages:
-        t = time.time()
-        _render_corner_patches_round8(plan, work, models_dir, log)
-        timings["render_corners_round8_s"] = time.time() - t
-        log(f"round-8 corner patches rendered in {timings['render_corners_round8_s']:.0f}s")
+    for late_round in ("8", "9"):
+        if f"corner-round{late_round}" in stages:
+            t = time.time()
+            _render_corner_patches_round8(plan, work, models_dir, log, round9=late_round == "9")
+            took = timings[f"render_corners_round{late_round}_s"] = time.time() - t
+            log(f"round-{late_round} corner patches rendered in {took:.0f}s")
     det_fresh = work / "detector-data-round3"
     if {"detector-round3", "detector-hires"} & set(stages) and not (det_fresh / "done").exists():
         t = time.time()
@@ -1042,6 +1066,12 @@ def run_plan(
             plan.corner_imgsz,
             "card-corner",
         ),
+        "corner-round9": (
+            work / "corners-round9" / "corner",
+            plan.corner_round8_epochs,
+            plan.corner_imgsz,
+            "card-corner",
+        ),
     }
     going_on_lr0 = {  # classifier stages that continue from the shipped weights: their rate
         "symbol-more": plan.sym_more_lr0,
@@ -1054,6 +1084,7 @@ def run_plan(
         "symbol-round5": plan.sym_round5_lr0,
         "corner-round5": plan.corner_round5_lr0,
         "corner-round8": plan.corner_round5_lr0,
+        "corner-round9": plan.corner_round5_lr0,
         "color-round5": plan.col_round5_lr0,
         "symbol-round5-fresh": plan.sym_fresh_lr0,
         "symbol-round5-more": plan.sym_fresh_more_lr0,
