@@ -197,7 +197,7 @@ ROUND6 = (
 
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
-ROUND9 = ("symbol-round9", "corner-round9", "detector-round9")
+ROUND9 = ("detector-round9",)
 
 
 def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
@@ -206,12 +206,11 @@ def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
-    round 9's symbol and corner stages cut their chunks with that detector too, before its
-    own."""
+    round 9 trains the detector on."""
     from vision.train import STAGES
 
     rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9)
-    assert STAGES[-23:] == ("detector-long", *rounds)
+    assert STAGES[-21:] == ("detector-long", *rounds)
 
 
 @pytest.mark.parametrize(
@@ -311,7 +310,7 @@ def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path)
     assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}
 
 
-def test_rounds_5_to_9_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
+def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
     tmp_path: Path, monkeypatch
 ) -> None:
     import vision.train as train
@@ -343,7 +342,7 @@ def test_rounds_5_to_9_classifier_stages_go_on_from_the_shipped_weights_at_their
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    later = tuple(s for s in ROUND6 + ROUND7 + ROUND8 + ROUND9 if not s.startswith("detector"))
+    later = tuple(s for s in ROUND6 + ROUND7 + ROUND8 if not s.startswith("detector"))
     stages = (*ROUND5_CLASSIFIERS, *later)
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
@@ -367,17 +366,13 @@ def test_rounds_5_to_9_classifier_stages_go_on_from_the_shipped_weights_at_their
             plan.col_fresh_more_lr0,
         ),
         "corner-round8": (Path("corners-round8/corner"), 2, 32, corner, plan.corner_round5_lr0),
-        "corner-round9": (Path("corners-round9/corner"), 2, 32, corner, plan.corner_round5_lr0),
-        **{  # the symbol model alone
-            f"symbol-{later}": (
-                Path(f"crops96-fresh-{later}/symbol"),
-                2,
-                96,
-                symbol,
-                plan.sym_round6_lr0,
-            )
-            for later in ("round8-more", "round9")
-        },
+        "symbol-round8-more": (  # the symbol model alone
+            Path("crops96-fresh-round8-more/symbol"),
+            2,
+            96,
+            symbol,
+            plan.sym_round6_lr0,
+        ),
         **{  # from round 6 on: 2 epochs each over its own union, at round 6's rates
             f"{kind}-{later}": (
                 Path(f"crops96-fresh-{later}/{kind}"),
@@ -393,7 +388,7 @@ def test_rounds_5_to_9_classifier_stages_go_on_from_the_shipped_weights_at_their
             )
         },
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round9"  # the last one
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round8-more"  # the last one
     assert (models / "card-color.pt").read_bytes() == b"color-round8"
 
 
@@ -433,18 +428,15 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         "crops96-fresh-round7": 10,
         "crops96-fresh-round8": 12,
         "crops96-fresh-round8-more": 14,
-        "crops96-fresh-round9": 16,
     }
     for name in sizes:
         train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 17)]
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 15)]
     base = plan.seed * 1000
     # chunks 1–10: seeds + 401 … 410; round 8's chunks skip the negatives' 411, 412 and
     # draw more typefaces
     seed_and_worker = [(base + 400 + i, "_scene_crop_chunk") for i in range(1, 11)]
     seed_and_worker += [(base + 402 + i, "_typeface_crop_chunk") for i in range(11, 15)]
-    # ... and round 9's draw printed frames too
-    seed_and_worker += [(base + 402 + i, "_framed_crop_chunk") for i in range(15, 17)]
     negatives = ("crops96-negatives", base + 411, "_negatives_chunk")
     expected_renders = []
     for n in sizes.values():
@@ -494,24 +486,3 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
         "corners-more": [*chunks, "corners-val"],
         "corners-round8": [*chunks, "corners-val", "corners-5", "corners-6"],
     }
-
-
-def test_round9_corner_patches_add_two_framed_chunks_to_round_8s(
-    tmp_path: Path, monkeypatch
-) -> None:
-    import vision.train as train
-
-    rendered, unions = _record_chunks_and_unions(monkeypatch)
-    monkeypatch.setattr(train, "_val_has_every_class", lambda root: root)
-    plan = train.TrainPlan()
-    train._render_corner_patches_round8(plan, tmp_path, tmp_path, print, round9=True)
-    base = plan.seed * 1000
-    assert rendered[-4:] == [
-        ("corners-5", base + 205, "_typeface_corner_chunk"),
-        ("corners-6", base + 206, "_typeface_corner_chunk"),
-        ("corners-7", base + 207, "_framed_corner_chunk"),
-        ("corners-8", base + 208, "_framed_corner_chunk"),
-    ]
-    round8 = [*(f"corners-{i}" for i in range(1, 5)), "corners-val", "corners-5", "corners-6"]
-    assert unions["corners-round9"] == [*round8, "corners-7", "corners-8"]
-    assert "corners-round8" not in unions  # round 8's union is left as it was

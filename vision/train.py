@@ -334,13 +334,6 @@ class TrainPlan:
     # card's edge. The detector goes on over 2 000 fresh tables whose faces often carry a
     # printed frame (frames.more_frames: a pale margin, thin rules) in the wider typefaces
     det_round9_images: int = 2000
-    # ... and the symbol model alone, over 2 more chunks of fresh tables with such frames
-    # (seeds seed*1000 + 417, 418), cut with the round-8 detector: a framed face's symbol is
-    # smaller in its crop than the training styles drew it until now
-    sym_round9_chunks: int = 2
-    # ... and the corner model, over round 8's patches and 2 chunks of such tables (seeds
-    # seed*1000 + 207, 208): a frame moves the corner indices in from the card's corners
-    corner_round9_chunks: int = 2
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -386,8 +379,6 @@ STAGES = (
     "color-round8",
     "corner-round8",
     "symbol-round8-more",
-    "symbol-round9",
-    "corner-round9",
     "detector-round9",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
@@ -403,7 +394,6 @@ LATE_CLASSIFIER_PAIRS: dict[str, tuple[str, str | None]] = {
     "crops96-fresh-round7": ("symbol-round7", "color-round7"),
     "crops96-fresh-round8": ("symbol-round8", "color-round8"),
     "crops96-fresh-round8-more": ("symbol-round8-more", None),
-    "crops96-fresh-round9": ("symbol-round9", None),
 }
 # round 7's negatives: the detector's false alarms (seed*1000 + 411) and phones and notes
 # (+ 412), right after the fresh chunks' seeds (seed*1000 + 400 + chunk, chunks 1–10)
@@ -411,8 +401,6 @@ NEGATIVES_SEED_OFFSET = 411
 # fresh chunks from here on are round 8's: numbered past the negatives' seeds, and their faces
 # draw from more typefaces
 TYPEFACE_CHUNKS_FROM = 11
-# ... and from here on round 9's: their faces also carry printed frames (frames.more_frames)
-FRAMED_CHUNKS_FROM = 15
 
 
 # detector stages whose tables' faces carry printed frames, in the wider typefaces (round 9)
@@ -554,12 +542,6 @@ def _typeface_crop_chunk(args: tuple) -> tuple[int, int]:
         return _scene_crop_chunk(args)
 
 
-def _framed_crop_chunk(args: tuple) -> tuple[int, int]:
-    """``_scene_crop_chunk`` with framed faces in more typefaces (round 9)."""
-    with framed_faces(True):
-        return _scene_crop_chunk(args)
-
-
 def _negatives_chunk(args: tuple) -> tuple[int, int]:
     """Hard negatives at ``crop_size``, in a worker process (its own detector session): the
     detector's false alarms on ``n`` tables (half of them empty; ``seed``), then ``n``
@@ -602,12 +584,6 @@ def _typeface_corner_chunk(args: tuple) -> tuple[int, int]:
     from vision.render.fonts import more_typefaces
 
     with more_typefaces():
-        return _corner_chunk(args)
-
-
-def _framed_corner_chunk(args: tuple) -> tuple[int, int]:
-    """``_corner_chunk`` with framed faces in more typefaces (round 9)."""
-    with framed_faces(True):
         return _corner_chunk(args)
 
 
@@ -708,7 +684,6 @@ def fresh_unions(plan: TrainPlan) -> dict[str, int]:
         "crops96-fresh-round7": round7,
         "crops96-fresh-round8": round7 + plan.sym_round8_chunks,
         "crops96-fresh-round8-more": round8,
-        "crops96-fresh-round9": round8 + plan.sym_round9_chunks,
     }
 
 
@@ -720,19 +695,15 @@ def _render_crops96_fresh(
     unioned with round 4's 96 px fan crops and patches into ``work/NAME`` (validation: round
     4's). A chunk already rendered is kept, so a later union cuts only its new chunks with
     the newer detector. Chunks from ``TYPEFACE_CHUNKS_FROM`` on draw faces in more
-    typefaces, from ``FRAMED_CHUNKS_FROM`` on with printed frames too; from round 7 on, the
-    union holds round 7's negatives too."""
+    typefaces; from round 7 on, the union holds round 7's negatives too."""
     chunks = fresh_unions(plan)[name]
     jobs = [
         (work / f"crops96-fresh-{i}", plan.sym_fresh_tables, fresh_chunk_seed(plan, i), "train")
         for i in range(1, chunks + 1)
     ]
-    plain = jobs[: TYPEFACE_CHUNKS_FROM - 1]
-    typefaces = jobs[TYPEFACE_CHUNKS_FROM - 1 : FRAMED_CHUNKS_FROM - 1]
-    framed = jobs[FRAMED_CHUNKS_FROM - 1 :]
+    plain, typefaces = jobs[: TYPEFACE_CHUNKS_FROM - 1], jobs[TYPEFACE_CHUNKS_FROM - 1 :]
     _render_chunks(plan, models_dir, plain, plan.sym96_imgsz, log)
     _render_chunks(plan, models_dir, typefaces, plan.sym96_imgsz, log, _typeface_crop_chunk)
-    _render_chunks(plan, models_dir, framed, plan.sym96_imgsz, log, _framed_crop_chunk)
     fans = _render_crops96_fans(plan, work, models_dir, decks, log)
     parts = [fans] + [job[0] for job in jobs]
     if chunks > fresh_unions(plan)["crops96-fresh-round6-more"]:  # round 7 and later
@@ -765,34 +736,21 @@ def _render_corner_patches(
     return _val_has_every_class(union / "corner")
 
 
-def _render_corner_patches_round8(
-    plan: TrainPlan, work: Path, models_dir: Path, log, round9: bool = False
-) -> Path:
+def _render_corner_patches_round8(plan: TrainPlan, work: Path, models_dir: Path, log) -> Path:
     """Round 4's corner patches (``corners-more``'s chunks) and ``corner_round8_chunks``
-    chunks of tables in more typefaces (seeds seed*1000 + 205, …) in ``work/corners-round8``;
-    with ``round9``, also ``corner_round9_chunks`` chunks after them whose faces carry printed
-    frames, in ``work/corners-round9``."""
+    chunks of tables in more typefaces (seeds seed*1000 + 205, …) in ``work/corners-round8``."""
     from vision.runtime.rectify import crop_side
 
     _render_corner_patches(plan, work, models_dir, log, more=True)
     sizes = (crop_side(plan.sym96_imgsz, plan.col_imgsz), plan.corner_imgsz)
     first = plan.corner_chunks + plan.corner_more_chunks + 1
-    first_framed = first + plan.corner_round8_chunks
-    framed_chunks = plan.corner_round9_chunks if round9 else 0
-
-    def chunks(start: int, n: int) -> list[tuple]:
-        return [
-            (work / f"corners-{i}", plan.corner_tables, plan.seed * 1000 + 200 + i, "train")
-            for i in range(start, start + n)
-        ]
-
-    typefaces = chunks(first, plan.corner_round8_chunks)
-    framed = chunks(first_framed, framed_chunks)
-    _render_chunks(plan, models_dir, typefaces, sizes, log, worker=_typeface_corner_chunk)
-    _render_chunks(plan, models_dir, framed, sizes, log, worker=_framed_corner_chunk)
+    jobs = [
+        (work / f"corners-{i}", plan.corner_tables, plan.seed * 1000 + 200 + i, "train")
+        for i in range(first, first + plan.corner_round8_chunks)
+    ]
+    _render_chunks(plan, models_dir, jobs, sizes, log, worker=_typeface_corner_chunk)
     earlier = [work / f"corners-{i}" for i in range(1, first)] + [work / "corners-val"]
-    name = "corners-round9" if round9 else "corners-round8"
-    union = _union(work / name, earlier + [job[0] for job in typefaces + framed])
+    union = _union(work / "corners-round8", earlier + [job[0] for job in jobs])
     return _val_has_every_class(union / "corner")
 
 
@@ -932,12 +890,11 @@ def run_plan(
                 _render_corner_patches(plan, work, models_dir, log, more=more)
         timings["render_corners_s"] = time.time() - t
         log(f"corner patches rendered in {timings['render_corners_s']:.0f}s")
-    for late_round in ("8", "9"):
-        if f"corner-round{late_round}" in stages:
-            t = time.time()
-            _render_corner_patches_round8(plan, work, models_dir, log, round9=late_round == "9")
-            took = timings[f"render_corners_round{late_round}_s"] = time.time() - t
-            log(f"round-{late_round} corner patches rendered in {took:.0f}s")
+    if "corner-round8" in stages:
+        t = time.time()
+        _render_corner_patches_round8(plan, work, models_dir, log)
+        timings["render_corners_round8_s"] = time.time() - t
+        log(f"round-8 corner patches rendered in {timings['render_corners_round8_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
     if {"detector-round3", "detector-hires"} & set(stages) and not (det_fresh / "done").exists():
         t = time.time()
@@ -1066,12 +1023,6 @@ def run_plan(
             plan.corner_imgsz,
             "card-corner",
         ),
-        "corner-round9": (
-            work / "corners-round9" / "corner",
-            plan.corner_round8_epochs,
-            plan.corner_imgsz,
-            "card-corner",
-        ),
     }
     going_on_lr0 = {  # classifier stages that continue from the shipped weights: their rate
         "symbol-more": plan.sym_more_lr0,
@@ -1084,7 +1035,6 @@ def run_plan(
         "symbol-round5": plan.sym_round5_lr0,
         "corner-round5": plan.corner_round5_lr0,
         "corner-round8": plan.corner_round5_lr0,
-        "corner-round9": plan.corner_round5_lr0,
         "color-round5": plan.col_round5_lr0,
         "symbol-round5-fresh": plan.sym_fresh_lr0,
         "symbol-round5-more": plan.sym_fresh_more_lr0,
