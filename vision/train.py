@@ -13,7 +13,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -408,14 +408,11 @@ FRAMED_DETECTOR_STAGES = ("detector-round9",)
 
 
 @contextmanager
-def framed_faces(on: bool) -> Iterator[None]:
-    """Inside (when ``on``), training faces get printed frames and the wider typefaces."""
+def framed_faces() -> Iterator[None]:
+    """Inside, training faces get printed frames and the wider typefaces."""
     from vision.render.fonts import more_typefaces
     from vision.render.frames import more_frames
 
-    if not on:
-        yield
-        return
     with more_frames(), more_typefaces():
         yield
 
@@ -675,7 +672,6 @@ def fresh_unions(plan: TrainPlan) -> dict[str, int]:
     round5 = plan.sym_fresh_chunks + plan.sym_fresh_more_chunks
     round6 = round5 + plan.sym_round6_chunks + plan.sym_round6_more_chunks
     round7 = round6 + plan.sym_round7_chunks
-    round8 = round7 + plan.sym_round8_chunks + plan.sym_round8_more_chunks
     return {
         "crops96-fresh": plan.sym_fresh_chunks,
         "crops96-fresh-more": round5,
@@ -683,7 +679,7 @@ def fresh_unions(plan: TrainPlan) -> dict[str, int]:
         "crops96-fresh-round6-more": round6,
         "crops96-fresh-round7": round7,
         "crops96-fresh-round8": round7 + plan.sym_round8_chunks,
-        "crops96-fresh-round8-more": round8,
+        "crops96-fresh-round8-more": round7 + plan.sym_round8_chunks + plan.sym_round8_more_chunks,
     }
 
 
@@ -911,7 +907,7 @@ def run_plan(
         folder = late_data[stage]
         if stage in stages and not (folder / "done").exists():
             t = time.time()
-            with framed_faces(stage in FRAMED_DETECTOR_STAGES):
+            with framed_faces() if stage in FRAMED_DETECTOR_STAGES else nullcontext():
                 _detector_tables(folder, n, plan.seed * 1000 + offset, decks)
             suffix = stage.removeprefix("detector-").replace("-", "_")
             timings[f"render_scenes_{suffix}_s"] = time.time() - t
