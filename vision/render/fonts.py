@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.render.switches import Switch
 
 
 def matplotlib_font_dir() -> Path:
@@ -102,23 +102,18 @@ MORE_TRAIN_FONTS: tuple[Font, ...] = (
         for w in ("Regular", "Black", "Semibold", "It")
     ),
 )
-_more_typefaces: ContextVar[bool] = ContextVar("more_typefaces", default=False)
+_more_typefaces = Switch("more_typefaces")
 
 
-@contextmanager
-def more_typefaces() -> Iterator[None]:
+def more_typefaces() -> AbstractContextManager[None]:
     """Card faces rendered inside draw their glyphs from ``MORE_TRAIN_FONTS`` too."""
-    token = _more_typefaces.set(True)
-    try:
-        yield
-    finally:
-        _more_typefaces.reset(token)
+    return _more_typefaces.on()
 
 
 def training_fonts() -> tuple[Font, ...]:
     """The fonts training faces draw from here: ``TRAIN_FONTS``, plus ``MORE_TRAIN_FONTS``
     inside ``more_typefaces()``."""
-    return TRAIN_FONTS + MORE_TRAIN_FONTS if _more_typefaces.get() else TRAIN_FONTS
+    return TRAIN_FONTS + MORE_TRAIN_FONTS if _more_typefaces.is_on() else TRAIN_FONTS
 
 
 # Reserved for the held-out style: never seen in training.

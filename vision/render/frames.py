@@ -10,32 +10,27 @@ earlier chunk still renders byte for byte as it did.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
 
 import cv2
 import numpy as np
 
+from vision.render.switches import Switch
+
 RGB = tuple[int, int, int]
 
 FRAMED_SHARE = 0.6  # of faces rendered inside ``more_frames()``; the rest stay unframed
-_more_frames: ContextVar[bool] = ContextVar("more_frames", default=False)
+_more_frames = Switch("more_frames")
 
 
-@contextmanager
-def more_frames() -> Iterator[None]:
+def more_frames() -> AbstractContextManager[None]:
     """Training faces rendered inside get a printed frame (``add_frame``) at random."""
-    token = _more_frames.set(True)
-    try:
-        yield
-    finally:
-        _more_frames.reset(token)
+    return _more_frames.on()
 
 
 def frames_on() -> bool:
     """Whether faces rendered here may get a printed frame."""
-    return _more_frames.get()
+    return _more_frames.is_on()
 
 
 def _blend(a: RGB, b: RGB, t: float) -> RGB:
