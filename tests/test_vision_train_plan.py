@@ -198,20 +198,19 @@ ROUND6 = (
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
 ROUND9 = ("detector-round9",)
-ROUND10 = ("symbol-round10", "color-round10", "corner-round10")
 
 
-def test_rounds_5_to_10_come_last_and_go_on_from_the_crops_before_them() -> None:
+def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
     stages that made them; its last three add fresh crops cut with round 5's detector.
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
-    round 9 trains the detector on; round 10's classifiers cut their chunks with it."""
+    round 9 trains the detector on."""
     from vision.train import STAGES
 
-    rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9, *ROUND10)
-    assert STAGES[-24:] == ("detector-long", *rounds)
+    rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9)
+    assert STAGES[-21:] == ("detector-long", *rounds)
 
 
 @pytest.mark.parametrize(
@@ -311,7 +310,7 @@ def test_scene_crops_can_be_cut_larger_for_a_larger_symbol_model(tmp_path: Path)
     assert {cv2.imread(str(f)).shape for f in files} == {(96, 96, 3)}
 
 
-def test_rounds_5_to_10_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
+def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their_own_rate(
     tmp_path: Path, monkeypatch
 ) -> None:
     import vision.train as train
@@ -343,7 +342,7 @@ def test_rounds_5_to_10_classifier_stages_go_on_from_the_shipped_weights_at_thei
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    later = tuple(s for s in ROUND6 + ROUND7 + ROUND8 + ROUND10 if not s.startswith("detector"))
+    later = tuple(s for s in ROUND6 + ROUND7 + ROUND8 if not s.startswith("detector"))
     stages = (*ROUND5_CLASSIFIERS, *later)
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
     symbol, corner, color = (str(models / f"card-{m}.pt") for m in ("symbol", "corner", "color"))
@@ -367,7 +366,6 @@ def test_rounds_5_to_10_classifier_stages_go_on_from_the_shipped_weights_at_thei
             plan.col_fresh_more_lr0,
         ),
         "corner-round8": (Path("corners-round8/corner"), 2, 32, corner, plan.corner_round5_lr0),
-        "corner-round10": (Path("corners-round10/corner"), 2, 32, corner, plan.corner_round5_lr0),
         "symbol-round8-more": (  # the symbol model alone
             Path("crops96-fresh-round8-more/symbol"),
             2,
@@ -383,15 +381,15 @@ def test_rounds_5_to_10_classifier_stages_go_on_from_the_shipped_weights_at_thei
                 weights,
                 rate,
             )
-            for later in ("round6", "round6-more", "round7", "round8", "round10")
+            for later in ("round6", "round6-more", "round7", "round8")
             for kind, size, weights, rate in (
                 ("symbol", 96, symbol, plan.sym_round6_lr0),
                 ("color", 32, color, plan.col_round6_lr0),
             )
         },
     }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round10"  # the last one
-    assert (models / "card-color.pt").read_bytes() == b"color-round10"
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round8-more"  # the last one
+    assert (models / "card-color.pt").read_bytes() == b"color-round8"
 
 
 def _record_chunks_and_unions(
@@ -430,16 +428,15 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         "crops96-fresh-round7": 10,
         "crops96-fresh-round8": 12,
         "crops96-fresh-round8-more": 14,
-        "crops96-fresh-round10": 16,
     }
     for name in sizes:
         train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
-    chunks = [f"crops96-fresh-{i}" for i in range(1, 17)]
+    chunks = [f"crops96-fresh-{i}" for i in range(1, 15)]
     base = plan.seed * 1000
-    # chunks 1–10: seeds + 401 … 410; round 8's and round 10's chunks skip the negatives'
-    # 411, 412 and draw more typefaces
+    # chunks 1–10: seeds + 401 … 410; round 8's chunks skip the negatives' 411, 412 and
+    # draw more typefaces
     seed_and_worker = [(base + 400 + i, "_scene_crop_chunk") for i in range(1, 11)]
-    seed_and_worker += [(base + 402 + i, "_typeface_crop_chunk") for i in range(11, 17)]
+    seed_and_worker += [(base + 402 + i, "_typeface_crop_chunk") for i in range(11, 15)]
     negatives = ("crops96-negatives", base + 411, "_negatives_chunk")
     expected_renders = []
     for n in sizes.values():
@@ -489,25 +486,3 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
         "corners-more": [*chunks, "corners-val"],
         "corners-round8": [*chunks, "corners-val", "corners-5", "corners-6"],
     }
-
-
-def test_round10_corner_patches_add_two_more_typeface_chunks_to_round_8s(
-    tmp_path: Path, monkeypatch
-) -> None:
-    """Round 10's corner union is round 8's plus two chunks after them (seeds + 207, 208),
-    cut with whatever detector the models folder holds (the round-9 one when it ran)."""
-    import vision.train as train
-
-    rendered, unions = _record_chunks_and_unions(monkeypatch)
-    monkeypatch.setattr(train, "_val_has_every_class", lambda root: root)
-    plan = train.TrainPlan()
-    train._render_corner_patches_round8(plan, tmp_path, tmp_path, print, round10=True)
-    base = plan.seed * 1000
-    typefaces = [(f"corners-{i}", base + 200 + i, "_typeface_corner_chunk") for i in range(5, 9)]
-    assert rendered[-4:] == typefaces
-    chunks = [f"corners-{i}" for i in range(1, 5)]
-    assert unions["corners-round10"] == [
-        *chunks,
-        "corners-val",
-        *(f"corners-{i}" for i in range(5, 9)),
-    ]

@@ -334,15 +334,6 @@ class TrainPlan:
     # card's edge. The detector goes on over 2 000 fresh tables whose faces often carry a
     # printed frame (frames.more_frames: a pale margin, thin rules) in the wider typefaces
     det_round9_images: int = 2000
-    # Round 10 (tenth session): the round-9 detector finds more half-covered cards than the
-    # round-7 detector whose boxes cut the classifiers' newest crops, but its boxes on them are
-    # read worse (40–60 % visible, read from its box 0.78 → 0.75, from the true box 0.88). 2
-    # more chunks of fresh tables in the wider typefaces (seeds seed*1000 + 417, 418), cut
-    # with the round-9 detector, for the symbol and colour models at round 6's epochs and rates
-    sym_round10_chunks: int = 2
-    # ... and the corner model over round 8's patches and 2 more chunks in the same typefaces
-    # (seeds seed*1000 + 207, 208), cut with the round-9 detector, at round 8's epochs and rate
-    corner_round10_chunks: int = 2
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -389,9 +380,6 @@ STAGES = (
     "corner-round8",
     "symbol-round8-more",
     "detector-round9",
-    "symbol-round10",
-    "color-round10",
-    "corner-round10",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
@@ -406,7 +394,6 @@ LATE_CLASSIFIER_PAIRS: dict[str, tuple[str, str | None]] = {
     "crops96-fresh-round7": ("symbol-round7", "color-round7"),
     "crops96-fresh-round8": ("symbol-round8", "color-round8"),
     "crops96-fresh-round8-more": ("symbol-round8-more", None),
-    "crops96-fresh-round10": ("symbol-round10", "color-round10"),
 }
 # round 7's negatives: the detector's false alarms (seed*1000 + 411) and phones and notes
 # (+ 412), right after the fresh chunks' seeds (seed*1000 + 400 + chunk, chunks 1–10)
@@ -685,7 +672,6 @@ def fresh_unions(plan: TrainPlan) -> dict[str, int]:
     round5 = plan.sym_fresh_chunks + plan.sym_fresh_more_chunks
     round6 = round5 + plan.sym_round6_chunks + plan.sym_round6_more_chunks
     round7 = round6 + plan.sym_round7_chunks
-    round8 = round7 + plan.sym_round8_chunks + plan.sym_round8_more_chunks
     return {
         "crops96-fresh": plan.sym_fresh_chunks,
         "crops96-fresh-more": round5,
@@ -693,8 +679,7 @@ def fresh_unions(plan: TrainPlan) -> dict[str, int]:
         "crops96-fresh-round6-more": round6,
         "crops96-fresh-round7": round7,
         "crops96-fresh-round8": round7 + plan.sym_round8_chunks,
-        "crops96-fresh-round8-more": round8,
-        "crops96-fresh-round10": round8 + plan.sym_round10_chunks,
+        "crops96-fresh-round8-more": round7 + plan.sym_round8_chunks + plan.sym_round8_more_chunks,
     }
 
 
@@ -747,13 +732,9 @@ def _render_corner_patches(
     return _val_has_every_class(union / "corner")
 
 
-def _render_corner_patches_round8(
-    plan: TrainPlan, work: Path, models_dir: Path, log, round10: bool = False
-) -> Path:
+def _render_corner_patches_round8(plan: TrainPlan, work: Path, models_dir: Path, log) -> Path:
     """Round 4's corner patches (``corners-more``'s chunks) and ``corner_round8_chunks``
-    chunks of tables in more typefaces (seeds seed*1000 + 205, …) in ``work/corners-round8``;
-    with ``round10``, ``corner_round10_chunks`` more such chunks after them (cut with the
-    detector in ``models_dir``) in ``work/corners-round10``."""
+    chunks of tables in more typefaces (seeds seed*1000 + 205, …) in ``work/corners-round8``."""
     from vision.runtime.rectify import crop_side
 
     _render_corner_patches(plan, work, models_dir, log, more=True)
@@ -761,15 +742,11 @@ def _render_corner_patches_round8(
     first = plan.corner_chunks + plan.corner_more_chunks + 1
     jobs = [
         (work / f"corners-{i}", plan.corner_tables, plan.seed * 1000 + 200 + i, "train")
-        for i in range(
-            first,
-            first + plan.corner_round8_chunks + (plan.corner_round10_chunks if round10 else 0),
-        )
+        for i in range(first, first + plan.corner_round8_chunks)
     ]
     _render_chunks(plan, models_dir, jobs, sizes, log, worker=_typeface_corner_chunk)
     earlier = [work / f"corners-{i}" for i in range(1, first)] + [work / "corners-val"]
-    name = "corners-round10" if round10 else "corners-round8"
-    union = _union(work / name, earlier + [job[0] for job in jobs])
+    union = _union(work / "corners-round8", earlier + [job[0] for job in jobs])
     return _val_has_every_class(union / "corner")
 
 
@@ -909,12 +886,11 @@ def run_plan(
                 _render_corner_patches(plan, work, models_dir, log, more=more)
         timings["render_corners_s"] = time.time() - t
         log(f"corner patches rendered in {timings['render_corners_s']:.0f}s")
-    for late_round in ("8", "10"):
-        if f"corner-round{late_round}" in stages:
-            t = time.time()
-            _render_corner_patches_round8(plan, work, models_dir, log, late_round == "10")
-            timings[f"render_corners_round{late_round}_s"] = took = time.time() - t
-            log(f"round-{late_round} corner patches rendered in {took:.0f}s")
+    if "corner-round8" in stages:
+        t = time.time()
+        _render_corner_patches_round8(plan, work, models_dir, log)
+        timings["render_corners_round8_s"] = time.time() - t
+        log(f"round-8 corner patches rendered in {timings['render_corners_round8_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
     if {"detector-round3", "detector-hires"} & set(stages) and not (det_fresh / "done").exists():
         t = time.time()
@@ -1037,18 +1013,12 @@ def run_plan(
             plan.corner_imgsz,
             "card-corner",
         ),
-        **{
-            stage: (
-                work / folder / "corner",
-                plan.corner_round8_epochs,
-                plan.corner_imgsz,
-                "card-corner",
-            )
-            for stage, folder in (
-                ("corner-round8", "corners-round8"),
-                ("corner-round10", "corners-round10"),
-            )
-        },
+        "corner-round8": (
+            work / "corners-round8" / "corner",
+            plan.corner_round8_epochs,
+            plan.corner_imgsz,
+            "card-corner",
+        ),
     }
     going_on_lr0 = {  # classifier stages that continue from the shipped weights: their rate
         "symbol-more": plan.sym_more_lr0,
@@ -1061,7 +1031,6 @@ def run_plan(
         "symbol-round5": plan.sym_round5_lr0,
         "corner-round5": plan.corner_round5_lr0,
         "corner-round8": plan.corner_round5_lr0,
-        "corner-round10": plan.corner_round5_lr0,
         "color-round5": plan.col_round5_lr0,
         "symbol-round5-fresh": plan.sym_fresh_lr0,
         "symbol-round5-more": plan.sym_fresh_more_lr0,
