@@ -17,6 +17,8 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from vision.render import cache
+
 REPO = Path(__file__).resolve().parent.parent
 CONFIG_DIR = REPO / "runs" / "ultralytics-config"
 
@@ -438,16 +440,19 @@ def _both_yaml(path: Path, roots: list[Path]) -> Path:
 
 
 def _union(out: Path, parts: list[Path]) -> Path:
-    """One class-folder tree made of hard links to several (same layout, distinct names)."""
-    if (out / "done").exists():
+    """One class-folder tree made of hard links to several (same layout, distinct names);
+    built again when its parts or what they were rendered from change."""
+    wanted = cache.recipe(
+        kind="union", parts=[{"name": p.name, "marker": cache.marker(p)} for p in parts]
+    )
+    if not cache.begin(out, wanted):
         return out
-    shutil.rmtree(out, ignore_errors=True)
     for part in parts:
         for f in part.rglob("*.png"):
             dest = out / f.relative_to(part)
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.link(f, dest)
-    (out / "done").touch()
+    cache.finish(out, wanted)
     return out
 
 
@@ -457,10 +462,12 @@ def _detector_tables(folder: Path, n: int, seed: int, decks) -> None:
     from vision.render.dataset import write_detector_dataset
     from vision.render.faces import TRAIN_STYLES
 
-    if not (folder / "done").exists():
-        shutil.rmtree(folder, ignore_errors=True)
-        write_detector_dataset(folder, n, max(8, n // 8), seed, decks, TRAIN_STYLES)
-        (folder / "done").touch()
+    n_val = max(8, n // 8)
+    names = [d.name for d in decks]
+    wanted = cache.recipe(kind="detector-tables", n=n, n_val=n_val, seed=seed, decks=names)
+    if cache.begin(folder, wanted):
+        write_detector_dataset(folder, n, n_val, seed, decks, TRAIN_STYLES)
+        cache.finish(folder, wanted)
 
 
 def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, log) -> None:
@@ -471,8 +478,14 @@ def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, l
     from vision.runtime.reader import CardReader, ReaderConfig
 
     scene_crops = work / "crops-scenes"
-    if not (scene_crops / "done").exists():
-        shutil.rmtree(scene_crops, ignore_errors=True)
+    wanted = cache.recipe(
+        kind="scene-crops",
+        tables=[plan.scene_crop_tables, plan.scene_crop_val_tables],
+        seeds=[plan.seed * 1000 + 27, plan.seed * 1000 + 28],
+        size=plan.sym_imgsz,
+        decks=[d.name for d in decks],
+    )
+    if cache.begin(scene_crops, wanted):
         finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=plan.threads))
         for split, n, offset in (
             ("train", plan.scene_crop_tables, 27),
@@ -482,7 +495,8 @@ def _render_round3_crops(plan: TrainPlan, work: Path, models_dir: Path, decks, l
                 scene_crops, finder.detect, n, plan.seed * 1000 + offset, decks, TRAIN_STYLES, split
             )
             log(f"{made} {split} crops from {n} tables")
-        (scene_crops / "done").touch()
+        detector = cache.file_digest(models_dir / "card-detector.onnx")
+        cache.finish(scene_crops, wanted, detector=detector)
     balanced = _balanced_crops(plan, work / "crops-balanced", decks, plan.sym_imgsz)
     _union(work / "crops-round3", [scene_crops, balanced])
 
@@ -494,8 +508,15 @@ def _balanced_crops(plan: TrainPlan, folder: Path, decks, crop_size: int) -> Pat
     from vision.render.dataset import write_crops
     from vision.render.faces import TRAIN_STYLES
 
-    if not (folder / "done").exists():
-        shutil.rmtree(folder, ignore_errors=True)
+    wanted = cache.recipe(
+        kind="balanced-crops",
+        n=plan.balanced_crops,
+        seeds=[plan.seed * 1000 + 29, plan.seed * 1000 + 30],
+        size=crop_size,
+        wide_jitter_p=plan.wide_jitter_p,
+        decks=[d.name for d in decks],
+    )
+    if cache.begin(folder, wanted):
         for split, n, offset in (
             ("train", plan.balanced_crops, 29),
             ("val", max(len(SYMBOL_CLASSES) * 4, plan.balanced_crops // 10), 30),
@@ -510,7 +531,7 @@ def _balanced_crops(plan: TrainPlan, folder: Path, decks, crop_size: int) -> Pat
                 wide_jitter_p=plan.wide_jitter_p,
                 crop_size=crop_size,
             )
-        (folder / "done").touch()
+        cache.finish(folder, wanted)
     return folder
 
 
@@ -527,7 +548,6 @@ def _scene_crop_chunk(args: tuple) -> tuple[int, int]:
     made = write_scene_crops(
         folder, finder.detect, n, seed, decks, TRAIN_STYLES, split, crop_size=crop_size
     )
-    (folder / "done").touch()
     return seed, made
 
 
@@ -555,7 +575,6 @@ def _negatives_chunk(args: tuple) -> tuple[int, int]:
         folder, finder.detect, n, seed, decks, TRAIN_STYLES, split, crop_size=crop_size
     )
     made += write_clutter_negatives(folder, n, seed + 1, split, crop_size)
-    (folder / "done").touch()
     return seed, made
 
 
@@ -572,7 +591,6 @@ def _corner_chunk(args: tuple) -> tuple[int, int]:
     made = write_corner_crops(
         folder, finder.detect, n, seed, decks, TRAIN_STYLES, split, crop_size, patch_size
     )
-    (folder / "done").touch()
     return seed, made
 
 
@@ -587,18 +605,25 @@ def _typeface_corner_chunk(args: tuple) -> tuple[int, int]:
 def _render_chunks(
     plan: TrainPlan, models_dir: Path, jobs: list[tuple], size, log, worker=_scene_crop_chunk
 ) -> None:
-    """Render the (folder, tables, seed, split) chunks not yet done, ``render_workers`` at a
-    time, with ``worker`` (default: whole-card crops at ``size``)."""
+    """Render the (folder, tables, seed, split) chunks not yet done from this recipe,
+    ``render_workers`` at a time, with ``worker`` (default: whole-card crops at ``size``).
+    A chunk's marker names the detector that cut it (provenance, never compared: a later
+    union keeps chunks cut by older detectors)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    todo = []
+    todo, wanted = [], []
     for folder, n, seed, split in jobs:
-        if not (folder / "done").exists():
-            shutil.rmtree(folder, ignore_errors=True)
+        chunk = cache.recipe(
+            kind=worker.__name__, tables=n, seed=seed, split=split, size=size, decks=plan.decks
+        )
+        if cache.begin(folder, chunk):
             todo.append((folder, models_dir, n, seed, plan.decks, 1, split, size))
+            wanted.append(chunk)
     if todo:
+        detector = cache.file_digest(models_dir / "card-detector.onnx")
         with ProcessPoolExecutor(max_workers=max(1, plan.render_workers)) as pool:
-            for seed, made in pool.map(worker, todo):
+            for job, chunk, (seed, made) in zip(todo, wanted, pool.map(worker, todo), strict=True):
+                cache.finish(job[0], chunk, detector=detector, crops=made)
                 log(f"{made} crops at {size} px (seed {seed})")
 
 
@@ -786,29 +811,47 @@ def run_plan(
     timings: dict[str, float] = {}
     t0 = time.time()
     crops = work / "crops"
-    if any(s in stages for s in ROUND1_CROPS + ROUND2) and not (crops / "done").exists():
-        shutil.rmtree(crops, ignore_errors=True)
+    names = list(plan.decks)
+    wanted = cache.recipe(
+        kind="crops",
+        n=[plan.crops_train, plan.crops_val],
+        seeds=[plan.seed * 1000 + 11, plan.seed * 1000 + 12],
+        decks=names,
+    )
+    if any(s in stages for s in ROUND1_CROPS + ROUND2) and cache.begin(crops, wanted):
         write_crops(crops, plan.crops_train, plan.seed * 1000 + 11, decks, TRAIN_STYLES, "train")
         write_crops(crops, plan.crops_val, plan.seed * 1000 + 12, decks, TRAIN_STYLES, "val")
-        (crops / "done").touch()
+        cache.finish(crops, wanted)
     timings["render_crops_s"] = time.time() - t0
     log(f"crops rendered in {timings['render_crops_s']:.0f}s")
     t = time.time()
     det = work / "detector-data"
     needs_det = {"detector", "detector-more", "detector-round2", "detector-styles"}
-    if needs_det & set(stages) and not (det / "done").exists():
-        shutil.rmtree(det, ignore_errors=True)
+    wanted = cache.recipe(
+        kind="detector-tables",
+        n=plan.det_train,
+        n_val=plan.det_val,
+        seed=plan.seed * 1000 + 21,
+        decks=names,
+    )
+    if needs_det & set(stages) and cache.begin(det, wanted):
         write_detector_dataset(
             det, plan.det_train, plan.det_val, plan.seed * 1000 + 21, decks, TRAIN_STYLES
         )
-        (det / "done").touch()
+        cache.finish(det, wanted)
     timings["render_scenes_s"] = time.time() - t
     log(f"scenes rendered in {timings['render_scenes_s']:.0f}s")
     more = work / "crops-more"
     if any(s in stages for s in ROUND2):
         t = time.time()
-        if not (more / "done").exists():
-            shutil.rmtree(more, ignore_errors=True)
+        wanted = cache.recipe(
+            kind="crops-more",
+            n=[plan.crops_more, plan.crops_more_val],
+            seeds=[plan.seed * 1000 + 13, plan.seed * 1000 + 14],
+            wide_jitter_p=plan.wide_jitter_p,
+            decks=names,
+        )
+        if cache.begin(more, wanted):
             for split, n, offset in (
                 ("train", plan.crops_more, 13),
                 ("val", plan.crops_more_val, 14),
@@ -822,10 +865,15 @@ def run_plan(
                     split,
                     wide_jitter_p=plan.wide_jitter_p,
                 )
-            (more / "done").touch()
+            cache.finish(more, wanted)
         negatives = work / "crops-negatives"
-        if not (negatives / "done").exists():
-            shutil.rmtree(negatives, ignore_errors=True)
+        wanted = cache.recipe(
+            kind="hard-negatives",
+            tables=plan.negative_scenes,
+            seed=plan.seed * 1000 + 15,
+            decks=names,
+        )
+        if cache.begin(negatives, wanted):
             from vision.render.negatives import write_hard_negatives
             from vision.runtime.reader import CardReader, ReaderConfig
 
@@ -839,7 +887,8 @@ def run_plan(
                 TRAIN_STYLES,
             )
             log(f"{found} hard negatives from {plan.negative_scenes} tables")
-            (negatives / "done").touch()
+            detector = cache.file_digest(models_dir / "card-detector.onnx")
+            cache.finish(negatives, wanted, detector=detector)
         _union(work / "crops-all", [crops, more, negatives])
         timings["render_crops_more_s"] = time.time() - t
         log(f"round-2 crops rendered in {timings['render_crops_more_s']:.0f}s")
@@ -892,12 +941,12 @@ def run_plan(
         timings["render_corners_round8_s"] = time.time() - t
         log(f"round-8 corner patches rendered in {timings['render_corners_round8_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
-    if {"detector-round3", "detector-hires"} & set(stages) and not (det_fresh / "done").exists():
+    if {"detector-round3", "detector-hires"} & set(stages):
         t = time.time()
         _detector_tables(det_fresh, plan.det_round3_images, plan.seed * 1000 + 25, decks)
         timings["render_scenes_round3_s"] = time.time() - t
     det_fans = work / "detector-data-fans"
-    if "detector-fans" in stages and not (det_fans / "done").exists():
+    if "detector-fans" in stages:
         t = time.time()
         _detector_tables(det_fans, plan.det_fans_images, plan.seed * 1000 + 31, decks)
         timings["render_scenes_fans_s"] = time.time() - t
@@ -905,7 +954,7 @@ def run_plan(
     late_data = {name: work / f"detector-data-{name.removeprefix('detector-')}" for name in late}
     for stage, (n, offset, _epochs, _mosaic_free) in late.items():
         folder = late_data[stage]
-        if stage in stages and not (folder / "done").exists():
+        if stage in stages:
             t = time.time()
             with framed_faces() if stage in FRAMED_DETECTOR_STAGES else nullcontext():
                 _detector_tables(folder, n, plan.seed * 1000 + offset, decks)

@@ -11,12 +11,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+_SWITCHES: list[Switch] = []
+
+
+def active() -> tuple[str, ...]:
+    """The names of the switches on here (a cached render records them in its recipe)."""
+    return tuple(s.name for s in _SWITCHES if s.is_on())
+
 
 class Switch:
     """A named on/off flag, off unless inside ``on()``."""
 
     def __init__(self, name: str) -> None:
+        self.name = name
         self._flag: ContextVar[bool] = ContextVar(name, default=False)
+        _SWITCHES.append(self)
 
     @contextmanager
     def on(self) -> Iterator[None]:
