@@ -198,19 +198,20 @@ ROUND6 = (
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
 ROUND9 = ("detector-round9",)
+ROUND11 = ("detector-round11",)
 
 
-def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
+def test_rounds_5_to_11_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
     stages that made them; its last three add fresh crops cut with round 5's detector.
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
-    round 9 trains the detector on."""
+    rounds 9 and 11 train the detector on."""
     from vision.train import STAGES
 
-    rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9)
-    assert STAGES[-21:] == ("detector-long", *rounds)
+    rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9, *ROUND11)
+    assert STAGES[-22:] == ("detector-long", *rounds)
 
 
 @pytest.mark.parametrize(
@@ -242,6 +243,13 @@ def test_rounds_5_to_9_come_last_and_go_on_from_the_crops_before_them() -> None:
             "detector-round9",
             81,
             "det_round9_images",
+            "det_round6_epochs",
+            "det_round6_close_mosaic",
+        ),
+        (
+            "detector-round11",
+            91,
+            "det_round11_images",
             "det_round6_epochs",
             "det_round6_close_mosaic",
         ),
@@ -286,8 +294,9 @@ def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
     assert kw["epochs"] == getattr(plan, epochs)
     assert kw["model_cfg"] == str(models / "card-detector.pt")  # goes on from the shipped one
     assert calls["tables"] == (folder, getattr(plan, images), plan.seed * 1000 + offset)
-    # round 9's tables carry printed frames in the wider typefaces; earlier ones render as before
-    assert calls["framed"] == (stage == "detector-round9",) * 2
+    # rounds 9 and 11's tables carry printed frames in the wider typefaces; earlier ones
+    # render as before
+    assert calls["framed"] == (stage in ("detector-round9", "detector-round11"),) * 2
     assert (models / "card-detector.pt").read_bytes() == b"trained"
 
 

@@ -336,6 +336,10 @@ class TrainPlan:
     # card's edge. The detector goes on over 2 000 fresh tables whose faces often carry a
     # printed frame (frames.more_frames: a pale margin, thin rules) in the wider typefaces
     det_round9_images: int = 2000
+    # Round 11 (eleventh session): each detector round on fresh tables has found a few more
+    # half-covered cards (round 9: 0.86 → 0.89 of those 40–60 % visible); the detector goes
+    # on over 2 000 more framed tables (seeds seed*1000 + 91, 92)
+    det_round11_images: int = 2000
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -382,6 +386,7 @@ STAGES = (
     "corner-round8",
     "symbol-round8-more",
     "detector-round9",
+    "detector-round11",
 )
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
@@ -406,7 +411,7 @@ TYPEFACE_CHUNKS_FROM = 11
 
 
 # detector stages whose tables' faces carry printed frames, in the wider typefaces (round 9)
-FRAMED_DETECTOR_STAGES = ("detector-round9",)
+FRAMED_DETECTOR_STAGES = ("detector-round9", "detector-round11")
 
 
 @contextmanager
@@ -689,6 +694,7 @@ def late_detector_stages(plan: TrainPlan) -> dict[str, tuple[int, int, int, int]
         "detector-round6-more": (plan.det_round6_more_images, 61, *round6),
         "detector-round7": (plan.det_round7_images, 71, *round6),
         "detector-round9": (plan.det_round9_images, 81, *round6),
+        "detector-round11": (plan.det_round11_images, 91, *round6),
     }
 
 
