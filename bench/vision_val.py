@@ -1,0 +1,125 @@
+"""Choose between model folders on the validation tables, never on the evaluation sets.
+
+Every round since round 5 chose its files here: faces read right (colour and value) on
+rendered validation tables in the training styles and in the held-out style `ticket`, and
+frames with a false card on empty validation tables, all with the shipped reader defaults
+(int8 twins where fresh, confidence floor 0.3). The sets' seeds are never used in training
+and differ from the evaluation sets' (7001–7005), which are read once, after the choice.
+Sets are rendered once into ``--data`` (as ``tabletop vision render`` would) and reused.
+
+    .venv/bin/python bench/vision_val.py models runs/models-NEW [...] [--data runs/val]
+
+The first folder is the baseline; every other row also shows its change in faces read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+@dataclass(frozen=True)
+class ValSet:
+    """One validation set: ``kind`` as ``tabletop vision render --kind`` takes it."""
+
+    kind: str  # scenes | heldout | empty
+    seed: int
+    n: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}-{self.seed}"
+
+
+# 150 + 150 tables (rounds 5–10), 200 + 200 more (from round 9, when candidates landed
+# within 2 faces on the first pair), and 450 empty tables
+VALIDATION_SETS = (
+    ValSet("scenes", 7101, 150),
+    ValSet("heldout", 7102, 150),
+    ValSet("scenes", 7111, 200),
+    ValSet("heldout", 7112, 200),
+    ValSet("empty", 7103, 150),
+    ValSet("empty", 7203, 300),
+)
+
+
+def render_set(data: Path, val: ValSet) -> Path:
+    """The set's folder under ``data``, rendered unless a complete copy is there."""
+    from vision.decks import load_deck
+    from vision.render.dataset import write_eval_dataset
+    from vision.render.faces import HELDOUT_STYLE, TRAIN_STYLES
+
+    root = data / f"{val.name}-n{val.n}"
+    done = root / "done"
+    if not done.exists():
+        decks = [load_deck(d) for d in ("deck-dash", "dos", "hit-the-deck")]
+        styles = (HELDOUT_STYLE,) if val.kind == "heldout" else TRAIN_STYLES
+        write_eval_dataset(root, val.n, val.seed, decks, styles, empty=val.kind == "empty")
+        done.touch()
+    return root
+
+
+@dataclass(frozen=True)
+class SetScore:
+    faces: int
+    read: int  # faces whose colour and value were both right
+    false_frames: int  # frames holding a box that matches no labelled card
+
+
+def score_models(models: Path, roots: dict[str, Path]) -> dict[str, SetScore]:
+    """Each set's score for one models folder, with the shipped reader defaults."""
+    from vision.evaluate import evaluate
+    from vision.runtime.reader import CardReader
+
+    reader = CardReader(models)
+    scores = {}
+    for name, root in roots.items():
+        rep = evaluate(root, reader)
+        scores[name] = SetScore(rep.faces, rep.identity_correct, rep.frames_with_false_card)
+    return scores
+
+
+def table(rows: dict[str, dict[str, SetScore]], sets: tuple[ValSet, ...]) -> str:
+    """Faces read per face set and in all; false-card frames over the empty sets."""
+    face_sets = [s for s in sets if s.kind != "empty"]
+    empty_sets = [s for s in sets if s.kind == "empty"]
+    first = next(iter(rows.values()))
+    heads = [f"{s.name} ({first[s.name].faces})" for s in face_sets]
+    faces = sum(first[s.name].faces for s in face_sets)
+    frames = sum(s.n for s in empty_sets)
+    heads += [f"faces read ({faces})", f"false frames ({frames})"]
+    width = max(len(str(m)) for m in rows)
+    lines = [f"{'models':<{width}}  " + "  ".join(heads)]
+    baseline: int | None = None
+    for models, scores in rows.items():
+        read = sum(scores[s.name].read for s in face_sets)
+        false = sum(scores[s.name].false_frames for s in empty_sets)
+        cells = [f"{scores[s.name].read:>{len(h)}}" for s, h in zip(face_sets, heads, strict=False)]
+        change = "" if baseline is None else f" ({read - baseline:+d})"
+        baseline = read if baseline is None else baseline
+        cells.append(f"{str(read) + change:>{len(heads[-2])}}")
+        cells.append(f"{false:>{len(heads[-1])}}")
+        lines.append(f"{models!s:<{width}}  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "models", nargs="+", type=Path, help="models folders; the first is the baseline"
+    )
+    ap.add_argument("--data", type=Path, default=REPO / "runs" / "val", help="rendered sets")
+    args = ap.parse_args(argv)
+    roots = {s.name: render_set(args.data, s) for s in VALIDATION_SETS}
+    rows = {m: score_models(m, roots) for m in args.models}
+    print(table(rows, VALIDATION_SETS))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
