@@ -144,7 +144,7 @@ def test_fast_dfl_gives_the_same_detector_output(tmp_path, frames) -> None:
     onnx.save(model, str(tmp_path / "fast.onnx"))
     a, b = OnnxModel(MODELS_DIR / DETECTOR, 1), OnnxModel(tmp_path / "fast.onnx", 1)
     for frame, _ in frames[:2]:
-        x = to_tensor([letterbox(frame, a.imgsz)[0]], swap_rb=True)
+        x = to_tensor([letterbox(frame, a.input_hw)[0]], swap_rb=True)
         assert np.allclose(a(x), b(x), atol=1e-4)
     assert fast_dfl(onnx.load(str(MODELS_DIR / SYMBOL))) == 0  # nothing to rewrite
 

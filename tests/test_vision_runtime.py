@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.decks import load_deck
 from vision.evaluate import (
@@ -28,6 +29,51 @@ def test_letterbox_keeps_aspect_and_pads() -> None:
     assert out.shape == (320, 320, 3)
     assert r == 0.5 and left == 0 and top == 40
     assert (out[:40] == 114).all() and (out[40:280] == 0).all()
+
+
+def test_letterbox_to_the_cameras_shape_pads_only_to_the_stride() -> None:
+    """A detector exported at (384, 480) gets a 640×480 frame scaled to 480×360 and padded by
+    12 rows above and below, as Ultralytics' own predict letterboxes it."""
+    img = np.zeros((480, 640, 3), np.uint8)
+    out, r, (left, top) = letterbox(img, (384, 480))
+    assert out.shape == (384, 480, 3)
+    assert r == 0.75 and left == 0 and top == 12
+    assert (out[:12] == 114).all() and (out[12:372] == 0).all() and (out[372:] == 114).all()
+
+
+# torch's legacy ONNX exporter, which Ultralytics calls, raises deprecation warnings
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_a_detector_exported_at_the_cameras_shape_reads_like_the_square_one(tmp_path) -> None:
+    """The reader letterboxes to the detector's own (height, width): the shipped detector
+    exported at (384, 480) finds the same cards as the square 480 export (no quarter of
+    padding; `docs/VISION.md`, round 11)."""
+    import shutil
+
+    from vision.decks import all_decks
+    from vision.render.faces import TRAIN_STYLES
+    from vision.render.scenes import render_scene
+    from vision.runtime.reader import MODELS_DIR, CardReader, ReaderConfig
+    from vision.train import export_onnx, setup_offline
+
+    setup_offline()
+    shutil.copy(MODELS_DIR / "card-detector.pt", tmp_path / "card-detector.pt")
+    for name in ("card-symbol.onnx", "card-color.onnx"):
+        shutil.copy(MODELS_DIR / name, tmp_path / name)
+    export_onnx(tmp_path / "card-detector.pt", [384, 480], tmp_path / "card-detector.onnx")
+    config = ReaderConfig(int8=False)
+    square, rect = CardReader(MODELS_DIR, config=config), CardReader(tmp_path, config=config)
+    assert rect.detector.input_hw == (384, 480) and square.detector.input_hw == (480, 480)
+    rng = np.random.default_rng(900_003)
+    compared = 0
+    for _ in range(3):
+        frame = render_scene(all_decks(), rng, TRAIN_STYLES).image[..., ::-1].copy()
+        a, b = square.detect(frame), rect.detect(frame)
+        assert abs(len(a) - len(b)) <= 1
+        if len(a) and len(b):
+            iou = probiou(a.obb, b.obb)
+            assert np.median(iou.max(1)) > 0.9
+            compared += len(a)
+    assert compared > 0
 
 
 def test_probiou_same_box_is_one_and_far_box_is_zero() -> None:

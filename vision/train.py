@@ -146,7 +146,8 @@ def train_classifier(
     return Path(model.trainer.save_dir) / "weights" / "best.pt"
 
 
-def export_onnx(weights: Path, imgsz: int, dest: Path) -> Path:
+def export_onnx(weights: Path, imgsz: int | list[int], dest: Path) -> Path:
+    """``weights`` as a batch-1 ONNX file at ``dest``; ``imgsz`` a side or [height, width]."""
     from ultralytics import YOLO
 
     onnx_path = Path(

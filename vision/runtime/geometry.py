@@ -9,20 +9,22 @@ EPS = 1e-7
 
 
 def letterbox(
-    image: np.ndarray, size: int, color: int = 114
+    image: np.ndarray, size: int | tuple[int, int], color: int = 114
 ) -> tuple[np.ndarray, float, tuple[int, int]]:
-    """Resize keeping aspect ratio and pad to size×size, as Ultralytics does when training.
+    """Resize keeping aspect ratio and pad to ``size`` (a side, or (height, width)), centred,
+    as Ultralytics does.
 
     Returns the padded image, the scale factor and the (left, top) padding.
     """
+    out_h, out_w = (size, size) if isinstance(size, int) else size
     h, w = image.shape[:2]
-    r = min(size / h, size / w)
+    r = min(out_h / h, out_w / w)
     nw, nh = round(w * r), round(h * r)
     resized = (
         cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR) if (nw, nh) != (w, h) else image
     )
-    left, top = (size - nw) // 2, (size - nh) // 2
-    out = np.full((size, size, 3), color, np.uint8)
+    left, top = (out_w - nw) // 2, (out_h - nh) // 2
+    out = np.full((out_h, out_w, 3), color, np.uint8)
     out[top : top + nh, left : left + nw] = resized
     return out, r, (left, top)
 

@@ -46,8 +46,13 @@ class OnnxModel:
             else {}
         )
         self.task = meta.get("task", "")
-        size = self.input_shape[2]
-        self.imgsz = int(size) if isinstance(size, int) else int(ast.literal_eval(meta["imgsz"])[0])
+        hw = self.input_shape[2:4]
+        if not all(isinstance(d, int) for d in hw):  # a dynamic export: Ultralytics' metadata
+            size = ast.literal_eval(meta["imgsz"])
+            hw = [size, size] if isinstance(size, int) else size
+        # (height, width): the detector is exported at the camera's 4:3 shape (384, 480)
+        self.input_hw: tuple[int, int] = (int(hw[0]), int(hw[-1]))
+        self.imgsz = self.input_hw[0]  # the side of a square (classifier) input
         self.fixed_batch = isinstance(self.input_shape[0], int)
 
     @property

@@ -99,7 +99,7 @@ class CardReader:
 
     def detector_input(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float, tuple[int, int]]:
         """The detector's input tensor for a frame, its scale and (left, top) padding."""
-        boxed, r, pad = letterbox(frame_bgr, self.detector.imgsz)
+        boxed, r, pad = letterbox(frame_bgr, self.detector.input_hw)
         return to_tensor([boxed], swap_rb=True), r, pad
 
     def _classify(self, model: OnnxModel, crops: list[np.ndarray]) -> np.ndarray:
