@@ -81,7 +81,7 @@ def worker_onnx(folder: Path, args: argparse.Namespace) -> dict:
 
 def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     """Ultralytics' own path: .pt models, its predictor; one read per crop (no 180° turn)."""
-    from vision.train import setup_offline
+    from vision.yolo import setup_offline
 
     setup_offline()
     import numpy as np

@@ -158,14 +158,14 @@ def test_corner_crops_write_square_patches_by_label(tmp_path: Path) -> None:
 
 
 def test_val_split_gets_every_training_class(tmp_path: Path) -> None:
-    from vision.train import _val_has_every_class
+    from vision.train_data import val_has_every_class
 
     root = tmp_path / "corners" / "corner"
     for split, cls, n in (("train", "7", 6), ("train", "skip", 6), ("val", "7", 1)):
         (root / split / cls).mkdir(parents=True, exist_ok=True)
         for i in range(n):
             (root / split / cls / f"{split}{i}.png").write_bytes(b"x")
-    _val_has_every_class(root, n=2)
+    val_has_every_class(root, n=2)
     assert len(list((root / "val" / "skip").glob("*.png"))) == 2
     assert len(list((root / "train" / "skip").glob("*.png"))) == 4
     assert len(list((root / "val" / "7").glob("*.png"))) == 1

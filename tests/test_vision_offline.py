@@ -45,7 +45,7 @@ SCRIPT = textwrap.dedent(
 
     assert getattr(socket.create_connection, "net_guard", False), "guard not installed"
     work = Path(sys.argv[1])
-    from vision.train import export_onnx, setup_offline, train_detector
+    from vision.yolo import export_onnx, setup_offline, train_detector
     setup_offline(work / "cfg")
     from vision.decks import load_deck
     from vision.render.dataset import write_detector_dataset

@@ -20,7 +20,7 @@ def frames() -> list[np.ndarray]:
 
 
 def test_onnx_detector_matches_ultralytics_pytorch(frames) -> None:
-    from vision.train import setup_offline
+    from vision.yolo import setup_offline
 
     setup_offline()
     from ultralytics import YOLO

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from vision import train_data as data
 from vision.render import cache
 
 
@@ -26,7 +27,7 @@ def _render(tmp_path: Path, seed: int, worker=_fake_chunk) -> list[str]:
     models.mkdir(exist_ok=True)
     (models / "card-detector.onnx").write_bytes(b"detector one")
     chunk = tmp_path / "crops96-fresh-15"
-    train._render_chunks(plan, models, [(chunk, 3, seed, "train")], 96, logged.append, worker)
+    data.render_chunks(plan, models, [(chunk, 3, seed, "train")], 96, logged.append, worker)
     return logged
 
 
@@ -74,7 +75,6 @@ def test_detector_tables_render_again_when_the_frames_switch_changes(
 ) -> None:
     """Round 9's framed tables and an unframed set with the same name and seed differ."""
     import vision.render.dataset as dataset
-    import vision.train as train
     from vision.decks import load_deck
     from vision.render.frames import more_frames
 
@@ -90,20 +90,19 @@ def test_detector_tables_render_again_when_the_frames_switch_changes(
     decks = [load_deck("deck-dash")]
     folder = tmp_path / "detector-data-round11"
     with more_frames():
-        train._detector_tables(folder, 16, 91, decks)
-        train._detector_tables(folder, 16, 91, decks)
-    train._detector_tables(folder, 16, 91, decks)
-    train._detector_tables(folder, 24, 91, decks)
+        data.detector_tables(folder, 16, 91, decks)
+        data.detector_tables(folder, 16, 91, decks)
+    data.detector_tables(folder, 16, 91, decks)
+    data.detector_tables(folder, 24, 91, decks)
     assert written == [True, False, False]
 
 
 def test_a_union_is_built_again_when_a_part_was_rendered_again(tmp_path: Path) -> None:
-    import vision.train as train
 
     part = tmp_path / "crops96-fresh-15"
     _render(tmp_path, 417)
-    union = train._union(tmp_path / "crops96-fresh-round11", [part])
+    union = data.union(tmp_path / "crops96-fresh-round11", [part])
     assert sorted(p.name for p in union.rglob("*.png")) == ["417.png"]
     _render(tmp_path, 418)
-    union = train._union(tmp_path / "crops96-fresh-round11", [part])
+    union = data.union(tmp_path / "crops96-fresh-round11", [part])
     assert sorted(p.name for p in union.rglob("*.png")) == ["418.png"]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from vision.train import _union
+from vision import train_data as data
+from vision import yolo
 
 
 def test_union_links_every_crop_of_every_part(tmp_path: Path) -> None:
@@ -15,7 +16,7 @@ def test_union_links_every_crop_of_every_part(tmp_path: Path) -> None:
         folder.mkdir(parents=True)
         for n in names:
             (folder / n).write_bytes(n.encode())
-    out = _union(tmp_path / "all", [tmp_path / "one", tmp_path / "two"])
+    out = data.union(tmp_path / "all", [tmp_path / "one", tmp_path / "two"])
     got = sorted(p.name for p in (out / "symbol" / "train" / "7").iterdir())
     assert got == ["a.png", "b.png", "c.png"]
     assert (out / "symbol" / "train" / "7" / "c.png").read_bytes() == b"c.png"
@@ -23,9 +24,7 @@ def test_union_links_every_crop_of_every_part(tmp_path: Path) -> None:
 
 
 def test_detector_union_yaml_lists_every_split(tmp_path: Path) -> None:
-    from vision.train import _both_yaml
-
-    path = _both_yaml(tmp_path / "all.yaml", [tmp_path / "a", tmp_path / "b"])
+    path = data.both_yaml(tmp_path / "all.yaml", [tmp_path / "a", tmp_path / "b"])
     text = path.read_text()
     for root in ("a", "b"):
         for split in ("train", "val"):
@@ -279,16 +278,16 @@ def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
         calls["export"] = imgsz
         return dest
 
-    monkeypatch.setattr(train, "_detector_tables", tables)
-    monkeypatch.setattr(train, "train_detector", fit)
-    monkeypatch.setattr(train, "export_onnx", export)
+    monkeypatch.setattr(data, "detector_tables", tables)
+    monkeypatch.setattr(yolo, "train_detector", fit)
+    monkeypatch.setattr(yolo, "export_onnx", export)
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
     train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=(stage,))
-    data, kw = calls["train"]
+    data_yaml, kw = calls["train"]
     folder = "detector-data-" + stage.removeprefix("detector-")
-    assert data == tmp_path / "work" / folder / "data.yaml"
+    assert data_yaml == tmp_path / "work" / folder / "data.yaml"
     assert kw["imgsz"] == plan.det_long_imgsz == 480 == calls["export"]
     assert kw["close_mosaic"] == getattr(plan, mosaic_free) > 1
     assert kw["epochs"] == getattr(plan, epochs)
@@ -339,15 +338,15 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
         return weights
 
     renderers = (
-        "_render_crops96_fans",
-        "_render_crops96_fresh",
-        "_render_corner_patches",
-        "_render_corner_patches_round8",
+        "render_crops96_fans",
+        "render_crops96_fresh",
+        "render_corner_patches",
+        "render_corner_patches_round8",
     )
     for renderer in renderers:
-        monkeypatch.setattr(train, renderer, lambda *a, **k: None)
-    monkeypatch.setattr(train, "train_classifier", fit)
-    monkeypatch.setattr(train, "export_onnx", lambda _w, _size, dest: dest)
+        monkeypatch.setattr(data, renderer, lambda *a, **k: None)
+    monkeypatch.setattr(yolo, "train_classifier", fit)
+    monkeypatch.setattr(yolo, "export_onnx", lambda _w, _size, dest: dest)
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
@@ -404,22 +403,21 @@ def test_rounds_5_to_8_classifier_stages_go_on_from_the_shipped_weights_at_their
 def _record_chunks_and_unions(
     monkeypatch,
 ) -> tuple[list[tuple[str, int, str]], dict[str, list[str]]]:
-    """Stand-ins for ``_render_chunks`` and ``_union`` that only record what they were asked:
+    """Stand-ins for ``render_chunks`` and ``union`` that only record what they were asked:
     (chunk folder, seed, worker) per chunk, and each union's parts."""
-    import vision.train as train
 
     rendered: list[tuple[str, int, str]] = []
     unions: dict[str, list[str]] = {}
 
-    def render(_plan, _models, jobs, _size, _log, worker=train._scene_crop_chunk) -> None:
+    def render(_plan, _models, jobs, _size, _log, worker=data.scene_crop_chunk) -> None:
         rendered.extend((folder.name, seed, worker.__name__) for folder, _n, seed, _split in jobs)
 
     def union(out: Path, parts: list[Path]) -> Path:
         unions[out.name] = [p.name for p in parts]
         return out
 
-    monkeypatch.setattr(train, "_render_chunks", render)
-    monkeypatch.setattr(train, "_union", union)
+    monkeypatch.setattr(data, "render_chunks", render)
+    monkeypatch.setattr(data, "union", union)
     return rendered, unions
 
 
@@ -427,7 +425,7 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
     import vision.train as train
 
     rendered, unions = _record_chunks_and_unions(monkeypatch)
-    monkeypatch.setattr(train, "_render_crops96_fans", lambda *a: tmp_path / "crops96-fans")
+    monkeypatch.setattr(data, "render_crops96_fans", lambda *a: tmp_path / "crops96-fans")
     plan = train.TrainPlan()
     sizes = {
         "crops96-fresh": 2,
@@ -439,14 +437,14 @@ def test_fresh_crop_chunks_have_their_own_seeds_and_union(tmp_path: Path, monkey
         "crops96-fresh-round8-more": 14,
     }
     for name in sizes:
-        train._render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
+        data.render_crops96_fresh(plan, tmp_path, tmp_path, [], print, name=name)
     chunks = [f"crops96-fresh-{i}" for i in range(1, 15)]
     base = plan.seed * 1000
     # chunks 1–10: seeds + 401 … 410; round 8's chunks skip the negatives' 411, 412 and
     # draw more typefaces
-    seed_and_worker = [(base + 400 + i, "_scene_crop_chunk") for i in range(1, 11)]
-    seed_and_worker += [(base + 402 + i, "_typeface_crop_chunk") for i in range(11, 15)]
-    negatives = ("crops96-negatives", base + 411, "_negatives_chunk")
+    seed_and_worker = [(base + 400 + i, "scene_crop_chunk") for i in range(1, 11)]
+    seed_and_worker += [(base + 402 + i, "typeface_crop_chunk") for i in range(11, 15)]
+    negatives = ("crops96-negatives", base + 411, "negatives_chunk")
     expected_renders = []
     for n in sizes.values():
         expected_renders += [(c, *seed_and_worker[i]) for i, c in enumerate(chunks[:n])]
@@ -466,7 +464,7 @@ def test_fresh_chunks_never_render_the_negatives_tables() -> None:
     import vision.train as train
 
     plan = train.TrainPlan(seed=3)
-    seeds = [train.fresh_chunk_seed(plan, i) for i in range(1, 41)]
+    seeds = [data.fresh_chunk_seed(plan, i) for i in range(1, 41)]
     assert len(set(seeds)) == len(seeds)
     assert {3411, 3412}.isdisjoint(seeds)
     assert seeds[:10] == list(range(3401, 3411))
@@ -479,16 +477,16 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
     import vision.train as train
 
     rendered, unions = _record_chunks_and_unions(monkeypatch)
-    monkeypatch.setattr(train, "_val_has_every_class", lambda root: root)
+    monkeypatch.setattr(data, "val_has_every_class", lambda root: root)
     plan = train.TrainPlan()
-    train._render_corner_patches_round8(plan, tmp_path, tmp_path, print)
+    data.render_corner_patches_round8(plan, tmp_path, tmp_path, print)
     base = plan.seed * 1000
-    round4 = [(f"corners-{i}", base + 200 + i, "_corner_chunk") for i in range(1, 5)]
+    round4 = [(f"corners-{i}", base + 200 + i, "corner_chunk") for i in range(1, 5)]
     assert rendered == [
         *round4,
-        ("corners-val", base + 229, "_corner_chunk"),
-        ("corners-5", base + 205, "_typeface_corner_chunk"),
-        ("corners-6", base + 206, "_typeface_corner_chunk"),
+        ("corners-val", base + 229, "corner_chunk"),
+        ("corners-5", base + 205, "typeface_corner_chunk"),
+        ("corners-6", base + 206, "typeface_corner_chunk"),
     ]
     chunks = [f"corners-{i}" for i in range(1, 5)]
     assert unions == {

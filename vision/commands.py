@@ -54,7 +54,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from vision.train import export_all
+    from vision.yolo import export_all
 
     for path in export_all(Path(args.models), dynamic_classifiers=not args.fixed_batch):
         print(path)

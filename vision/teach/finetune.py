@@ -200,9 +200,9 @@ def _tune(
     """A gentle fine-tune: a small fixed learning rate and no warm-up. Ultralytics' defaults
     (automatic optimiser, warm-up at a high rate) are for training from scratch and wreck
     pretrained weights in a one- or two-epoch run."""
-    from vision.train import CARD_SAFE, CPU_RUN, _yolo
+    from vision.yolo import CARD_SAFE, CPU_RUN, yolo_model
 
-    model = _yolo(str(weights), plan.threads)
+    model = yolo_model(str(weights), plan.threads)
     model.train(
         data=str(data),
         epochs=epochs,
@@ -239,7 +239,7 @@ def finetune(
     log: Callable[[str], None] = print,
 ) -> dict:
     """Train both classifiers from the shipped weights; write a runnable models folder."""
-    from vision.train import export_onnx, setup_offline
+    from vision.yolo import export_onnx, setup_offline
 
     setup_offline()
     out.mkdir(parents=True, exist_ok=True)
