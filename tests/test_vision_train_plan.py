@@ -197,7 +197,7 @@ ROUND6 = (
 ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
 ROUND9 = ("detector-round9",)
-ROUND11 = ("detector-round11",)
+ROUND11 = ("detector-round11", "detector-soup")
 
 
 def test_rounds_5_to_11_come_last_and_go_on_from_the_crops_before_them() -> None:
@@ -206,11 +206,11 @@ def test_rounds_5_to_11_come_last_and_go_on_from_the_crops_before_them() -> None
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
-    rounds 9 and 11 train the detector on."""
+    rounds 9 and 11 train the detector on, and the shipped one lies between theirs."""
     from vision.train import STAGES
 
     rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9, *ROUND11)
-    assert STAGES[-22:] == ("detector-long", *rounds)
+    assert STAGES[-23:] == ("detector-long", *rounds)
 
 
 @pytest.mark.parametrize(
@@ -493,3 +493,70 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
         "corners-more": [*chunks, "corners-val"],
         "corners-round8": [*chunks, "corners-val", "corners-5", "corners-6"],
     }
+
+
+def test_the_soup_stage_ships_a_detector_between_rounds_9_and_11(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import vision.train as train
+
+    calls: dict = {}
+
+    def interpolate(before: Path, after: Path, alpha: float, dest: Path) -> Path:
+        calls["mix"] = (before, after, alpha, dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(b"between")
+        return dest
+
+    def export(_weights: Path, imgsz: int, dest: Path) -> Path:
+        calls["export"] = (imgsz, dest.name)
+        return dest
+
+    work, models = tmp_path / "work", tmp_path / "models"
+    models.mkdir()
+    for stage in train.SOUP_INGREDIENTS:
+        train.stage_weights(work, stage).parent.mkdir(parents=True)
+        train.stage_weights(work, stage).write_bytes(stage.encode())
+    monkeypatch.setattr(yolo, "interpolate_weights", interpolate)
+    monkeypatch.setattr(yolo, "export_onnx", export)
+    plan = train.TrainPlan()
+    train.run_plan(plan, work, models, log=lambda _m: None, stages=("detector-soup",))
+    round9, round11 = (
+        work.resolve() / "train" / s / "weights" / "best.pt" for s in ROUND9 + ROUND11[:1]
+    )
+    assert calls["mix"] == (
+        round9,
+        round11,
+        plan.det_soup_alpha,
+        train.stage_weights(work, "detector-soup"),
+    )
+    assert 0 < plan.det_soup_alpha < 1
+    assert calls["export"] == (plan.det_long_imgsz, "card-detector.onnx")
+    assert (models / "card-detector.pt").read_bytes() == b"between"
+
+
+def test_the_soup_stage_without_its_ingredients_is_refused_before_any_work(tmp_path: Path) -> None:
+    import vision.train as train
+
+    with pytest.raises(train.PlanError, match="detector-round9, detector-round11"):
+        train.run_plan(train.TrainPlan(), tmp_path / "work", tmp_path, stages=("detector-soup",))
+    assert not (tmp_path / "work").exists()
+
+
+def test_the_plan_in_code_is_the_plan_recorded_with_the_shipped_models() -> None:
+    """``train --seed 0`` reproduces the shipped files only if the plan it builds is the one
+    they were trained with (models/cards-training.json records it with every run)."""
+    import json
+    from dataclasses import asdict
+
+    from referee.cli import build_parser
+    from vision.commands import train_plan
+    from vision.runtime.reader import MODELS_DIR
+
+    recorded = json.loads((MODELS_DIR / "cards-training.json").read_text())["plan"]
+    plan = train_plan(build_parser().parse_args(["vision", "train", "--seed", "0"]))
+    assert json.loads(json.dumps(asdict(plan))) == recorded
+    # and the helpers the plan calls are still functions (a plan field of the same name once
+    # replaced one)
+    for name in ("balanced_crops", "union", "detector_tables", "render_chunks", "both_yaml"):
+        assert callable(getattr(data, name)), name

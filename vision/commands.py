@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 
-def _train(args: argparse.Namespace) -> int:
-    from vision.train import STAGES, PlanError, TrainPlan, run_plan
+def train_plan(args: argparse.Namespace):
+    """The plan ``vision train`` runs: the defaults, with the command line's sizes and the
+    validation splits derived from them."""
+    from vision.train import TrainPlan
 
-    plan = TrainPlan(
+    return TrainPlan(
         seed=args.seed,
         det_train=args.det_images,
         det_val=max(8, args.det_images // 8),
@@ -43,6 +45,12 @@ def _train(args: argparse.Namespace) -> int:
         corner_val_tables=max(20, args.corner_tables // 10),
         corner_epochs=args.corner_epochs,
     )
+
+
+def _train(args: argparse.Namespace) -> int:
+    from vision.train import STAGES, PlanError, run_plan
+
+    plan = train_plan(args)
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
     stages = tuple(args.stages.split(",")) if args.stages else STAGES
     try:
