@@ -200,18 +200,17 @@ def _tune(
     """A gentle fine-tune: a small fixed learning rate and no warm-up. Ultralytics' defaults
     (automatic optimiser, warm-up at a high rate) are for training from scratch and wreck
     pretrained weights in a one- or two-epoch run."""
-    from vision.yolo import CARD_SAFE, CPU_RUN, yolo_model
+    from vision.yolo import fit, yolo_model
 
-    model = yolo_model(str(weights), plan.threads)
-    model.train(
-        data=str(data),
+    folder = fit(
+        yolo_model(str(weights), plan.threads),
+        data,
+        runs,
+        name,
         epochs=epochs,
         imgsz=imgsz,
         batch=32,
         seed=plan.seed,
-        deterministic=True,
-        project=str(runs),
-        name=name,
         optimizer="AdamW",
         lr0=plan.lr,
         lrf=0.2,
@@ -222,13 +221,9 @@ def _tune(
         scale=0.1,
         hsv_s=0.2,
         hsv_v=0.2,
-        patience=epochs,
         verbose=False,
-        **CARD_SAFE,
-        **CPU_RUN,
     )
-    # where Ultralytics really wrote it: a relative ``project`` lands under runs/<task>/
-    return Path(model.trainer.save_dir) / "weights" / "last.pt"
+    return folder / "last.pt"
 
 
 def finetune(
