@@ -16,7 +16,7 @@ from vision.evaluate import (
     read_names,
 )
 from vision.render.dataset import write_eval_dataset
-from vision.render.faces import CARD_H, CARD_W, TRAIN_STYLES, render_face
+from vision.render.faces import CARD_H, CARD_W, HELDOUT_STYLE, TRAIN_STYLES, render_face
 from vision.runtime.detections import Detections, obb_to_xyxy
 from vision.runtime.geometry import decode_obb, letterbox, nms_rotated, polygon_iou, probiou
 from vision.runtime.rectify import box_corners, quad_to_obb, rectify
@@ -243,10 +243,12 @@ def test_ruling_vis7_doubtful_readings_are_dropped() -> None:
 
     rng = np.random.default_rng(31)
     decks = [load_deck("deck-dash"), load_deck("dos")]
-    # tables with cards: the round-4 models doubt nothing on these empty ones
+    # tables with cards (the models doubt nothing on empty ones), in the held-out style, where
+    # doubt is common enough not to hang on one borderline card (in the training styles a
+    # single reading sat under 0.3, and OpenCV 5.1 read it at 0.42)
     frames = [
-        np.ascontiguousarray(render_scene(decks, rng, TRAIN_STYLES).image[..., ::-1])
-        for _ in range(12)
+        np.ascontiguousarray(render_scene(decks, rng, (HELDOUT_STYLE,)).image[..., ::-1])
+        for _ in range(20)
     ]
     floor = CardReader(config=ReaderConfig(threads=1))
     assert floor.config.min_confidence == 0.3
