@@ -51,16 +51,17 @@ VALIDATION_SETS = (
 def render_set(data: Path, val: ValSet) -> Path:
     """The set's folder under ``data``, rendered unless a complete copy is there."""
     from vision.decks import load_deck
+    from vision.render import cache
     from vision.render.dataset import write_eval_dataset
     from vision.render.faces import HELDOUT_STYLE, TRAIN_STYLES
 
     root = data / f"{val.name}-n{val.n}"
-    done = root / "done"
-    if not done.exists():
+    wanted = cache.recipe(kind=f"validation-{val.kind}", seed=val.seed, n=val.n)
+    if cache.begin(root, wanted):
         decks = [load_deck(d) for d in ("deck-dash", "dos", "hit-the-deck")]
         styles = (HELDOUT_STYLE,) if val.kind == "heldout" else TRAIN_STYLES
         write_eval_dataset(root, val.n, val.seed, decks, styles, empty=val.kind == "empty")
-        done.touch()
+        cache.finish(root, wanted)
     return root
 
 

@@ -316,14 +316,14 @@ def run_plan(
         raise PlanError(
             f"unknown training stage(s) {', '.join(unknown)}; known: {', '.join(STAGES)}"
         )
-    soup_missing = [
-        s for s in SOUP_INGREDIENTS if s not in stages and not stage_weights(work, s).is_file()
-    ]
-    if "detector-soup" in stages and soup_missing:
-        raise PlanError(
-            f"detector-soup needs the weights of {', '.join(soup_missing)}: run those stages"
-            f" first (missing: {', '.join(str(stage_weights(work, s)) for s in soup_missing)})"
-        )
+    if "detector-soup" in stages:
+        missing = [s for s in SOUP_INGREDIENTS if s not in stages]
+        missing = [s for s in missing if not stage_weights(work, s).is_file()]
+        if missing:
+            raise PlanError(
+                f"detector-soup needs the weights of {', '.join(missing)}: run those stages"
+                f" first (missing: {', '.join(str(stage_weights(work, s)) for s in missing)})"
+            )
     yolo.setup_offline()
     from vision.decks import load_deck
     from vision.render.dataset import write_crops, write_detector_dataset

@@ -13,7 +13,6 @@ chunks cut by older detectors), are kept in the marker as provenance and never c
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -66,7 +65,6 @@ def finish(folder: Path, wanted: dict[str, Any], **provenance: Any) -> None:
 
 def file_digest(path: Path) -> str | None:
     """A model file's SHA-256 (provenance: which detector cut a chunk), None if absent."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
+    from vision.runtime.onnx_model import file_sha256
+
+    return file_sha256(path) if path.is_file() else None
