@@ -59,6 +59,8 @@ def test_identify_of_only_good_images_exits_zero(tmp_path: Path, capsys) -> None
     cv2.imwrite(str(img), np.full((480, 640, 3), 90, np.uint8))
     assert main(["vision", "identify", str(img)]) == 0
     assert json.loads(capsys.readouterr().out) == {"image": str(img), "cards": []}
+    assert main(["vision", "identify", "--deck", "any", str(img)]) == 0  # VIS-9 off
+    assert json.loads(capsys.readouterr().out) == {"image": str(img), "cards": []}
 
 
 def test_eval_reports_map_and_identity(tmp_path: Path, capsys) -> None:

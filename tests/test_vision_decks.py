@@ -7,7 +7,14 @@ import json
 import pytest
 
 from referee.cards import format_card, full_deck, parse_card
-from vision.decks import SYMBOLS, DeckError, all_decks, deck_names, load_deck
+from vision.decks import (
+    SYMBOLS,
+    DeckError,
+    all_decks,
+    deck_names,
+    known_identities,
+    load_deck,
+)
 
 
 def test_three_decks_ship() -> None:
@@ -93,6 +100,23 @@ def test_family_deck_from_a_json_file(tmp_path) -> None:
     deck = load_deck(path)
     assert deck.identities() == [("red", "1"), ("blue", "1"), (None, "wild")]
     assert len(deck.full_deck()) == 7
+
+
+def test_ruling_vis9_known_cards_are_every_decks_cards_once(tmp_path) -> None:
+    """With no deck named, the reader may name what any profile has (a family's own too)."""
+    dash, hit = load_deck("deck-dash"), load_deck("hit-the-deck")
+    pairs = known_identities([dash, hit])
+    assert len(pairs) == len(set(pairs)) == len(set(dash.identities()) | set(hit.identities()))
+    assert (None, "block") in pairs and ("red", "cut") in pairs  # Deck Dash's, Hit the Deck's
+    assert ("red", "block") not in pairs and (None, "cut") not in pairs  # nobody's
+    assert known_identities() == known_identities(all_decks())
+    ours = tmp_path / "ours.json"
+    ours.write_text(
+        json.dumps(
+            {"name": "ours", "colors": ["red"], "cards": [{"value": "block", "colored": True}]}
+        )
+    )
+    assert ("red", "block") in known_identities([dash, load_deck(ours)])
 
 
 @pytest.mark.parametrize(

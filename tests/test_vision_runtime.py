@@ -274,3 +274,35 @@ def test_crops_are_cut_at_the_largest_classifier_input_never_under_64() -> None:
     obb = np.array([[320, 240, 60, 90, 0.3]], np.float32)
     frame = np.zeros((480, 640, 3), np.uint8)
     assert reader.crops(frame, obb)[0].shape == (reader.crop_size, reader.crop_size, 3)
+
+
+def _probabilities(names: list[str], **chosen: float) -> np.ndarray:
+    """A probability row over ``names`` with the ``chosen`` ones set and the rest shared."""
+    row = np.full(len(names), 0.0, np.float32)
+    for name, p in chosen.items():
+        row[names.index(name)] = p
+    rest = [i for i, n in enumerate(names) if n not in chosen]
+    row[rest] = (1 - sum(chosen.values())) / len(rest)
+    return row
+
+
+def test_ruling_vis9_with_no_deck_only_cards_of_known_decks_are_named() -> None:
+    """A Block reads red and a Cut the Deck reads colourless: no deck has either card. With no
+    deck named the reader names the likeliest card that some deck has; ``known_cards_only``
+    off (``--deck any``) names symbol and colour apart, as before round 12."""
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    known = CardReader(config=ReaderConfig(threads=1))
+    free = CardReader(config=ReaderConfig(threads=1, known_cards_only=False))
+    symbols, colors = known._sym_names, known._col_names
+    block = _probabilities(symbols, block=0.8, **{"7": 0.1})
+    reddish = _probabilities(colors, red=0.7, none=0.25)
+    assert free._decide(block, reddish)[:2] == ("red", "block")
+    assert known._decide(block, reddish)[:2] == (None, "block")
+    cut = _probabilities(symbols, cut=0.9)
+    pale = _probabilities(colors, none=0.6, red=0.3)
+    assert free._decide(cut, pale)[:2] == (None, "cut")
+    assert known._decide(cut, pale)[:2] == ("red", "cut")
+    # a card some deck has is named as before
+    seven = _probabilities(symbols, **{"7": 0.9})
+    assert known._decide(seven, reddish)[:2] == free._decide(seven, reddish)[:2] == ("red", "7")

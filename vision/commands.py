@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+ANY_DECK = "any"  # ``--deck any``: read any colour with any value (VIS-9 off)
+
 
 def train_plan(args: argparse.Namespace):
     """The plan ``vision train`` runs: the defaults, with the command line's sizes and the
@@ -94,8 +96,13 @@ def _reader(args: argparse.Namespace):
     from vision.decks import load_deck
     from vision.runtime.reader import CardReader, ReaderConfig
 
-    deck = load_deck(args.deck) if args.deck else None
-    config = ReaderConfig(conf=args.conf, threads=args.threads, min_confidence=args.min_confidence)
+    deck = load_deck(args.deck) if args.deck and args.deck != ANY_DECK else None
+    config = ReaderConfig(
+        conf=args.conf,
+        threads=args.threads,
+        min_confidence=args.min_confidence,
+        known_cards_only=args.deck != ANY_DECK,
+    )
     return CardReader(args.models, deck, config)
 
 
@@ -169,7 +176,11 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _runtime_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--deck", help="deck profile name (models/decks/NAME.json) or a JSON path")
+    p.add_argument(
+        "--deck",
+        help="deck profile name (models/decks/NAME.json) or a JSON path; default: any card of a"
+        f" known deck (VIS-9); {ANY_DECK!r}: any colour with any value",
+    )
     p.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
     p.add_argument("--conf", type=float, default=0.4, help="detector confidence threshold")
     p.add_argument(

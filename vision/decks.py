@@ -2,7 +2,7 @@
 
 The model reads a *symbol* (a number or an action picture) and a *colour*; a profile says which
 (colour, value) pairs exist in one deck, so ``identify --deck NAME`` never answers a card that
-the deck does not contain.
+the deck does not contain; with no deck named, no card that no known deck contains (VIS-9).
 """
 
 from __future__ import annotations
@@ -151,3 +151,13 @@ def deck_names() -> list[str]:
 
 def all_decks() -> list[DeckProfile]:
     return [load_deck(n) for n in deck_names()]
+
+
+def known_identities(decks: list[DeckProfile] | None = None) -> list[tuple[str | None, str]]:
+    """Every (colour, value) that some deck contains (``decks``: every profile in
+    ``models/decks/``, a family's own included), in profile order, each once. Why: with no deck
+    named, a reading such as a red Block (a card no deck has) is surely wrong (VIS-9)."""
+    seen: dict[tuple[str | None, str], None] = {}
+    for deck in all_decks() if decks is None else decks:
+        seen.update(dict.fromkeys(deck.identities()))
+    return list(seen)

@@ -1,7 +1,8 @@
 """Frame → cards: find cards (OBB detector), rectify each, read symbol and colour.
 
 Pure onnxruntime + numpy + OpenCV; no torch. A deck profile, when given, limits answers to
-cards that deck contains (the best *allowed* colour × value pair wins).
+cards that deck contains (the best *allowed* colour × value pair wins); with none, answers are
+limited to cards some known deck contains (VIS-9), unless ``known_cards_only`` is off.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.decks import DeckProfile
+from vision.decks import DeckProfile, known_identities
 from vision.runtime.corners import NONE, corner_columns, corner_patches, fuse_corners
 from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor
@@ -54,6 +55,10 @@ class ReaderConfig:
     # every card): on validation tables 0.95 and 1.0 read the same cards right, and reading
     # every card's four patches cost ≈ 4 ms more CPU per frame (bench/vision.py)
     corner_below: float = 0.95
+    # with no deck profile given, name only (colour, value) pairs that some profile in
+    # models/decks contains (VIS-9): on validation tables this read 6 more faces of 2 456
+    # (no red Block, no yellow Keep 2); off = any colour with any value (``--deck any``)
+    known_cards_only: bool = True
 
 
 class CardReader:
@@ -77,6 +82,14 @@ class CardReader:
             else None
         )
         self.deck = deck
+        # the (colour, value) pairs a reading may name; None = any colour with any value
+        self._allowed: list[tuple[str | None, str]] | None = (
+            deck.identities()
+            if deck is not None
+            else known_identities()
+            if config.known_cards_only
+            else None
+        )
         self._sym_names = [self.symbol.names[i] for i in range(len(self.symbol.names))]
         self._col_names = [self.color.names[i] for i in range(len(self.color.names))]
         self.crop_size = crop_side(self.symbol.imgsz, self.color.imgsz)
@@ -186,11 +199,11 @@ class CardReader:
         best = max(sym, key=sym.__getitem__)
         if best in ("other", "back"):
             return None, best, sym[best]
-        if self.deck is None:
+        if self._allowed is None:
             c = max(col, key=col.__getitem__)
             return (None if c == "none" else c), best, sym[best] * col[c]
         options: list[tuple[float, str | None, str]] = []
-        for c, v in self.deck.identities():
+        for c, v in self._allowed:
             p = sym.get(v, 0.0) * col.get(c or "none", 0.0)
             options.append((p, c, v))
         options.append((sym.get("back", 0.0), None, "back"))
