@@ -1,7 +1,8 @@
 """Choose between model folders on the validation tables, never on the evaluation sets.
 
 Every round since round 5 chose its files here: faces read right (colour and value) on
-rendered validation tables in the training styles and in the held-out style `ticket`, and
+rendered validation tables in the training styles and in the held-out style `ticket` (from
+round 12 also in `badge`, a third held-out style drawn for validation only), and
 frames with a false card on empty validation tables, all with the shipped reader defaults
 (int8 twins where fresh, confidence floor 0.3). The sets' seeds are never used in training
 and differ from the evaluation sets' (7001–7005), which are read once, after the choice.
@@ -25,15 +26,17 @@ sys.path.insert(0, str(REPO))
 
 @dataclass(frozen=True)
 class ValSet:
-    """One validation set: ``kind`` as ``tabletop vision render --kind`` takes it."""
+    """One validation set: ``kind`` (and ``style``) as ``tabletop vision render --kind``
+    (``--style``) takes them."""
 
     kind: str  # scenes | heldout | empty
     seed: int
     n: int
+    style: str | None = None  # one art style instead of the kind's own
 
     @property
     def name(self) -> str:
-        return f"{self.kind}-{self.seed}"
+        return f"{self.style or self.kind}-{self.seed}"
 
 
 # 150 + 150 tables (rounds 5–10), 200 + 200 more (from round 9, when candidates landed
@@ -43,6 +46,8 @@ VALIDATION_SETS = (
     ValSet("heldout", 7102, 150),
     ValSet("scenes", 7111, 200),
     ValSet("heldout", 7112, 200),
+    # round 12: a third held-out style, so choices about transfer rest on more than `ticket`
+    ValSet("scenes", 7121, 200, style="badge"),
     ValSet("empty", 7103, 150),
     ValSet("empty", 7203, 300),
 )
@@ -56,10 +61,12 @@ def render_set(data: Path, val: ValSet) -> Path:
     from vision.render.faces import HELDOUT_STYLE, TRAIN_STYLES
 
     root = data / f"{val.name}-n{val.n}"
-    wanted = cache.recipe(kind=f"validation-{val.kind}", seed=val.seed, n=val.n)
+    style = {"style": val.style} if val.style else {}  # the older sets' recipes stay as they were
+    wanted = cache.recipe(kind=f"validation-{val.kind}", seed=val.seed, n=val.n, **style)
     if cache.begin(root, wanted):
         decks = [load_deck(d) for d in ("deck-dash", "dos", "hit-the-deck")]
         styles = (HELDOUT_STYLE,) if val.kind == "heldout" else TRAIN_STYLES
+        styles = (val.style,) if val.style else styles
         write_eval_dataset(root, val.n, val.seed, decks, styles, empty=val.kind == "empty")
         cache.finish(root, wanted)
     return root

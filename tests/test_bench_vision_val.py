@@ -5,10 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.vision_val import ValSet, render_set, score_models, table
-from vision.evaluate import evaluate
+from vision.evaluate import evaluate, read_names
 from vision.runtime.reader import MODELS_DIR, CardReader
 
-TINY = (ValSet("scenes", 7101, 2), ValSet("heldout", 7102, 2), ValSet("empty", 7103, 2))
+TINY = (
+    ValSet("scenes", 7101, 2),
+    ValSet("heldout", 7102, 2),
+    ValSet("scenes", 7121, 2, style="badge"),
+    ValSet("empty", 7103, 2),
+)
 
 
 def test_sets_are_rendered_once_and_scored_like_vision_eval(tmp_path: Path) -> None:
@@ -22,10 +27,23 @@ def test_sets_are_rendered_once_and_scored_like_vision_eval(tmp_path: Path) -> N
     assert scores["heldout-7102"].faces == report.faces > 0
     assert scores["heldout-7102"].read == report.identity_correct
     assert scores["empty-7103"].faces == 0
+    assert scores["badge-7121"].faces > 0
 
     text = table({Path("base"): scores, Path("again"): scores}, TINY)
     base, again = text.splitlines()[1:]
-    faces = scores["scenes-7101"].faces + scores["heldout-7102"].faces
-    total = scores["scenes-7101"].read + scores["heldout-7102"].read
+    faced = ("scenes-7101", "heldout-7102", "badge-7121")
+    faces = sum(scores[name].faces for name in faced)
+    total = sum(scores[name].read for name in faced)
     assert f"faces read ({faces})" in text.splitlines()[0]
     assert f"{total} (+0)" in again and "(+" not in base
+
+
+def test_a_style_set_records_its_style_and_older_sets_keep_their_recipes(tmp_path: Path) -> None:
+    """The third held-out style's set (round 12): its recipe names the style, so the older
+    sets (no style) keep their recipes and are not rendered again."""
+    import json
+
+    badge, plain = render_set(tmp_path, TINY[2]), render_set(tmp_path, TINY[0])
+    assert json.loads((badge / "done").read_text())["recipe"]["style"] == "badge"
+    assert "style" not in json.loads((plain / "done").read_text())["recipe"]
+    assert read_names(badge / "data.yaml") == read_names(plain / "data.yaml")  # same classes

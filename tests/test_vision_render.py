@@ -13,9 +13,9 @@ from vision.render.scenes import FRAME_H, FRAME_W, render_scene
 
 
 def test_heldout_styles_are_not_trained_on() -> None:
-    from vision.render.faces import HELDOUT_STYLES, SECOND_HELDOUT_STYLE
+    from vision.render.faces import HELDOUT_STYLES, SECOND_HELDOUT_STYLE, THIRD_HELDOUT_STYLE
 
-    assert HELDOUT_STYLES == (HELDOUT_STYLE, SECOND_HELDOUT_STYLE)
+    assert HELDOUT_STYLES == (HELDOUT_STYLE, SECOND_HELDOUT_STYLE, THIRD_HELDOUT_STYLE)
     assert not set(HELDOUT_STYLES) & set(TRAIN_STYLES)
     assert set(ALL_STYLES) == {*TRAIN_STYLES, *HELDOUT_STYLES}
     assert len(TRAIN_STYLES) >= 5

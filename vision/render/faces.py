@@ -7,6 +7,8 @@ training: they measure how well the model transfers to a deck it has never seen.
 ``HELDOUT_STYLE`` (ticket) was held out from the start; round 9 drew printed frames into the
 training faces after studying its failures, so ``SECOND_HELDOUT_STYLE`` (halftone), drawn
 before any model read it, keeps one measure of transfer that no training choice has seen.
+Round 12 added ``THIRD_HELDOUT_STYLE`` (badge) for the validation tables only, so that choices
+about transfer are made on a style that is neither trained on nor the evaluation's.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ TRAIN_STYLES: tuple[str, ...] = (
 )
 HELDOUT_STYLE = "ticket"
 SECOND_HELDOUT_STYLE = "halftone"
-HELDOUT_STYLES: tuple[str, ...] = (HELDOUT_STYLE, SECOND_HELDOUT_STYLE)
+THIRD_HELDOUT_STYLE = "badge"
+HELDOUT_STYLES: tuple[str, ...] = (HELDOUT_STYLE, SECOND_HELDOUT_STYLE, THIRD_HELDOUT_STYLE)
 ALL_STYLES: tuple[str, ...] = (*TRAIN_STYLES, *HELDOUT_STYLES)
 
 # Hue ranges (degrees) and saturation/value ranges for each printed colour.
@@ -306,6 +309,8 @@ def render_face(
         paste(img, tiny, W / 2, H * 0.87, white)
     elif style == "halftone":
         _style_halftone(img, (font, idx_font), value, variant, c, white, rng)
+    elif style == "badge":
+        _style_badge(img, (font, idx_font), value, variant, c, white, rng)
     elif style in _MORE_STYLES:
         _MORE_STYLES[style](img, big, small, c, white, (mx, my), rng)
     else:
@@ -412,6 +417,29 @@ def _style_halftone(img, fonts, value, variant, c, white, rng) -> None:
     paste(img, index, W * 0.17, tab / 2, white)
     small = glyph(value, idx_font, variant, rng, int(H * 0.09), int(W * 0.18))
     paste(img, small, W * 0.84, H * 0.9, c, rotate180=True, outline=white, outline_px=1)
+
+
+def _style_badge(img, fonts, value, variant, c, white, rng) -> None:
+    """Third held-out style: paper with a grey double rule, ink bands at top and bottom, a
+    six-sided ink badge holding the paper-coloured symbol, and four upright ink indices."""
+    H, W = img.shape[:2]
+    img[:] = white
+    grey = (90, 90, 90)
+    cv2.rectangle(img, (3, 3), (W - 4, H - 4), grey, 1, cv2.LINE_AA)
+    cv2.rectangle(img, (6, 6), (W - 7, H - 7), grey, 1, cv2.LINE_AA)
+    band = int(H * rng.uniform(0.06, 0.09))
+    cv2.rectangle(img, (7, 7), (W - 8, 7 + band), c, -1)
+    cv2.rectangle(img, (7, H - 8 - band), (W - 8, H - 8), c, -1)
+    cx, cy, rx, ry = W / 2, H / 2, W * rng.uniform(0.36, 0.42), H * rng.uniform(0.24, 0.3)
+    hexagon = [(cx + rx * np.cos(a), cy + ry * np.sin(a)) for a in np.arange(6) * np.pi / 3]
+    cv2.fillPoly(img, [np.array(hexagon, np.int32)], c, cv2.LINE_AA)
+    font, idx_font = fonts
+    big = glyph(value, font, variant, rng, int(ry * 1.3), int(rx * 1.2))
+    paste(img, big, cx, cy, white)
+    index = glyph(value, idx_font, variant, rng, int(H * 0.09), int(W * 0.18))
+    top, bottom = 7 + band + H * 0.07, H - 8 - band - H * 0.07
+    for x, y in ((W * 0.2, top), (W * 0.8, top), (W * 0.2, bottom), (W * 0.8, bottom)):
+        paste(img, index, x, y, c)
 
 
 _MORE_STYLES = {
