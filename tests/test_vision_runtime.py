@@ -118,6 +118,32 @@ def test_decode_obb_reads_ultralytics_layout() -> None:
     assert scores.tolist() == [np.float32(0.9)] and cls.tolist() == [0]
 
 
+def test_fused_boxes_are_the_score_weighted_mean_of_their_near_duplicates() -> None:
+    from vision.runtime.geometry import fuse_boxes
+
+    boxes = np.array(
+        [
+            [100, 100, 40, 60, 0.05],  # kept
+            [104, 100, 40, 60, 0.05],  # its near-duplicate
+            [101, 101, 60, 40, 0.03 - np.pi / 2],  # the same card, written wide
+            [300, 100, 40, 60, 0.0],  # another card: kept, alone
+        ],
+        np.float32,
+    )
+    scores = np.array([0.9, 0.3, 0.3, 0.8], np.float32)
+    fused = fuse_boxes(boxes, scores, np.array([0, 3]), fuse_iou=0.7)
+    w = scores[:3] / scores[:3].sum()
+    assert np.allclose(fused[0, :4], [w @ [100, 104, 101], w @ [100, 100, 101], 40, 60], atol=1e-4)
+    assert np.isclose(fused[0, 4], w @ [0.05, 0.05, 0.03], atol=1e-3)  # angles agree mod π
+    assert np.allclose(fused[1], boxes[3], atol=1e-5)  # alone: unchanged
+    # a kept box written wide stays wide; at a strict threshold nothing joins it
+    assert np.allclose(fuse_boxes(boxes, scores, np.array([2]), 0.99), boxes[2:3], atol=1e-5)
+    out = np.zeros((1, 6, 2), np.float32)
+    out[0, :, 0] = [50, 60, 20, 30, 0.9, 0.5]
+    out[0, :, 1] = [52, 60, 20, 30, 0.9, 0.5]
+    assert np.allclose(decode_obb(out, 0.25, 0.5, fuse_iou=0.5)[0], [[51, 60, 20, 30, 0.5]])
+
+
 def test_rectify_undoes_rotation_up_to_a_half_turn() -> None:
     face = render_face("red", "7", "paper", np.random.default_rng(0)).astype(np.uint8)
     frame = np.full((400, 400, 3), 30, np.uint8)

@@ -89,12 +89,51 @@ def nms_rotated(obb: np.ndarray, scores: np.ndarray, iou: float, fast: bool = Fa
     return order[np.array(keep)]
 
 
+def fuse_boxes(
+    boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, fuse_iou: float
+) -> np.ndarray:
+    """Each kept box replaced by the score-weighted mean of the candidates that overlap it
+    by more than ``fuse_iou`` (probabilistic IoU; the kept box among them), centre, sides and
+    angle (averaged on the doubled angle, so 0 and π agree); each keeps its own convention
+    for which side is ``w``. Why: NMS keeps the most confident box, not the best placed one;
+    the mean of near-duplicates sits closer to the card's edges (weighted box fusion,
+    Solovyev et al. 2021; measured in docs/VISION.md, round 12)."""
+    if len(keep) == 0:
+        return boxes[keep]
+    tall = boxes.copy()  # every candidate with its long side as h, so sides average alike
+    wide = boxes[:, 2] > boxes[:, 3]
+    tall[wide, 2], tall[wide, 3] = boxes[wide, 3], boxes[wide, 2]
+    tall[wide, 4] += np.pi / 2
+    members = probiou(tall[keep], tall) > fuse_iou
+    members[np.arange(len(keep)), keep] = True
+    weights = members * scores[None, :]
+    weights /= weights.sum(1, keepdims=True)
+    fused = np.empty((len(keep), 5), np.float32)
+    fused[:, :4] = weights @ tall[:, :4]
+    doubled = weights @ np.stack([np.cos(2 * tall[:, 4]), np.sin(2 * tall[:, 4])], 1)
+    fused[:, 4] = np.arctan2(doubled[:, 1], doubled[:, 0]) / 2
+    # back to each kept box's own convention, and to its angle's turn where it is unchanged
+    back = wide[keep]
+    fused[back, 2], fused[back, 3] = fused[back, 3].copy(), fused[back, 2].copy()
+    fused[back, 4] -= np.pi / 2
+    turns = np.round((boxes[keep, 4] - fused[:, 4]) / np.pi)
+    fused[:, 4] += turns * np.pi
+    return fused
+
+
 def decode_obb(
-    output: np.ndarray, conf: float, iou: float, max_det: int = 100, fast_nms: bool = False
+    output: np.ndarray,
+    conf: float,
+    iou: float,
+    max_det: int = 100,
+    fast_nms: bool = False,
+    fuse_iou: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ultralytics OBB head output (1, 4+nc+1, anchors) → (obb N×5, scores N, class N).
 
     Rows are cx, cy, w, h, class scores…, angle; coordinates are in network-input pixels.
+    ``fuse_iou``: each kept box becomes the weighted mean of its near-duplicates
+    (:func:`fuse_boxes`); None keeps the boxes as NMS leaves them (as Ultralytics does).
     """
     pred = output[0].T  # anchors × (4 + nc + 1)
     scores_all = pred[:, 4:-1]
@@ -109,7 +148,10 @@ def decode_obb(
     shifted = boxes.copy()
     shifted[:, :2] += cls[:, None] * 4096.0
     keep = nms_rotated(shifted, scores, iou, fast_nms)[:max_det]
-    return boxes[keep], scores[keep].astype(np.float32), cls[keep].astype(np.int64)
+    kept = boxes[keep] if fuse_iou is None else fuse_boxes(shifted, scores, keep, fuse_iou)
+    if fuse_iou is not None:
+        kept[:, :2] -= cls[keep, None] * 4096.0
+    return kept, scores[keep].astype(np.float32), cls[keep].astype(np.int64)
 
 
 def polygon_iou(p1: np.ndarray, p2: np.ndarray) -> float:

@@ -32,6 +32,9 @@ class ReaderConfig:
     # Ultralytics' Fast-NMS instead of greedy NMS (for parity checks; greedy keeps more of
     # a fan: geometry.nms_rotated)
     fast_nms: bool = False
+    # each kept box becomes the score-weighted mean of the boxes NMS dropped for overlapping
+    # it by more than this (geometry.fuse_boxes; None = NMS's boxes as they are)
+    fuse_iou: float | None = 0.9
     threads: int = 2  # detector
     # the classifiers' small batches gain nothing from a second thread (measured: more CPU and
     # more wall time with 2), so they run on one
@@ -103,7 +106,11 @@ class CardReader:
         tensor, r, (left, top) = self.detector_input(frame_bgr)
         out = self.detector(tensor)
         obb, scores, cls = decode_obb(
-            out, self.config.conf, self.config.iou, fast_nms=self.config.fast_nms
+            out,
+            self.config.conf,
+            self.config.iou,
+            fast_nms=self.config.fast_nms,
+            fuse_iou=self.config.fuse_iou,
         )
         obb[:, 0] = (obb[:, 0] - left) / r
         obb[:, 1] = (obb[:, 1] - top) / r
