@@ -148,8 +148,10 @@ def decode_obb(
     shifted = boxes.copy()
     shifted[:, :2] += cls[:, None] * 4096.0
     keep = nms_rotated(shifted, scores, iou, fast_nms)[:max_det]
-    kept = boxes[keep] if fuse_iou is None else fuse_boxes(shifted, scores, keep, fuse_iou)
-    if fuse_iou is not None:
+    if fuse_iou is None:
+        kept = boxes[keep]
+    else:  # fused among the shifted boxes, so no box joins another class's, then shifted back
+        kept = fuse_boxes(shifted, scores, keep, fuse_iou)
         kept[:, :2] -= cls[keep, None] * 4096.0
     return kept, scores[keep].astype(np.float32), cls[keep].astype(np.int64)
 

@@ -33,7 +33,8 @@ class ReaderConfig:
     # a fan: geometry.nms_rotated)
     fast_nms: bool = False
     # each kept box becomes the score-weighted mean of the boxes NMS dropped for overlapping
-    # it by more than this (geometry.fuse_boxes; None = NMS's boxes as they are)
+    # it by more than this (geometry.fuse_boxes; None = NMS's boxes as they are): on
+    # validation tables 0.9 read 15 more faces of 3 149 and raised mAP50-95 in every set
     fuse_iou: float | None = 0.9
     threads: int = 2  # detector
     # the classifiers' small batches gain nothing from a second thread (measured: more CPU and
