@@ -116,3 +116,24 @@ def test_render_draws_one_named_style_and_refuses_an_unknown_one(tmp_path: Path,
     err = capsys.readouterr().err
     assert "unknown style 'comic'" in err and "halftone" in err
     assert not (tmp_path / "bad").exists()
+
+
+def test_identify_without_a_deck_names_a_broken_profile_clearly(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """VIS-9 reads every profile in models/decks when no deck is named: a family's broken
+    profile there is a clear error naming the file, not a traceback; ``--deck any`` reads
+    no profile and still works."""
+    import vision.decks as decks
+
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    (folder / "deck-dash.json").write_text((decks.DECKS_DIR / "deck-dash.json").read_text())
+    (folder / "ours.json").write_text('{"name": "ours", "colors": ["red"]}')
+    monkeypatch.setattr(decks, "DECKS_DIR", folder)
+    img = tmp_path / "table.png"
+    cv2.imwrite(str(img), np.full((480, 640, 3), 90, np.uint8))
+    assert main(["vision", "identify", str(img)]) == 2
+    err = capsys.readouterr().err
+    assert "ours.json" in err and "malformed deck profile" in err and "Traceback" not in err
+    assert main(["vision", "identify", "--deck", "any", str(img)]) == 0
