@@ -65,8 +65,10 @@ def render_set(data: Path, val: ValSet) -> Path:
     wanted = cache.recipe(kind=f"validation-{val.kind}", seed=val.seed, n=val.n, **style)
     if cache.begin(root, wanted):
         decks = [load_deck(d) for d in ("deck-dash", "dos", "hit-the-deck")]
-        styles = (HELDOUT_STYLE,) if val.kind == "heldout" else TRAIN_STYLES
-        styles = (val.style,) if val.style else styles
+        if val.style:
+            styles: tuple[str, ...] = (val.style,)
+        else:
+            styles = (HELDOUT_STYLE,) if val.kind == "heldout" else TRAIN_STYLES
         write_eval_dataset(root, val.n, val.seed, decks, styles, empty=val.kind == "empty")
         cache.finish(root, wanted)
     return root
