@@ -13,11 +13,16 @@ from vision.render.scenes import FRAME_H, FRAME_W, render_scene
 
 
 def test_heldout_styles_are_not_trained_on() -> None:
-    from vision.render.faces import HELDOUT_STYLES, SECOND_HELDOUT_STYLE, THIRD_HELDOUT_STYLE
+    from vision.render.faces import (
+        EMBLEM_STYLE,
+        HELDOUT_STYLES,
+        SECOND_HELDOUT_STYLE,
+        THIRD_HELDOUT_STYLE,
+    )
 
     assert HELDOUT_STYLES == (HELDOUT_STYLE, SECOND_HELDOUT_STYLE, THIRD_HELDOUT_STYLE)
-    assert not set(HELDOUT_STYLES) & set(TRAIN_STYLES)
-    assert set(ALL_STYLES) == {*TRAIN_STYLES, *HELDOUT_STYLES}
+    assert not set(HELDOUT_STYLES) & {*TRAIN_STYLES, EMBLEM_STYLE}
+    assert set(ALL_STYLES) == {*TRAIN_STYLES, EMBLEM_STYLE, *HELDOUT_STYLES}
     assert len(TRAIN_STYLES) >= 5
 
 
@@ -197,3 +202,25 @@ def test_a_printed_margin_shrinks_the_design_inside_a_plain_band() -> None:
             colour = edge[0]
             assert colour[0] >= 200 and colour[1] <= 250  # between the paper and the red ink
     assert flat_edges > 5
+
+
+def test_the_emblem_style_is_for_new_chunks_only_and_draws_every_kind_of_emblem() -> None:
+    """Round 13's emblem style joins the styles its own chunks draw from, twice as often as
+    each other style; ``TRAIN_STYLES`` (what every earlier chunk drew from) is unchanged and
+    no held-out style is trained on."""
+    from vision.render.emblems import emblem_mask
+    from vision.render.faces import EMBLEM_STYLE, HELDOUT_STYLES, ROUND13_STYLES
+
+    assert EMBLEM_STYLE not in TRAIN_STYLES
+    assert (*TRAIN_STYLES, EMBLEM_STYLE, EMBLEM_STYLE) == ROUND13_STYLES
+    assert not set(ROUND13_STYLES) & set(HELDOUT_STYLES)
+    areas, fits = [], []
+    for seed in range(40):
+        mask, hx, hy = emblem_mask(CARD_W, CARD_H, np.random.default_rng(seed))
+        areas.append(mask.mean())
+        fits.append(mask[round(CARD_H / 2), round(CARD_W / 2)])
+        assert 0 < hx < CARD_W / 2 and 0 < hy < CARD_H / 2
+    assert min(fits) > 0.5, "the symbol's centre lies on the emblem"
+    assert min(areas) > 0.08
+    assert max(areas) < 0.7
+    assert len({round(a, 2) for a in areas}) > 20, "shapes and sizes vary"

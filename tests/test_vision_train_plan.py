@@ -560,3 +560,54 @@ def test_the_plan_in_code_is_the_plan_recorded_with_the_shipped_models() -> None
     # replaced one)
     for name in ("balanced_crops", "union", "detector_tables", "render_chunks", "both_yaml"):
         assert callable(getattr(data, name)), name
+
+
+def test_round13_chunks_draw_emblems_from_their_own_seeds_with_round7s_negatives(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import vision.train as train
+
+    rendered, unions = _record_chunks_and_unions(monkeypatch)
+    monkeypatch.setattr(data, "val_has_every_class", lambda root: root)
+    plan = train.TrainPlan()
+    data.render_round13_crops(plan, tmp_path, tmp_path, print)
+    base = plan.seed * 1000
+    chunks = [f"crops96-round13-{i}" for i in range(1, plan.sym_round13_chunks + 1)]
+    assert rendered == [
+        *((c, base + 430 + i, "emblem_crop_chunk") for i, c in enumerate(chunks, start=1)),
+        ("crops96-round13-val", base + 439, "emblem_crop_chunk"),
+        ("crops96-negatives", base + data.NEGATIVES_SEED_OFFSET, "negatives_chunk"),
+    ]
+    assert unions == {"crops96-round13": [*chunks, "crops96-round13-val", "crops96-negatives"]}
+    # no chunk of any earlier round shares a seed with these
+    earlier = {data.fresh_chunk_seed(plan, i) for i in range(1, 19)}
+    assert earlier.isdisjoint(seed for _c, seed, _w in rendered[:-1])
+
+
+def test_round13_classifiers_go_on_from_the_shipped_weights_over_the_emblem_crops(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import vision.train as train
+
+    seen: dict[str, tuple] = {}
+
+    def fit(root: Path, _out: Path, *, epochs: int, imgsz: int, name: str, **kw) -> Path:
+        seen[name] = (root.relative_to(tmp_path / "work"), epochs, imgsz, kw["lr0"])
+        weights = tmp_path / f"{name}.pt"
+        weights.write_bytes(name.encode())
+        return weights
+
+    monkeypatch.setattr(data, "render_round13_crops", lambda *a, **k: None)
+    monkeypatch.setattr(yolo, "train_classifier", fit)
+    monkeypatch.setattr(yolo, "export_onnx", lambda _w, _size, dest: dest)
+    models = tmp_path / "models"
+    models.mkdir()
+    plan = train.TrainPlan()
+    stages = ("symbol-round13", "color-round13")
+    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
+    assert seen == {
+        "symbol-round13": (Path("crops96-round13/symbol"), 2, 96, plan.sym_round6_lr0),
+        "color-round13": (Path("crops96-round13/color"), 2, 32, plan.col_round6_lr0),
+    }
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round13"
+    assert (models / "card-color.pt").read_bytes() == b"color-round13"

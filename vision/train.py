@@ -207,6 +207,14 @@ class TrainPlan:
     # this far from round 9's weights towards round 11's (``yolo.interpolate_weights``); on
     # the validation tables 0.3 / 0.5 / 0.7 / 1.0 read +5 / +5 / −2 / −5 faces of 2 456
     det_soup_alpha: float = 0.5
+    # Round 13 (thirteenth session): in the third held-out style (a six-sided badge) the
+    # symbol model misread fully visible 10s and 11s (as draw-4s and 12s) in training
+    # typefaces too, while the same digits read right in every training layout: it had tied
+    # digits to the shapes around them. The symbol model goes on over tables whose faces
+    # also take the emblem style (a random shape behind the symbol; faces.ROUND13_STYLES),
+    # and the colour model beside it over the same crops, at round 6's rates
+    sym_round13_chunks: int = 6
+    sym_round13_epochs: int = 2
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -255,6 +263,8 @@ STAGES = (
     "detector-round9",
     "detector-round11",
     "detector-soup",
+    "symbol-round13",
+    "color-round13",
 )
 # detector-soup interpolates between these two stages' weights
 SOUP_INGREDIENTS = ("detector-round9", "detector-round11")
@@ -462,6 +472,11 @@ def run_plan(
         data.render_corner_patches_round8(plan, work, models_dir, log)
         timings["render_corners_round8_s"] = time.time() - t
         log(f"round-8 corner patches rendered in {timings['render_corners_round8_s']:.0f}s")
+    if {"symbol-round13", "color-round13"} & set(stages):
+        t = time.time()
+        data.render_round13_crops(plan, work, models_dir, log)
+        timings["render_crops96_round13_s"] = time.time() - t
+        log(f"round-13 crops rendered in {timings['render_crops96_round13_s']:.0f}s")
     det_fresh = work / "detector-data-round3"
     if {"detector-round3", "detector-hires"} & set(stages):
         t = time.time()
@@ -590,6 +605,18 @@ def run_plan(
             plan.corner_imgsz,
             "card-corner",
         ),
+        "symbol-round13": (
+            work / "crops96-round13" / "symbol",
+            plan.sym_round13_epochs,
+            plan.sym96_imgsz,
+            "card-symbol",
+        ),
+        "color-round13": (
+            work / "crops96-round13" / "color",
+            plan.sym_round13_epochs,
+            plan.col_imgsz,
+            "card-color",
+        ),
     }
     going_on_lr0 = {  # classifier stages that continue from the shipped weights: their rate
         "symbol-more": plan.sym_more_lr0,
@@ -606,6 +633,8 @@ def run_plan(
         "symbol-round5-fresh": plan.sym_fresh_lr0,
         "symbol-round5-more": plan.sym_fresh_more_lr0,
         "color-round5-more": plan.col_fresh_more_lr0,
+        "symbol-round13": plan.sym_round6_lr0,
+        "color-round13": plan.col_round6_lr0,
     }
     for union, (symbol_stage, color_stage) in LATE_CLASSIFIER_PAIRS.items():
         symbol_root, color_root = work / union / "symbol", work / union / "color"

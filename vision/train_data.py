@@ -150,8 +150,9 @@ def balanced_crops(plan: TrainPlan, folder: Path, decks, crop_size: int) -> Path
     return folder
 
 
-def scene_crop_chunk(args: tuple) -> tuple[int, int]:
-    """One chunk of round-3 scene crops, in a worker process (its own detector session)."""
+def scene_crop_chunk(args: tuple, styles: tuple[str, ...] | None = None) -> tuple[int, int]:
+    """One chunk of round-3 scene crops, in a worker process (its own detector session);
+    faces in ``styles`` (default: the training styles)."""
     folder, models_dir, n, seed, deck_names, threads, split, crop_size = args
     from vision.decks import load_deck
     from vision.render.faces import TRAIN_STYLES
@@ -161,7 +162,7 @@ def scene_crop_chunk(args: tuple) -> tuple[int, int]:
     finder = CardReader(models_dir, config=ReaderConfig(conf=0.25, threads=threads))
     decks = [load_deck(d) for d in deck_names]
     made = write_scene_crops(
-        folder, finder.detect, n, seed, decks, TRAIN_STYLES, split, crop_size=crop_size
+        folder, finder.detect, n, seed, decks, styles or TRAIN_STYLES, split, crop_size=crop_size
     )
     return seed, made
 
@@ -172,6 +173,15 @@ def typeface_crop_chunk(args: tuple) -> tuple[int, int]:
 
     with more_typefaces():
         return scene_crop_chunk(args)
+
+
+def emblem_crop_chunk(args: tuple) -> tuple[int, int]:
+    """``typeface_crop_chunk`` with faces in the emblem style too (round 13)."""
+    from vision.render.faces import ROUND13_STYLES
+    from vision.render.fonts import more_typefaces
+
+    with more_typefaces():
+        return scene_crop_chunk(args, ROUND13_STYLES)
 
 
 def negatives_chunk(args: tuple) -> tuple[int, int]:
@@ -332,6 +342,28 @@ def render_crops96_fresh(
         )
         parts.append(negatives[0])
     return union(work / name, parts)
+
+
+def render_round13_crops(plan: TrainPlan, work: Path, models_dir: Path, log) -> Path:
+    """``sym_round13_chunks`` chunks of ``sym_fresh_tables`` tables whose faces also take the
+    emblem style, in the wider typefaces (seeds seed*1000 + 431, …), their val tables
+    (+ 439) and round 7's negatives, cut at ``sym96_imgsz`` with the detector in
+    ``models_dir``, into ``work/crops96-round13``. Earlier unions are not part of it: these
+    tables hold every training style, and the stage goes on from the shipped weights."""
+    jobs = [
+        (work / f"crops96-round13-{i}", plan.sym_fresh_tables, plan.seed * 1000 + 430 + i, "train")
+        for i in range(1, plan.sym_round13_chunks + 1)
+    ]
+    val = (work / "crops96-round13-val", plan.scene_crop_val_tables, plan.seed * 1000 + 439)
+    jobs.append((*val, "val"))
+    render_chunks(plan, models_dir, jobs, plan.sym96_imgsz, log, emblem_crop_chunk)
+    offset = NEGATIVES_SEED_OFFSET
+    negatives = (work / "crops96-negatives", plan.neg_round7_tables, plan.seed * 1000 + offset)
+    render_chunks(plan, models_dir, [(*negatives, "train")], plan.sym96_imgsz, log, negatives_chunk)
+    crops = union(work / "crops96-round13", [job[0] for job in jobs] + [negatives[0]])
+    val_has_every_class(crops / "symbol")
+    val_has_every_class(crops / "color")
+    return crops
 
 
 def render_corner_patches(

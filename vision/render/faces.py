@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.decks import NUMBERS
+from vision.render.emblems import emblem_mask
 from vision.render.fonts import HELDOUT_FONTS, TRAIN_FONTS, Font, text_mask, training_fonts
 from vision.render.frames import add_frame, frames_on
 from vision.render.glyphs import draw_symbol
@@ -40,7 +41,12 @@ HELDOUT_STYLE = "ticket"
 SECOND_HELDOUT_STYLE = "halftone"
 THIRD_HELDOUT_STYLE = "badge"
 HELDOUT_STYLES: tuple[str, ...] = (HELDOUT_STYLE, SECOND_HELDOUT_STYLE, THIRD_HELDOUT_STYLE)
-ALL_STYLES: tuple[str, ...] = (*TRAIN_STYLES, *HELDOUT_STYLES)
+# Round 13: a training style for new chunks only (``TRAIN_STYLES`` stays as it was, so every
+# earlier chunk renders as it did): a random emblem behind the symbol (``emblems.py``)
+EMBLEM_STYLE = "emblem"
+# the styles round 13's chunks draw from: the emblem style twice as often as each other one
+ROUND13_STYLES: tuple[str, ...] = (*TRAIN_STYLES, EMBLEM_STYLE, EMBLEM_STYLE)
+ALL_STYLES: tuple[str, ...] = (*TRAIN_STYLES, EMBLEM_STYLE, *HELDOUT_STYLES)
 
 # Hue ranges (degrees) and saturation/value ranges for each printed colour.
 _HUES = {"red": (-10, 8), "yellow": (44, 56), "green": (100, 150), "blue": (200, 228)}
@@ -442,11 +448,47 @@ def _style_badge(img, fonts, value, variant, c, white, rng) -> None:
         paste(img, index, x, y, c)
 
 
+def _style_emblem(img, big, small, c, white, m, rng) -> None:
+    """Round 13: a random emblem (polygon, star, rounded box, ellipse) holding the symbol, on
+    paper, on a tint or on full-bleed colour, sometimes with ink bands and a double rule."""
+    H, W = img.shape[:2]
+    mask, hx, hy = emblem_mask(W, H, rng)
+    mode = rng.random()
+    dark: RGB = (15, 15, 15)
+    if mode < 0.55:  # paper card, ink emblem, paper (or dark) symbol, ink indices
+        img[:] = white
+        fill, fg, idx = c, (white if rng.random() < 0.75 else dark), c
+    elif mode < 0.8:  # colour card, paper emblem, ink symbol, paper indices
+        img[:] = c
+        fill, fg, idx = white, c, white
+    else:  # tinted card, ink emblem, paper symbol, ink indices
+        img[:] = np.array(c, np.float32) * 0.25 + np.array(white, np.float32) * 0.75
+        fill, fg, idx = c, white, c
+    if fill is c and rng.random() < 0.4:  # ink bands at top and bottom
+        band = int(H * rng.uniform(0.05, 0.09))
+        cv2.rectangle(img, (0, 0), (W - 1, band), c, -1)
+        cv2.rectangle(img, (0, H - 1 - band), (W - 1, H - 1), c, -1)
+    if rng.random() < 0.4:  # a double rule
+        rule: RGB = (90, 90, 90) if rng.random() < 0.5 else c
+        for k in (3, 6):
+            cv2.rectangle(img, (k, k), (W - 1 - k, H - 1 - k), rule, 1, cv2.LINE_AA)
+    img[:] = img * (1 - mask[..., None]) + np.array(fill, np.float32) * mask[..., None]
+    if rng.random() < 0.3:  # an outlined emblem
+        edge = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        img[:] = img * (1 - edge[..., None]) + np.array(dark, np.float32) * edge[..., None]
+    scale = rng.uniform(0.85, 1.15)
+    fitted = [(_fit(layer, int(2 * hy * scale), int(2 * hx * scale)), col) for layer, col in big]
+    paste(img, fitted, W / 2, H / 2, fg)
+    for rot, (x, y) in _corner_points(W, H, m):
+        paste(img, small, x, y, idx, rotate180=rot)
+
+
 _MORE_STYLES = {
     "circle": _style_circle,
     "split": _style_split,
     "corners": _style_corners,
     "gradient": _style_gradient,
+    EMBLEM_STYLE: _style_emblem,
 }
 
 
