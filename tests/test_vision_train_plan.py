@@ -198,19 +198,21 @@ ROUND7 = ("symbol-round7", "color-round7", "detector-round7")
 ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more")
 ROUND9 = ("detector-round9",)
 ROUND11 = ("detector-round11", "detector-soup")
+ROUND13 = ("symbol-round13", "symbol-soup")
 
 
-def test_rounds_5_to_11_come_last_and_go_on_from_the_crops_before_them() -> None:
+def test_rounds_5_to_13_come_last_and_go_on_from_the_crops_before_them() -> None:
     """Round 5's classifier stages go on over round 4's folders, so they run after the
     stages that made them; its last three add fresh crops cut with round 5's detector.
     Round 6's classifiers cut their new chunks with the detector before them (they trained
     beside the next detector stage), so each pair comes before its detector stage; so do
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
-    rounds 9 and 11 train the detector on, and the shipped one lies between theirs."""
+    rounds 9 and 11 train the detector on, and the shipped one lies between theirs; round
+    13 trains the symbol model on from round 8's, and the shipped one lies between theirs."""
     from vision.train import STAGES
 
-    rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9, *ROUND11)
-    assert STAGES[-23:] == ("detector-long", *rounds)
+    rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9, *ROUND11, *ROUND13)
+    assert STAGES[-25:] == ("detector-long", *rounds)
 
 
 @pytest.mark.parametrize(
@@ -495,9 +497,24 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
     }
 
 
-def test_the_soup_stage_ships_a_detector_between_rounds_9_and_11(
-    tmp_path: Path, monkeypatch
+@pytest.mark.parametrize(
+    ("soup", "ingredients", "alpha", "imgsz", "stem"),
+    [
+        ("detector-soup", (ROUND9[0], ROUND11[0]), "det_soup_alpha", 480, "card-detector"),
+        ("symbol-soup", (ROUND8[-1], ROUND13[0]), "sym_soup_alpha", 96, "card-symbol"),
+    ],
+)
+def test_a_soup_stage_ships_a_model_between_two_stages(
+    tmp_path: Path,
+    monkeypatch,
+    soup: str,
+    ingredients: tuple[str, str],
+    alpha: str,
+    imgsz: int,
+    stem: str,
 ) -> None:
+    """detector-soup lies between rounds 9 and 11's detectors, symbol-soup between rounds 8
+    and 13's symbol models, each at its own plan field's distance from the first."""
     import vision.train as train
 
     calls: dict = {}
@@ -514,32 +531,35 @@ def test_the_soup_stage_ships_a_detector_between_rounds_9_and_11(
 
     work, models = tmp_path / "work", tmp_path / "models"
     models.mkdir()
-    for stage in train.SOUP_INGREDIENTS:
+    assert train.SOUPS[soup] == (ingredients, alpha)
+    for stage in ingredients:
         train.stage_weights(work, stage).parent.mkdir(parents=True)
         train.stage_weights(work, stage).write_bytes(stage.encode())
     monkeypatch.setattr(yolo, "interpolate_weights", interpolate)
     monkeypatch.setattr(yolo, "export_onnx", export)
     plan = train.TrainPlan()
-    train.run_plan(plan, work, models, log=lambda _m: None, stages=("detector-soup",))
-    round9, round11 = (
-        work.resolve() / "train" / s / "weights" / "best.pt" for s in ROUND9 + ROUND11[:1]
-    )
-    assert calls["mix"] == (
-        round9,
-        round11,
-        plan.det_soup_alpha,
-        train.stage_weights(work, "detector-soup"),
-    )
-    assert 0 < plan.det_soup_alpha < 1
-    assert calls["export"] == (plan.det_long_imgsz, "card-detector.onnx")
-    assert (models / "card-detector.pt").read_bytes() == b"between"
+    train.run_plan(plan, work, models, log=lambda _m: None, stages=(soup,))
+    before, after = (work.resolve() / "train" / s / "weights" / "best.pt" for s in ingredients)
+    assert calls["mix"] == (before, after, getattr(plan, alpha), train.stage_weights(work, soup))
+    assert 0 < getattr(plan, alpha) < 1
+    assert calls["export"] == (imgsz, f"{stem}.onnx")
+    assert (models / f"{stem}.pt").read_bytes() == b"between"
 
 
-def test_the_soup_stage_without_its_ingredients_is_refused_before_any_work(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("soup", "missing"),
+    [
+        ("detector-soup", "detector-round9, detector-round11"),
+        ("symbol-soup", "symbol-round8-more, symbol-round13"),
+    ],
+)
+def test_a_soup_stage_without_its_ingredients_is_refused_before_any_work(
+    tmp_path: Path, soup: str, missing: str
+) -> None:
     import vision.train as train
 
-    with pytest.raises(train.PlanError, match="detector-round9, detector-round11"):
-        train.run_plan(train.TrainPlan(), tmp_path / "work", tmp_path, stages=("detector-soup",))
+    with pytest.raises(train.PlanError, match=missing):
+        train.run_plan(train.TrainPlan(), tmp_path / "work", tmp_path, stages=(soup,))
     assert not (tmp_path / "work").exists()
 
 
@@ -584,7 +604,7 @@ def test_round13_chunks_draw_emblems_from_their_own_seeds_with_round7s_negatives
     assert earlier.isdisjoint(seed for _c, seed, _w in rendered[:-1])
 
 
-def test_round13_classifiers_go_on_from_the_shipped_weights_over_the_emblem_crops(
+def test_round13_symbol_model_goes_on_from_the_shipped_weights_over_the_emblem_crops(
     tmp_path: Path, monkeypatch
 ) -> None:
     import vision.train as train
@@ -603,11 +623,8 @@ def test_round13_classifiers_go_on_from_the_shipped_weights_over_the_emblem_crop
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    stages = ("symbol-round13", "color-round13")
-    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=stages)
+    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=ROUND13[:1])
     assert seen == {
         "symbol-round13": (Path("crops96-round13/symbol"), 2, 96, plan.sym_round6_lr0),
-        "color-round13": (Path("crops96-round13/color"), 2, 32, plan.col_round6_lr0),
     }
     assert (models / "card-symbol.pt").read_bytes() == b"symbol-round13"
-    assert (models / "card-color.pt").read_bytes() == b"color-round13"

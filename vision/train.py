@@ -211,10 +211,15 @@ class TrainPlan:
     # symbol model misread fully visible 10s and 11s (as draw-4s and 12s) in training
     # typefaces too, while the same digits read right in every training layout: it had tied
     # digits to the shapes around them. The symbol model goes on over tables whose faces
-    # also take the emblem style (a random shape behind the symbol; faces.ROUND13_STYLES),
-    # and the colour model beside it over the same crops, at round 6's rates
+    # also take the emblem style (a random shape behind the symbol; faces.ROUND13_STYLES)
     sym_round13_chunks: int = 6
     sym_round13_epochs: int = 2
+    # ... which read 23 more faces in that style and 18 fewer in ``ticket`` (validation
+    # tables): the trade round 11 met in the detector, met the same way. The shipped symbol
+    # model is the point this far from round 8's weights towards round 13's; on the
+    # validation tables 0.3 / 0.5 / 0.6 / 0.7 / 1.0 read +0 / +10 / +5 / +11 / +0 faces of
+    # 3 149 (0.5 keeps 5 more ``ticket`` faces than 0.7)
+    sym_soup_alpha: float = 0.5
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -264,10 +269,15 @@ STAGES = (
     "detector-round11",
     "detector-soup",
     "symbol-round13",
-    "color-round13",
+    "symbol-soup",
 )
 # detector-soup interpolates between these two stages' weights
 SOUP_INGREDIENTS = ("detector-round9", "detector-round11")
+# each soup stage → (the stages it lies between, the plan field giving how far from the first)
+SOUPS: dict[str, tuple[tuple[str, str], str]] = {
+    "detector-soup": (SOUP_INGREDIENTS, "det_soup_alpha"),
+    "symbol-soup": (("symbol-round8-more", "symbol-round13"), "sym_soup_alpha"),
+}
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
 ROUND3 = ("symbol-round3", "color-round3")
@@ -326,12 +336,14 @@ def run_plan(
         raise PlanError(
             f"unknown training stage(s) {', '.join(unknown)}; known: {', '.join(STAGES)}"
         )
-    if "detector-soup" in stages:
-        missing = [s for s in SOUP_INGREDIENTS if s not in stages]
+    for soup, (ingredients, _alpha) in SOUPS.items():
+        if soup not in stages:
+            continue
+        missing = [s for s in ingredients if s not in stages]
         missing = [s for s in missing if not stage_weights(work, s).is_file()]
         if missing:
             raise PlanError(
-                f"detector-soup needs the weights of {', '.join(missing)}: run those stages"
+                f"{soup} needs the weights of {', '.join(missing)}: run those stages"
                 f" first (missing: {', '.join(str(stage_weights(work, s)) for s in missing)})"
             )
     yolo.setup_offline()
@@ -472,7 +484,7 @@ def run_plan(
         data.render_corner_patches_round8(plan, work, models_dir, log)
         timings["render_corners_round8_s"] = time.time() - t
         log(f"round-8 corner patches rendered in {timings['render_corners_round8_s']:.0f}s")
-    if {"symbol-round13", "color-round13"} & set(stages):
+    if "symbol-round13" in stages:
         t = time.time()
         data.render_round13_crops(plan, work, models_dir, log)
         timings["render_crops96_round13_s"] = time.time() - t
@@ -611,12 +623,6 @@ def run_plan(
             plan.sym96_imgsz,
             "card-symbol",
         ),
-        "color-round13": (
-            work / "crops96-round13" / "color",
-            plan.sym_round13_epochs,
-            plan.col_imgsz,
-            "card-color",
-        ),
     }
     going_on_lr0 = {  # classifier stages that continue from the shipped weights: their rate
         "symbol-more": plan.sym_more_lr0,
@@ -634,7 +640,6 @@ def run_plan(
         "symbol-round5-more": plan.sym_fresh_more_lr0,
         "color-round5-more": plan.col_fresh_more_lr0,
         "symbol-round13": plan.sym_round6_lr0,
-        "color-round13": plan.col_round6_lr0,
     }
     for union, (symbol_stage, color_stage) in LATE_CLASSIFIER_PAIRS.items():
         symbol_root, color_root = work / union / "symbol", work / union / "color"
@@ -647,12 +652,16 @@ def run_plan(
         if stage not in stages:
             continue
         t = time.time()
-        if stage == "detector-soup":
-            before, after = (stage_weights(work, s) for s in SOUP_INGREDIENTS)
+        if stage in SOUPS:
+            ingredients, alpha = SOUPS[stage]
+            before, after = (stage_weights(work, s) for s in ingredients)
             weights = yolo.interpolate_weights(
-                before, after, plan.det_soup_alpha, stage_weights(work, stage)
+                before, after, getattr(plan, alpha), stage_weights(work, stage)
             )
-            imgsz, stem = plan.det_long_imgsz, "card-detector"
+            if stage == "detector-soup":
+                imgsz, stem = plan.det_long_imgsz, "card-detector"
+            else:
+                imgsz, stem = plan.sym96_imgsz, "card-symbol"
         elif stage.startswith("detector"):
             goes_on = stage != "detector"  # continues from the weights in models_dir
             epochs = {

@@ -362,7 +362,6 @@ def render_round13_crops(plan: TrainPlan, work: Path, models_dir: Path, log) -> 
     render_chunks(plan, models_dir, [(*negatives, "train")], plan.sym96_imgsz, log, negatives_chunk)
     crops = union(work / "crops96-round13", [job[0] for job in jobs] + [negatives[0]])
     val_has_every_class(crops / "symbol")
-    val_has_every_class(crops / "color")
     return crops
 
 

@@ -151,6 +151,16 @@ class CardReader:
         (≈ 3 ms each); the pixels are the same."""
         return [rectify(frame_bgr, tuple(o), self.crop_size)[..., ::-1] for o in obbs]
 
+    @property
+    def symbol_names(self) -> list[str]:
+        """The symbol model's classes, in the order of its probabilities."""
+        return self._sym_names
+
+    def symbol_probabilities(self, frame_bgr: np.ndarray, obbs: np.ndarray) -> np.ndarray:
+        """The symbol model's own reading of each box (N × classes): no corners, no colour,
+        no deck; for benches that ask what the network sees."""
+        return self._classify(self.symbol, self.crops(frame_bgr, obbs))
+
     def _classify_once(self, model: OnnxModel, crops: list[np.ndarray]) -> np.ndarray:
         probs = model(self.classifier_input(model, crops))
         if np.abs(probs.sum(1) - 1).max() > 1e-3:  # logits → probabilities (cheap check)
