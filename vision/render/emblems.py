@@ -21,7 +21,9 @@ def _polygon(cx: float, cy: float, rx: float, ry: float, sides: int, turn: float
     return np.stack([cx + rx * np.cos(a), cy + ry * np.sin(a)], axis=1)
 
 
-def _star(cx: float, cy: float, rx: float, ry: float, points: int, inner: float, turn: float):
+def _star(
+    cx: float, cy: float, rx: float, ry: float, points: int, inner: float, turn: float
+) -> np.ndarray:
     a = turn + np.arange(2 * points) * np.pi / points
     r = np.where(np.arange(2 * points) % 2 == 0, 1.0, inner)
     return np.stack([cx + rx * r * np.cos(a), cy + ry * r * np.sin(a)], axis=1)
@@ -29,7 +31,8 @@ def _star(cx: float, cy: float, rx: float, ry: float, points: int, inner: float,
 
 def emblem_mask(w: int, h: int, rng: np.random.Generator) -> tuple[np.ndarray, float, float]:
     """A random emblem centred on a w×h card: (mask in 0..1, half-width, half-height of the
-    box a symbol fits in without leaving the shape)."""
+    box the symbol is fitted into: about the shape's inner extent, so a wide symbol may touch
+    its edge, as printed ones do)."""
     mask = np.zeros((h, w), np.float32)
     cx, cy = w / 2, h / 2
     rx, ry = w * rng.uniform(0.3, 0.46), h * rng.uniform(0.2, 0.34)

@@ -455,6 +455,7 @@ def _style_emblem(img, big, small, c, white, m, rng) -> None:
     mask, hx, hy = emblem_mask(W, H, rng)
     mode = rng.random()
     dark: RGB = (15, 15, 15)
+    ink_emblem = mode < 0.55 or mode >= 0.8
     if mode < 0.55:  # paper card, ink emblem, paper (or dark) symbol, ink indices
         img[:] = white
         fill, fg, idx = c, (white if rng.random() < 0.75 else dark), c
@@ -464,7 +465,7 @@ def _style_emblem(img, big, small, c, white, m, rng) -> None:
     else:  # tinted card, ink emblem, paper symbol, ink indices
         img[:] = np.array(c, np.float32) * 0.25 + np.array(white, np.float32) * 0.75
         fill, fg, idx = c, white, c
-    if fill is c and rng.random() < 0.4:  # ink bands at top and bottom
+    if ink_emblem and rng.random() < 0.4:  # ink bands at top and bottom
         band = int(H * rng.uniform(0.05, 0.09))
         cv2.rectangle(img, (0, 0), (W - 1, band), c, -1)
         cv2.rectangle(img, (0, H - 1 - band), (W - 1, H - 1), c, -1)
