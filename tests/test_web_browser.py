@@ -5,13 +5,13 @@ and a screenshot of every page in tests/artifacts/."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.serving import ServedApp
 from tests.test_web_routes import BOB_FINISHES, PIN, write_images
 from web import create_app
 from web.config import WebConfig
@@ -39,17 +39,13 @@ def test_chromium_is_installed():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[tuple[str, Any]]:
-    import waitress
-
     tmp = tmp_path_factory.mktemp("web")
     cfg = WebConfig(db_path=tmp / "tabletop.db", camera=str(write_images(tmp / "frames", 4)))
     app = create_app(cfg)
-    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.effective_port}", app
+    served = ServedApp(app, threads=16)
+    yield served.url, app
     app.extensions["tabletop"].end_streams()
-    srv.close()
+    served.stop()
     app.extensions["tabletop"].camera.close()
 
 
@@ -312,19 +308,12 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
     viewer.close()
     # A second server without a camera: the Live page says so plainly.
     tmp_app = create_app(WebConfig(db_path=Path(app_tmp(server)) / "nocam.db"))
-    import waitress
-
-    srv = waitress.create_server(tmp_app, host="127.0.0.1", port=0, threads=4)
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    try:
-        s = Screen(browser, f"http://127.0.0.1:{srv.effective_port}")
+    with ServedApp(tmp_app, threads=4) as served:
+        s = Screen(browser, served.url)
         live = s.go("/live")
         expect(live.locator("#nocam")).to_contain_text("No camera is configured")
         shot(live, "live-no-camera")
         s.close()
-    finally:
-        srv.close()
 
 
 def app_tmp(server: tuple[str, Any]) -> str:

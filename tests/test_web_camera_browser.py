@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.serving import ServedApp
 from tests.test_web_browser import ARGS, CHROMIUM, LANDSCAPE, PORTRAIT, Screen, shot, unlock
 from tests.test_web_camera_referee import DATA, DEAL, Oracle, PileVideo, zones_doc
 from web import create_app
@@ -33,8 +34,6 @@ def browser() -> Iterator[Any]:
 def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
     """A dashboard whose camera is pile.avi, held back until the test opens ``gate``; the
     oracle reads G7 and Y9 with low confidence, so both become questions."""
-    import waitress
-
     gate = threading.Event()
     oracle = Oracle({"G7": 0.45, "Y9": 0.45})
     cfg = WebConfig(
@@ -45,14 +44,12 @@ def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
     )
     app = create_app(cfg)
     app.extensions["tabletop"].zones.save(zones_doc())
-    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.effective_port}", app, gate
+    served = ServedApp(app, threads=16)
+    yield served.url, app, gate
     gate.set()
     app.extensions["tabletop"].end_streams()
     app.extensions["tabletop"].referee.stop()
-    srv.close()
+    served.stop()
     app.extensions["tabletop"].camera.close()
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import queue
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import numpy as np
 import pytest
 
 from referee.washdash.dryer import Dryer
+from tests.serving import ServedApp
 from tests.test_web_routes import Tablet, make_app, write_images
 from vision.dryer.read import DryerReader, DryerReading
 from vision.dryer.render import DryerSample, render_dryer
@@ -415,7 +415,6 @@ class QueueSource:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_live_page_dryer_status_button_and_question_in_a_browser(tmp_path):
-    import waitress
     from playwright.sync_api import expect, sync_playwright
 
     from tests.test_web_browser import ARGS, CHROMIUM, LANDSCAPE, Screen, shot, unlock
@@ -434,8 +433,7 @@ def test_live_page_dryer_status_button_and_question_in_a_browser(tmp_path):
     services = app.extensions["tabletop"]
     services.zones.save(table.zones_doc())
     services.referee.dryers.reader_for = lambda layout, seat: TruthReader(table, layout, seat)
-    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=srv.run, daemon=True).start()
+    served = ServedApp(app, threads=8)
 
     def feed(left: Any, right: Any, n: int = 8, **kw: Any) -> None:
         for _ in range(n):
@@ -444,7 +442,7 @@ def test_live_page_dryer_status_button_and_question_in_a_browser(tmp_path):
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            screen = Screen(browser, f"http://127.0.0.1:{srv.effective_port}", LANDSCAPE)
+            screen = Screen(browser, served.url, LANDSCAPE)
             unlock(screen, app)
             made = screen.api(
                 "POST", "/api/games", {"game": "wash-dash", "players": ["Ana", "Bea"]}
@@ -481,5 +479,5 @@ def test_live_page_dryer_status_button_and_question_in_a_browser(tmp_path):
         frames.put(None)
         services.end_streams()
         services.referee.stop()
-        srv.close()
+        served.stop()
         services.camera.close()

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.serving import ServedApp
 from web import create_app
 from web.config import ConfigError, WebConfig, load_file
 
@@ -693,15 +694,6 @@ def test_camera_viewers_arriving_together_all_wait_for_the_first_frame(tmp_path)
     assert len(got) == 4 and all(f is not None and f.width == 160 for f in got)
 
 
-def _waitress(app, threads: int = 6):
-    """The app under a real waitress server in a daemon thread (close it when done)."""
-    import waitress
-
-    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=threads)
-    threading.Thread(target=srv.run, daemon=True).start()
-    return srv
-
-
 def _open_streams(port: int, n: int) -> list:
     """``n`` raw sockets, each with an open ``/api/stream`` (its 200 header read)."""
     import socket
@@ -721,10 +713,10 @@ def test_a_vanished_tablet_gives_its_stream_slot_back(tmp_path):
     import time
 
     app = make_app(tmp_path, stream_heartbeat_s=0.2)
-    srv = _waitress(app)
+    served = ServedApp(app)
     streams = app.extensions["tabletop"].streams
     try:
-        socks = _open_streams(srv.effective_port, 3)
+        socks = _open_streams(served.port, 3)
         assert streams.active == 3
         for sock in socks:
             sock.close()
@@ -733,17 +725,17 @@ def test_a_vanished_tablet_gives_its_stream_slot_back(tmp_path):
             time.sleep(0.1)
         assert streams.active == 0
     finally:
-        srv.close()
+        served.stop()
 
 
 def test_shutting_down_ends_open_live_streams(tmp_path):
     """Under waitress: ``end_streams`` makes every open SSE stream finish at once (not at its
     next heartbeat, which would write into a server that has already closed its sockets)."""
     app = make_app(tmp_path, stream_heartbeat_s=60)
-    srv = _waitress(app)
+    served = ServedApp(app)
     services = app.extensions["tabletop"]
     try:
-        socks = _open_streams(srv.effective_port, 2)
+        socks = _open_streams(served.port, 2)
         assert services.streams.active == 2
         assert services.end_streams(timeout=5)
         assert services.streams.active == 0
@@ -753,7 +745,7 @@ def test_shutting_down_ends_open_live_streams(tmp_path):
         for sock in socks:
             sock.close()
     finally:
-        srv.close()
+        served.stop()
 
 
 def test_live_camera_specs_go_through_the_frame_sources(tmp_path):
