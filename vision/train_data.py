@@ -335,13 +335,18 @@ def render_crops96_fresh(
     fans = render_crops96_fans(plan, work, models_dir, decks, log)
     parts = [fans] + [job[0] for job in jobs]
     if chunks > fresh_unions(plan)["crops96-fresh-round6-more"]:  # round 7 and later
-        offset = NEGATIVES_SEED_OFFSET
-        negatives = (work / "crops96-negatives", plan.neg_round7_tables, plan.seed * 1000 + offset)
-        render_chunks(
-            plan, models_dir, [(*negatives, "train")], plan.sym96_imgsz, log, negatives_chunk
-        )
-        parts.append(negatives[0])
+        parts.append(render_round7_negatives(plan, work, models_dir, log))
     return union(work / name, parts)
+
+
+def render_round7_negatives(plan: TrainPlan, work: Path, models_dir: Path, log) -> Path:
+    """Round 7's hard negatives at ``sym96_imgsz`` (seeds seed*1000 + 411, 412) in
+    ``work/crops96-negatives``, rendered once and shared by every later symbol union."""
+    folder = work / "crops96-negatives"
+    seed = plan.seed * 1000 + NEGATIVES_SEED_OFFSET
+    jobs = [(folder, plan.neg_round7_tables, seed, "train")]
+    render_chunks(plan, models_dir, jobs, plan.sym96_imgsz, log, negatives_chunk)
+    return folder
 
 
 def render_round13_crops(plan: TrainPlan, work: Path, models_dir: Path, log) -> Path:
@@ -357,10 +362,8 @@ def render_round13_crops(plan: TrainPlan, work: Path, models_dir: Path, log) -> 
     val = (work / "crops96-round13-val", plan.scene_crop_val_tables, plan.seed * 1000 + 439)
     jobs.append((*val, "val"))
     render_chunks(plan, models_dir, jobs, plan.sym96_imgsz, log, emblem_crop_chunk)
-    offset = NEGATIVES_SEED_OFFSET
-    negatives = (work / "crops96-negatives", plan.neg_round7_tables, plan.seed * 1000 + offset)
-    render_chunks(plan, models_dir, [(*negatives, "train")], plan.sym96_imgsz, log, negatives_chunk)
-    crops = union(work / "crops96-round13", [job[0] for job in jobs] + [negatives[0]])
+    negatives = render_round7_negatives(plan, work, models_dir, log)
+    crops = union(work / "crops96-round13", [job[0] for job in jobs] + [negatives])
     val_has_every_class(crops / "symbol")
     return crops
 
