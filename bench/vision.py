@@ -98,8 +98,9 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     det = YOLO(str(models / "card-detector.pt"), task="obb")
     sym = YOLO(str(models / "card-symbol.pt"), task="classify")
     col = YOLO(str(models / "card-color.pt"), task="classify")
-    # each model at the input size it was trained (and exported) at; crops as our reader cuts
-    det_imgsz = int(det.overrides.get("imgsz", 320))
+    # each model at the input size our ONNX file runs at (the detector: the shape it was
+    # exported to run at, which may be wider than it trained at); crops as our reader cuts
+    det_imgsz = [int(x) for x in args.det_hw.split(",")]
     sym_imgsz = int(sym.overrides.get("imgsz", 64))
     col_imgsz = int(col.overrides.get("imgsz", 32))
     crop_size = crop_side(sym_imgsz, col_imgsz)
@@ -167,12 +168,18 @@ def main() -> int:
     )
     ap.add_argument("--worker", choices=["onnx", "torch"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
+    ap.add_argument("--det-hw", help=argparse.SUPPRESS)  # "H,W": our detector's input shape
     args = ap.parse_args()
     if args.worker:
         fn = worker_onnx if args.worker == "onnx" else worker_torch
         print(json.dumps(fn(Path(args.folder), args)))
         return 0
+    from vision.runtime.onnx_model import OnnxModel
+
+    det_hw = OnnxModel(Path(args.models) / "card-detector.onnx").input_hw
     worker_args = [
+        "--det-hw",
+        f"{det_hw[0]},{det_hw[1]}",
         "--threads",
         str(args.threads),
         "--models",
@@ -226,6 +233,7 @@ def main() -> int:
         "ours_turn_below": None if args.no_turn else args.turn_below,
         "ours_int8": o["int8"],
         "models": args.models,
+        "detector_input_hw": list(det_hw),  # both paths
         "frames": args.frames,
         "rounds": args.rounds,
     }

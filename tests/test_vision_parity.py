@@ -10,6 +10,7 @@ from vision.render.faces import TRAIN_STYLES
 from vision.render.scenes import render_scene
 from vision.runtime.geometry import probiou
 from vision.runtime.reader import MODELS_DIR, CardReader, ReaderConfig
+from vision.train import TrainPlan
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +30,14 @@ def test_onnx_detector_matches_ultralytics_pytorch(frames) -> None:
     reader = CardReader(
         config=ReaderConfig(conf=0.4, iou=0.5, int8=False, fast_nms=True, fuse_iou=None)
     )  # float parity, with Ultralytics' own NMS rule and boxes; int8: test_vision_quantize.py
-    size = reader.detector.imgsz  # the input size the shipped detector was exported at
-    assert size == torch_model.overrides["imgsz"]
+    # the shape the shipped detector was exported to run at (wider than it was trained at)
+    hw = list(reader.detector.input_hw)
+    assert hw == list(TrainPlan().det_run_hw)
+    assert torch_model.overrides["imgsz"] == TrainPlan().det_long_imgsz < hw[1]
     compared = 0
     for frame in frames:
         ours = reader.detect(frame)
-        res = torch_model.predict(frame, imgsz=size, conf=0.4, iou=0.5, rect=False, verbose=False)[
-            0
-        ]
+        res = torch_model.predict(frame, imgsz=hw, conf=0.4, iou=0.5, rect=False, verbose=False)[0]
         theirs = res.obb.xywhr.numpy().astype(np.float32)
         assert len(ours) == len(theirs)
         if len(theirs) == 0:

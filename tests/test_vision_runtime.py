@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.decks import load_deck
 from vision.evaluate import (
@@ -30,20 +31,32 @@ def test_letterbox_keeps_aspect_and_pads() -> None:
     assert (out[:40] == 114).all() and (out[40:280] == 0).all()
 
 
-def test_letterbox_to_the_cameras_shape_pads_only_to_the_stride() -> None:
-    """A detector exported at (384, 480) gets a 640×480 frame scaled to 480×360 and padded by
-    12 rows above and below, as Ultralytics' own predict letterboxes it."""
+@pytest.mark.parametrize(
+    ("hw", "scale", "top"),
+    [((384, 480), 0.75, 12), ((384, 512), 0.8, 0)],  # (384, 512): the shipped detector's
+)
+def test_letterbox_to_the_cameras_shape_pads_only_to_the_stride(
+    hw: tuple[int, int], scale: float, top: int
+) -> None:
+    """A detector exported at a 4:3-ish (height, width) gets a 640×480 frame scaled to its
+    width and padded by a few rows above and below, as Ultralytics' own predict letterboxes
+    it."""
     img = np.zeros((480, 640, 3), np.uint8)
-    out, r, (left, top) = letterbox(img, (384, 480))
-    assert out.shape == (384, 480, 3)
-    assert r == 0.75 and left == 0 and top == 12
-    assert (out[:12] == 114).all() and (out[12:372] == 0).all() and (out[372:] == 114).all()
+    out, r, (left, pad_top) = letterbox(img, hw)
+    assert out.shape == (*hw, 3)
+    assert r == pytest.approx(scale) and left == 0 and pad_top == top
+    inside = round(480 * scale)
+    assert (out[:top] == 114).all() and (out[top : top + inside] == 0).all()
+    assert (out[top + inside :] == 114).all()
 
 
-def test_a_detector_exported_at_the_cameras_shape_reads_like_the_square_one(tmp_path) -> None:
-    """The reader letterboxes to the detector's own (height, width): the shipped detector
-    exported at (384, 480) finds the same cards as the square 480 export (no quarter of
-    padding; `docs/VISION.md`, round 11)."""
+def test_the_shipped_detector_runs_wider_than_trained_and_finds_the_square_exports_cards(
+    tmp_path,
+) -> None:
+    """The reader letterboxes to the detector's own (height, width). The shipped detector,
+    trained on square 480 px scenes, is exported at (384, 512) (`TrainPlan.det_run_hw`,
+    round 14: larger cards, no padding, fewer input pixels); it finds the cards the square 480
+    export of the same weights finds."""
     import shutil
     import subprocess
     import sys
@@ -52,6 +65,7 @@ def test_a_detector_exported_at_the_cameras_shape_reads_like_the_square_one(tmp_
     from vision.render.faces import TRAIN_STYLES
     from vision.render.scenes import render_scene
     from vision.runtime.reader import MODELS_DIR, CardReader, ReaderConfig
+    from vision.train import TrainPlan
 
     shutil.copy(MODELS_DIR / "card-detector.pt", tmp_path / "card-detector.pt")
     for name in ("card-symbol.onnx", "card-color.onnx"):
@@ -60,17 +74,18 @@ def test_a_detector_exported_at_the_cameras_shape_reads_like_the_square_one(tmp_
     export = (
         "import sys; from pathlib import Path; from vision.yolo import export_onnx, setup_offline;"
         "setup_offline(); d = Path(sys.argv[1]);"
-        "export_onnx(d / 'card-detector.pt', [384, 480], d / 'card-detector.onnx')"
+        "export_onnx(d / 'card-detector.pt', 480, d / 'card-detector.onnx')"
     )
     subprocess.run([sys.executable, "-c", export, str(tmp_path)], check=True, capture_output=True)
     config = ReaderConfig(int8=False)
-    square, rect = CardReader(MODELS_DIR, config=config), CardReader(tmp_path, config=config)
-    assert rect.detector.input_hw == (384, 480) and square.detector.input_hw == (480, 480)
+    shipped, square = CardReader(MODELS_DIR, config=config), CardReader(tmp_path, config=config)
+    assert shipped.detector.input_hw == TrainPlan().det_run_hw == (384, 512)
+    assert square.detector.input_hw == (480, 480)
     rng = np.random.default_rng(900_003)
     compared = 0
     for _ in range(3):
         frame = render_scene(all_decks(), rng, TRAIN_STYLES).image[..., ::-1].copy()
-        a, b = square.detect(frame), rect.detect(frame)
+        a, b = square.detect(frame), shipped.detect(frame)
         assert abs(len(a) - len(b)) <= 1
         if len(a) and len(b):
             iou = probiou(a.obb, b.obb)

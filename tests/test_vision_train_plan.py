@@ -290,7 +290,9 @@ def test_late_detector_stages_train_at_480_with_a_long_mosaic_free_tail(
     data_yaml, kw = calls["train"]
     folder = "detector-data-" + stage.removeprefix("detector-")
     assert data_yaml == tmp_path / "work" / folder / "data.yaml"
-    assert kw["imgsz"] == plan.det_long_imgsz == 480 == calls["export"]
+    assert kw["imgsz"] == plan.det_long_imgsz == 480
+    # exported to run at the camera's shape, wider than it was trained at (round 14)
+    assert calls["export"] == list(plan.det_run_hw) == [384, 512]
     assert kw["close_mosaic"] == getattr(plan, mosaic_free) > 1
     assert kw["epochs"] == getattr(plan, epochs)
     assert kw["model_cfg"] == str(models / "card-detector.pt")  # goes on from the shipped one
@@ -500,7 +502,7 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
 @pytest.mark.parametrize(
     ("soup", "ingredients", "alpha", "imgsz", "stem"),
     [
-        ("detector-soup", (ROUND9[0], ROUND11[0]), "det_soup_alpha", 480, "card-detector"),
+        ("detector-soup", (ROUND9[0], ROUND11[0]), "det_soup_alpha", [384, 512], "card-detector"),
         ("symbol-soup", (ROUND8[-1], ROUND13[0]), "sym_soup_alpha", 96, "card-symbol"),
     ],
 )
@@ -510,7 +512,7 @@ def test_a_soup_stage_ships_a_model_between_two_stages(
     soup: str,
     ingredients: tuple[str, str],
     alpha: str,
-    imgsz: int,
+    imgsz: int | list[int],
     stem: str,
 ) -> None:
     """detector-soup lies between rounds 9 and 11's detectors, symbol-soup between rounds 8

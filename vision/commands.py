@@ -64,9 +64,14 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from vision.train import TrainPlan
     from vision.yolo import export_all
 
-    for path in export_all(Path(args.models), dynamic_classifiers=not args.fixed_batch):
+    detector_hw = TrainPlan().det_run_hw  # the shape the shipped detector runs at
+    exported = export_all(
+        Path(args.models), dynamic_classifiers=not args.fixed_batch, detector_hw=detector_hw
+    )
+    for path in exported:
         print(path)
     return 0
 

@@ -220,6 +220,14 @@ class TrainPlan:
     # validation tables 0.3 / 0.5 / 0.6 / 0.7 / 1.0 read +0 / +10 / +5 / +11 / +0 faces of
     # 3 149 (0.5 keeps 5 more ``ticket`` faces than 0.7)
     sym_soup_alpha: float = 0.5
+    # Round 14 (fourteenth session): the detector is exported to run at (height, width)
+    # (384, 512), not the square 480 it was trained at: a 640×480 frame is scaled by 0.8
+    # (not 0.75) with no padding (not 60 rows a side), so cards are larger for 15 % fewer
+    # input pixels. Validation faces (3 149 / 2 007 more tables), the shipped weights
+    # exported at each shape: (480, 480) 2 924 / 1 852, (384, 512) 2 945 / 1 868, (416, 544)
+    # 2 957 / 1 847, (448, 576) 2 949 / 1 859; (384, 480) 2 924, (480, 608) 2 953, (480, 640)
+    # 2 927 on the first tables
+    det_run_hw: tuple[int, int] = (384, 512)
     # 1 torch thread: on this shared 2-core machine 2 threads ran 5x slower (OpenMP waits).
     threads: int = 1
 
@@ -659,7 +667,7 @@ def run_plan(
                 before, after, getattr(plan, alpha), stage_weights(work, stage)
             )
             if stage == "detector-soup":
-                imgsz, stem = plan.det_long_imgsz, "card-detector"
+                imgsz, stem = list(plan.det_run_hw), "card-detector"
             else:
                 imgsz, stem = plan.sym96_imgsz, "card-symbol"
         elif stage.startswith("detector"):
@@ -702,7 +710,9 @@ def run_plan(
                 threads=plan.threads,
                 close_mosaic=late[stage][3] if stage in late else None,
             )
-            imgsz, stem = det_imgsz, "card-detector"
+            # the 480 px stages' detectors run at the camera's shape (det_run_hw)
+            imgsz = list(plan.det_run_hw) if stage in late else det_imgsz
+            stem = "card-detector"
         else:
             root, epochs, imgsz, stem = jobs[stage]
             extra: dict = {}

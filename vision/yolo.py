@@ -213,9 +213,14 @@ MODEL_FILES = {  # .pt in models/ → (ONNX name, input size or None: as trained
 }
 
 
-def export_all(models_dir: Path, dynamic_classifiers: bool = True) -> list[Path]:
+def export_all(
+    models_dir: Path,
+    dynamic_classifiers: bool = True,
+    detector_hw: tuple[int, int] | None = None,
+) -> list[Path]:
     """Re-export the shipped .pt weights to ONNX (classifiers with a dynamic batch size so a
-    frame's cards are read in one call)."""
+    frame's cards are read in one call; the detector at ``detector_hw``, (height, width), or
+    the square it was trained at)."""
     setup_offline()
     from ultralytics import YOLO
 
@@ -225,6 +230,8 @@ def export_all(models_dir: Path, dynamic_classifiers: bool = True) -> list[Path]
         if not src.exists():
             raise FileNotFoundError(f"{src} not found: train first (tabletop vision train)")
         model = YOLO(str(src))
+        if onnx_name == "card-detector.onnx" and detector_hw is not None:
+            imgsz = list(detector_hw)
         path = model.export(
             format="onnx",
             imgsz=imgsz or int(model.overrides.get("imgsz", 320)),
