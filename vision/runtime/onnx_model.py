@@ -50,7 +50,7 @@ class OnnxModel:
         if not all(isinstance(d, int) for d in hw):  # a dynamic export: Ultralytics' metadata
             size = ast.literal_eval(meta["imgsz"])
             hw = [size, size] if isinstance(size, int) else size
-        # (height, width): a detector may be exported at the camera's 4:3 shape, (384, 480)
+        # (height, width): the shipped detector runs at the camera's 4:3 shape, (384, 512)
         self.input_hw: tuple[int, int] = (int(hw[0]), int(hw[-1]))
         self.imgsz = self.input_hw[0]  # the side of a square (classifier) input
         self.fixed_batch = isinstance(self.input_shape[0], int)
