@@ -33,14 +33,25 @@ def test_identify_prints_one_json_line_per_image_and_fails_on_unreadable(
     images = sorted(str(p) for p in (root / "images").glob("*.jpg"))
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"not a jpeg")
-    rc = main(["vision", "identify", "--deck", "deck-dash", images[0], str(bad), images[1]])
+    empty, missing = tmp_path / "empty.jpg", tmp_path / "missing.jpg"
+    empty.write_bytes(b"")
+    unreadable = [str(bad), str(empty), str(missing), str(tmp_path)]
+    rc = main(["vision", "identify", "--deck", "deck-dash", images[0], *unreadable, images[1]])
     lines = [json.loads(x) for x in capsys.readouterr().out.strip().splitlines()]
     assert rc != 0
-    assert [x["image"] for x in lines] == [images[0], str(bad), images[1]]
-    assert "error" in lines[1] and "cards" not in lines[1]
+    assert [x["image"] for x in lines] == [images[0], *unreadable, images[1]]
+    # each unreadable image says why, and processing goes on
+    assert [x.get("error") for x in lines[1:5]] == [
+        "cannot read image: not an image OpenCV can decode",
+        "cannot read image: empty file",
+        "cannot read image: no such file",
+        "cannot read image: is a folder, not an image",
+    ]
+    assert not any("cards" in x for x in lines[1:5])
+    lines = [lines[0], lines[5]]
     deck = load_deck("deck-dash")
     found = 0
-    for line in (lines[0], lines[2]):
+    for line in lines:
         assert set(line) == {"image", "cards"}
         for card in line["cards"]:
             found += 1
@@ -75,6 +86,21 @@ def test_eval_reports_map_and_identity(tmp_path: Path, capsys) -> None:
     # mAP50 0.923 on 200 held-out scenes): a broken pipeline scores ~0
     assert report["identity_accuracy"] >= 0.2
     assert report["mAP50"] >= 0.15
+    assert report["unreadable_images"] == []
+
+
+def test_eval_names_an_unreadable_image_scores_the_rest_and_fails(tmp_path: Path, capsys) -> None:
+    """A broken file in a dataset must not quietly shrink the set a figure is measured on."""
+    root = _scenes(tmp_path, 3)
+    broken = sorted((root / "images").glob("*.jpg"))[1]
+    broken.write_bytes(b"not a jpeg")
+    out = tmp_path / "report.json"
+    assert main(["vision", "eval", str(root), "--json", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "skipped 1 unreadable images" in captured.out
+    assert f"cannot read image {broken}: skipped" in captured.err
+    report = json.loads(out.read_text())
+    assert report["images"] == 2 and report["unreadable_images"] == [str(broken)]
 
 
 def test_runtime_never_imports_torch_or_ultralytics(tmp_path: Path) -> None:

@@ -112,15 +112,26 @@ def _reader(args: argparse.Namespace):
 
 
 def read_image(path: str):
-    """BGR image or None; reads bytes ourselves so OpenCV prints no warnings for bad files."""
+    """(BGR image, None), or (None, why it could not be read). Reads the bytes itself so that
+    OpenCV prints no warnings for bad files, and so a missing file, a folder, an empty file
+    and bytes that are no image each get their own message."""
     import cv2
     import numpy as np
 
     try:
         data = np.fromfile(path, np.uint8)
-    except OSError:
-        return None
-    return cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except FileNotFoundError:
+        return None, "no such file"
+    except IsADirectoryError:
+        return None, "is a folder, not an image"
+    except OSError as exc:
+        return None, f"cannot open: {exc.strerror or exc}"
+    if not data.size:
+        return None, "empty file"
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        return None, "not an image OpenCV can decode"
+    return image, None
 
 
 def _identify(args: argparse.Namespace) -> int:
@@ -133,10 +144,10 @@ def _identify(args: argparse.Namespace) -> int:
         return 2
     failed = 0
     for path in args.images:
-        image = read_image(path)
+        image, why = read_image(path)
         if image is None:
             failed += 1
-            print(json.dumps({"image": path, "error": "cannot read image"}), flush=True)
+            print(json.dumps({"image": path, "error": f"cannot read image: {why}"}), flush=True)
             continue
         print(json.dumps({"image": path, "cards": reader(image).cards()}), flush=True)
     return 1 if failed else 0
@@ -154,7 +165,9 @@ def _eval(args: argparse.Namespace) -> int:
     print(report.table())
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
-    return 0
+    for path in report.unreadable:  # scored without them: say so, and fail at the end
+        print(f"tabletop vision eval: cannot read image {path}: skipped", file=sys.stderr)
+    return 1 if report.unreadable else 0
 
 
 def _render(args: argparse.Namespace) -> int:

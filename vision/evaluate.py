@@ -111,6 +111,9 @@ class EvalReport:
     detected_faces: int = 0
     frames_with_false_card: int = 0
     per_class: list[dict] = field(default_factory=list)
+    # images the dataset lists that could not be decoded: skipped, and named, so that a
+    # broken file cannot quietly shrink the set a figure is measured on
+    unreadable: list[str] = field(default_factory=list)
 
     @property
     def false_card_rate(self) -> float:
@@ -128,6 +131,7 @@ class EvalReport:
             "frames_with_false_card": self.frames_with_false_card,
             "false_card_frame_rate": round(self.false_card_rate, 4),
             "per_class": self.per_class,
+            "unreadable_images": self.unreadable,
         }
 
     def table(self) -> str:
@@ -142,6 +146,8 @@ class EvalReport:
             f"card identity {self.identity_accuracy:.4f} ({self.identity_correct}/{self.faces})  "
             f"frames with a false card {self.frames_with_false_card}/{self.images}"
         )
+        if self.unreadable:
+            rows.append(f"skipped {len(self.unreadable)} unreadable images")
         return "\n".join(rows)
 
 
@@ -169,6 +175,7 @@ def evaluate(root: Path, predict, log=None) -> EvalReport:
     for k, img_path in enumerate(dataset_images(root)):
         img = cv2.imread(str(img_path))
         if img is None:
+            rep.unreadable.append(str(img_path))
             continue
         h, w = img.shape[:2]
         gt = read_labels(label_path(img_path), w, h)
