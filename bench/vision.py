@@ -8,7 +8,8 @@ per frame, peak resident memory. Both read cards fully: detect, rectify, classif
         [--models DIR] [--float] [--turn-below P | --no-turn] [--rounds N]
 
 Ours runs the int8 twins (``tabletop vision quantize``) when DIR has current ones, unless
-``--float``. Both paths cut crops with the same ``rectify`` on the BGR frame. The CPU is
+``--float``. Both paths run the detector at the (height, width) our ONNX file was exported
+to run at, and cut crops with the same ``rectify`` on the BGR frame. The CPU is
 shared and noisy: ``--rounds N`` runs the pair N times back to back and reports the median
 ratio (the table shows the last round).
 """

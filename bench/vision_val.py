@@ -87,6 +87,7 @@ class SetScore:
     faces: int
     read: int  # faces whose colour and value were both right
     false_frames: int  # frames holding a box that matches no labelled card
+    read_ids: frozenset[str] = frozenset()  # which faces were read right (evaluate's ids)
 
 
 def score_models(models: Path, roots: dict[str, Path]) -> dict[str, SetScore]:
@@ -98,19 +99,24 @@ def score_models(models: Path, roots: dict[str, Path]) -> dict[str, SetScore]:
     scores = {}
     for name, root in roots.items():
         rep = evaluate(root, reader)
-        scores[name] = SetScore(rep.faces, rep.identity_correct, rep.frames_with_false_card)
+        scores[name] = SetScore(
+            rep.faces, rep.identity_correct, rep.frames_with_false_card, frozenset(rep.read_faces)
+        )
     return scores
 
 
 def table(rows: dict[str, dict[str, SetScore]], sets: tuple[ValSet, ...]) -> str:
-    """Faces read per face set and in all; false-card frames over the empty sets."""
+    """Faces read per face set and in all; false-card frames over the empty sets. Each row
+    after the first also counts the faces it reads that the first does not, and the reverse:
+    a net +10 made of 12 gained and 2 lost is a change, one made of 60 and 50 mostly churn
+    (round 14 picked a winner among seven candidates on one set that lost on more tables)."""
     face_sets = [s for s in sets if s.kind != "empty"]
     empty_sets = [s for s in sets if s.kind == "empty"]
     first = next(iter(rows.values()))
     heads = [f"{s.name} ({first[s.name].faces})" for s in face_sets]
     faces = sum(first[s.name].faces for s in face_sets)
     frames = sum(s.n for s in empty_sets)
-    heads += [f"faces read ({faces})", f"false frames ({frames})"]
+    heads += [f"faces read ({faces})", "gained / lost", f"false frames ({frames})"]
     width = max(len(str(m)) for m in rows)
     lines = [f"{'models':<{width}}  " + "  ".join(heads)]
     baseline: int | None = None
@@ -119,8 +125,15 @@ def table(rows: dict[str, dict[str, SetScore]], sets: tuple[ValSet, ...]) -> str
         false = sum(scores[s.name].false_frames for s in empty_sets)
         cells = [f"{scores[s.name].read:>{len(h)}}" for s, h in zip(face_sets, heads, strict=False)]
         change = "" if baseline is None else f" ({read - baseline:+d})"
+        flips = ""
+        if baseline is not None:
+            pairs = [(scores[s.name].read_ids, first[s.name].read_ids) for s in face_sets]
+            gained = sum(len(mine - base) for mine, base in pairs)
+            lost = sum(len(base - mine) for mine, base in pairs)
+            flips = f"+{gained} / -{lost}"
         baseline = read if baseline is None else baseline
-        cells.append(f"{str(read) + change:>{len(heads[-2])}}")
+        cells.append(f"{str(read) + change:>{len(heads[-3])}}")
+        cells.append(f"{flips:>{len(heads[-2])}}")
         cells.append(f"{false:>{len(heads[-1])}}")
         lines.append(f"{models!s:<{width}}  " + "  ".join(cells))
     return "\n".join(lines)

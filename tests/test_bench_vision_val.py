@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from bench.vision_val import ValSet, render_set, score_models, table
@@ -36,6 +37,16 @@ def test_sets_are_rendered_once_and_scored_like_vision_eval(tmp_path: Path) -> N
     total = sum(scores[name].read for name in faced)
     assert f"faces read ({faces})" in text.splitlines()[0]
     assert f"{total} (+0)" in again and "(+" not in base
+    assert "+0 / -0" in again  # the same faces: nothing gained, nothing lost
+
+    # one face fewer and one other face more: a net +0 that the gained / lost column shows
+    name = "scenes-7101"
+    ids = sorted(scores[name].read_ids)
+    assert ids, "the tiny set must hold a face read right"
+    swapped = dict(scores)
+    swapped[name] = replace(scores[name], read_ids=frozenset(ids[1:]) | {"elsewhere.jpg#0"})
+    churn = table({Path("base"): scores, Path("swap"): swapped}, TINY).splitlines()[2]
+    assert f"{total} (+0)" in churn and "+1 / -1" in churn
 
 
 def test_a_style_set_records_its_style_and_older_sets_keep_their_recipes(tmp_path: Path) -> None:
