@@ -77,6 +77,7 @@ def worker_onnx(folder: Path, args: argparse.Namespace) -> dict:
     out["torch_loaded"] = "torch" in sys.modules or "ultralytics" in sys.modules
     models = (reader.detector, reader.symbol, reader.color, reader.corner)
     out["int8"] = [m.int8 for m in models if m is not None]
+    out["detector_input_hw"] = list(reader.detector.input_hw)
     return out
 
 
@@ -127,7 +128,9 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
             corner.predict(patches, imgsz=corner_imgsz, verbose=False, device="cpu")
         return sum(1 for x in s if sym.names[int(x.probs.top1)] != "other")
 
-    return _measure(run, _frames(folder))
+    out = _measure(run, _frames(folder))
+    out["detector_input_hw"] = [int(x) for x in det.predictor.imgsz]  # as Ultralytics ran it
+    return out
 
 
 def render_frames(folder: Path, n: int, seed: int) -> None:

@@ -1,0 +1,34 @@
+"""The speed bench runs both paths on the same frames, at the same detector shape, and ours
+without torch: a ratio between unlike runs would measure nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from vision.train import TrainPlan
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_speed_bench_compares_like_with_like(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "vision.py"), "--frames", "2", "--json", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(out.read_text())
+    ours, theirs = report["results"]["onnx"], report["results"]["torch"]
+    shape = list(TrainPlan().det_run_hw)
+    assert ours["detector_input_hw"] == theirs["detector_input_hw"] == shape
+    assert report["summary"]["detector_input_hw"] == shape
+    assert ours["torch_loaded"] is False and report["summary"]["onnx_process_loaded_torch"] is False
+    assert ours["frames"] == theirs["frames"] == 2
+    assert ours["cards_read"] > 0 and theirs["cards_read"] > 0
+    assert report["summary"]["memory_ratio"] < 1  # measured per process, not shared
