@@ -102,7 +102,7 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
     col = YOLO(str(models / "card-color.pt"), task="classify")
     # each model at the input size our ONNX file runs at (the detector: the shape it was
     # exported to run at, which may be wider than it trained at); crops as our reader cuts
-    det_imgsz = [int(x) for x in args.det_hw.split(",")]
+    det_hw = [int(x) for x in args.det_hw.split(",")]
     sym_imgsz = int(sym.overrides.get("imgsz", 64))
     col_imgsz = int(col.overrides.get("imgsz", 32))
     crop_size = crop_side(sym_imgsz, col_imgsz)
@@ -114,7 +114,7 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict:
 
     def run(frame) -> int:
         r = det.predict(
-            frame, imgsz=det_imgsz, conf=cfg.conf, iou=cfg.iou, verbose=False, device="cpu"
+            frame, imgsz=det_hw, conf=cfg.conf, iou=cfg.iou, verbose=False, device="cpu"
         )[0]
         boxes = r.obb.xywhr.numpy() if r.obb is not None else np.zeros((0, 5))
         if len(boxes) == 0:

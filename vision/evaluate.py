@@ -114,8 +114,9 @@ class EvalReport:
     # images the dataset lists that could not be decoded: skipped, and named, so that a
     # broken file cannot quietly shrink the set a figure is measured on
     unreadable: list[str] = field(default_factory=list)
-    # which faces were read right ("IMAGE#LABEL_LINE"), so two readers can be compared face by
-    # face (how many each gains and loses), not only by their totals
+    # which faces were read right ("IMAGE#LABEL_LINE", the image's path in the dataset), so
+    # two readers can be compared face by face (how many each gains and loses), not only by
+    # their totals
     read_faces: set[str] = field(default_factory=set)
 
     @property
@@ -223,7 +224,7 @@ def evaluate(root: Path, predict, log=None) -> EvalReport:
                 rep.detected_faces += 1
                 if pred_cls[i] == gt.names[j]:
                     rep.identity_correct += 1
-                    rep.read_faces.add(f"{img_path.name}#{j}")
+                    rep.read_faces.add(f"{img_path.relative_to(root).as_posix()}#{j}")
                     ident_ok[gt.names[j]] += 1
         false_card = bool((~used_p).any())
         rep.frames_with_false_card += false_card
