@@ -9,14 +9,18 @@ and differ from the evaluation sets' (7001–7005), which are read once, after t
 Sets are rendered once into ``--data`` (as ``tabletop vision render`` would) and reused.
 
     .venv/bin/python bench/vision_val.py models runs/models-NEW [...] [--data runs/val] [--more]
+    .venv/bin/python bench/vision_val.py models models@iou=0.55,conf=0.35
 
 The first folder is the baseline; every other row also shows its change in faces read.
+A folder may carry reader settings after ``@`` (``ReaderConfig`` fields), so a reading rule
+is chosen on the same tables and in the same table as model files are.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,12 +94,37 @@ class SetScore:
     read_ids: frozenset[str] = frozenset()  # which faces were read right (evaluate's ids)
 
 
-def score_models(models: Path, roots: dict[str, Path]) -> dict[str, SetScore]:
-    """Each set's score for one models folder, with the shipped reader defaults."""
-    from vision.evaluate import evaluate
-    from vision.runtime.reader import CardReader
+def reader_spec(spec: str) -> tuple[Path, dict[str, float | bool | None]]:
+    """``FOLDER[@field=value,...]`` → the folder and its ``ReaderConfig`` overrides; values
+    are numbers, ``true``/``false`` or ``none``. An unknown field is an error, not a no-op."""
+    from dataclasses import fields
 
-    reader = CardReader(models)
+    from vision.runtime.reader import ReaderConfig
+
+    folder, _, settings = spec.partition("@")
+    known = {f.name for f in fields(ReaderConfig)}
+    overrides: dict[str, float | bool | None] = {}
+    for item in filter(None, settings.split(",")):
+        key, eq, text = item.partition("=")
+        if not eq or key not in known:
+            raise ValueError(f"{item!r}: expected FIELD=VALUE with FIELD one of {sorted(known)}")
+        low = text.lower()
+        words = {"true": True, "false": False, "none": None}
+        overrides[key] = words[low] if low in words else float(text)
+    return Path(folder), overrides
+
+
+def score_models(
+    models: Path, roots: dict[str, Path], **overrides: float | bool | None
+) -> dict[str, SetScore]:
+    """Each set's score for one models folder, with the shipped reader defaults unless
+    ``overrides`` (``ReaderConfig`` fields) says otherwise."""
+    from dataclasses import replace
+
+    from vision.evaluate import evaluate
+    from vision.runtime.reader import CardReader, ReaderConfig
+
+    reader = CardReader(models, config=replace(ReaderConfig(), **overrides))
     scores = {}
     for name, root in roots.items():
         rep = evaluate(root, reader)
@@ -105,7 +134,7 @@ def score_models(models: Path, roots: dict[str, Path]) -> dict[str, SetScore]:
     return scores
 
 
-def table(rows: dict[str, dict[str, SetScore]], sets: tuple[ValSet, ...]) -> str:
+def table(rows: Mapping[str | Path, Mapping[str, SetScore]], sets: tuple[ValSet, ...]) -> str:
     """Faces read per face set and in all; false-card frames over the empty sets. Each row
     after the first also counts the faces it reads that the first does not, and the reverse:
     a net +10 made of 12 gained and 2 lost is a change, one made of 60 and 50 mostly churn
@@ -142,16 +171,23 @@ def table(rows: dict[str, dict[str, SetScore]], sets: tuple[ValSet, ...]) -> str
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "models", nargs="+", type=Path, help="models folders; the first is the baseline"
+        "models",
+        nargs="+",
+        help="models folders, each optionally @field=value,... (ReaderConfig); the first is "
+        "the baseline",
     )
     ap.add_argument("--data", type=Path, default=REPO / "runs" / "val", help="rendered sets")
     ap.add_argument(
         "--more", action="store_true", help="the further round-14 sets instead (2 007 faces)"
     )
     args = ap.parse_args(argv)
+    try:
+        specs = {spec: reader_spec(spec) for spec in args.models}
+    except ValueError as err:
+        ap.error(str(err))
     sets = MORE_SETS if args.more else VALIDATION_SETS
     roots = {s.name: render_set(args.data, s) for s in sets}
-    rows = {m: score_models(m, roots) for m in args.models}
+    rows = {spec: score_models(folder, roots, **kw) for spec, (folder, kw) in specs.items()}
     print(table(rows, sets))
     return 0
 

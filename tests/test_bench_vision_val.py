@@ -58,3 +58,19 @@ def test_a_style_set_records_its_style_and_older_sets_keep_their_recipes(tmp_pat
     assert json.loads((badge / "done").read_text())["recipe"]["style"] == "badge"
     assert "style" not in json.loads((plain / "done").read_text())["recipe"]
     assert read_names(badge / "data.yaml") == read_names(plain / "data.yaml")  # same classes
+
+
+def test_a_folder_may_carry_reader_settings_and_a_wrong_one_is_refused() -> None:
+    """`models@iou=0.55,fuse_iou=none`: a reading rule is chosen on the same tables as model
+    files; a misspelt field must fail, not quietly measure the defaults."""
+    import pytest
+
+    from bench.vision_val import main, reader_spec
+
+    folder, overrides = reader_spec("runs/models-x@iou=0.55,fuse_iou=none,turn_both_ways=false")
+    assert folder == Path("runs/models-x")
+    assert overrides == {"iou": 0.55, "fuse_iou": None, "turn_both_ways": False}
+    assert reader_spec("models") == (Path("models"), {})
+    with pytest.raises(SystemExit) as stop:
+        main(["models@iuo=0.55"])
+    assert stop.value.code == 2
