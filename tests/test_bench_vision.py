@@ -32,3 +32,23 @@ def test_the_speed_bench_compares_like_with_like(tmp_path: Path) -> None:
     assert ours["frames"] == theirs["frames"] == 2
     assert ours["cards_read"] > 0 and theirs["cards_read"] > 0
     assert report["summary"]["memory_ratio"] < 1  # measured per process, not shared
+
+
+def test_the_faults_bench_compares_the_same_faces_with_a_fault_left_out(capsys) -> None:
+    import pytest
+
+    from bench.vision_faults import main
+
+    assert main(["--n", "3", "--skip", "blur", "--skip", "light,glare"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    faces = int(lines[0].split(", ")[2].split()[0])
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:]}
+    assert faces > 0 and set(rows) == {"(nothing)", "blur", "glare,light"}
+    for name, cells in rows.items():
+        assert 0 <= int(cells[0]) <= faces
+        if name != "(nothing)":  # gained / lost against the faulted tables
+            gained, lost = int(cells[1].lstrip("+")), int(cells[3].lstrip("-"))
+            assert int(cells[0]) == int(rows["(nothing)"][0]) + gained - lost
+    with pytest.raises(SystemExit) as stop:
+        main(["--n", "1", "--skip", "fog"])
+    assert stop.value.code == 2

@@ -224,3 +224,33 @@ def test_the_emblem_style_is_for_new_chunks_only_and_draws_every_kind_of_emblem(
     assert min(areas) > 0.08
     assert max(areas) < 0.7
     assert len({round(a, 2) for a in areas}) > 20, "shapes and sizes vary"
+
+
+@pytest.mark.parametrize("fault", ["light", "glare", "blur", "noise", "jpeg"])
+def test_a_camera_fault_left_out_leaves_the_same_table(fault: str) -> None:
+    """bench/vision_faults.py compares a table with and without one fault: the cards, their
+    places and the random numbers drawn must be the same, only the image may differ."""
+    from vision.render.scenes import FAULTS
+
+    assert fault in FAULTS
+    deck = load_deck("deck-dash")
+    with_it, without = np.random.default_rng(11), np.random.default_rng(11)
+    changed = 0
+    for _ in range(6):
+        a = render_scene(deck, with_it, TRAIN_STYLES)
+        b = render_scene(deck, without, TRAIN_STYLES, skip_faults=frozenset({fault}))
+        assert with_it.bit_generator.state == without.bit_generator.state
+        assert [(o.kind, o.meta, o.visible) for o in a.objects] == [
+            (o.kind, o.meta, o.visible) for o in b.objects
+        ]
+        assert all(
+            np.array_equal(p.quad, q.quad) for p, q in zip(a.objects, b.objects, strict=True)
+        )
+        assert b.image.shape == a.image.shape and b.image.dtype == a.image.dtype
+        changed += not np.array_equal(a.image, b.image)
+    assert changed > 0  # the fault was drawn on some of the six tables, and left out there
+
+
+def test_an_unknown_camera_fault_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown camera fault"):
+        render_scene(load_deck("dos"), np.random.default_rng(1), TRAIN_STYLES, skip_faults={"fog"})

@@ -169,17 +169,25 @@ def _singles(canvas: Canvas, sprites: list[Sprite], rng: np.random.Generator, wi
         canvas.place(sp, m, rng)
 
 
-def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+# The camera's faults a scene draws, by name. ``render_scene(skip_faults=...)`` still draws
+# each skipped fault's random numbers but leaves the image alone, so the table, its cards and
+# every other fault come out the same: bench/vision_faults.py measures what each one costs.
+FAULTS = ("light", "glare", "blur", "noise", "jpeg")
+
+
+def _light(
+    img: np.ndarray, rng: np.random.Generator, skip: frozenset[str] = frozenset()
+) -> np.ndarray:
     H, W = img.shape[:2]
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     # illumination gradient and vignette
     g = 1 + rng.uniform(-0.35, 0.35) * (xx / W - 0.5) + rng.uniform(-0.35, 0.35) * (yy / H - 0.5)
     r2 = ((xx - W / 2) / W) ** 2 + ((yy - H / 2) / H) ** 2
     g *= 1 - rng.uniform(0, 0.6) * r2
-    img = img * g[..., None] * rng.uniform(0.55, 1.25)
+    lit = img * g[..., None] * rng.uniform(0.55, 1.25)
     # colour cast / white balance (warm tungsten to cool daylight)
     cast = np.array([rng.uniform(0.8, 1.2), rng.uniform(0.88, 1.1), rng.uniform(0.75, 1.2)])
-    img = img * cast
+    img = img.astype(np.float64) if "light" in skip else lit * cast
     # glare: bright soft spots that wash out colour
     for _ in range(int(rng.poisson(0.8))):
         spot = np.zeros((H, W), np.float32)
@@ -194,7 +202,9 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             -1,
         )
         spot = cv2.GaussianBlur(spot, (0, 0), rng.uniform(5, 20))
-        img = img + spot[..., None] * rng.uniform(60, 220)
+        strength = rng.uniform(60, 220)
+        if "glare" not in skip:
+            img = img + spot[..., None] * strength
     return img
 
 
@@ -204,22 +214,30 @@ def _perspective(rng: np.random.Generator, strength: float) -> np.ndarray:
     return cv2.getPerspectiveTransform(src, (src + jitter).astype(np.float32))
 
 
-def _degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _degrade(
+    img: np.ndarray, rng: np.random.Generator, skip: frozenset[str] = frozenset()
+) -> np.ndarray:
     if rng.random() < 0.4:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.8))
+        sigma = rng.uniform(0.5, 1.8)
+        if "blur" not in skip:
+            img = cv2.GaussianBlur(img, (0, 0), sigma)
     if rng.random() < 0.2:  # motion blur
         k = int(rng.integers(3, 9))
         ker = np.zeros((k, k), np.float32)
         ker[k // 2, :] = 1 / k
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
         ker = cv2.warpAffine(ker, rot, (k, k))
-        img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
-    img = img + rng.normal(0, rng.uniform(0, 8), img.shape).astype(np.float32)
+        if "blur" not in skip:
+            img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
+    noise = rng.normal(0, rng.uniform(0, 8), img.shape).astype(np.float32)
+    if "noise" not in skip:
+        img = img + noise
     img = np.clip(img, 0, 255).astype(np.uint8)
     if rng.random() < 0.7:
         q = int(rng.integers(30, 95))
-        _ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-        img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+        if "jpeg" not in skip:
+            _ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+            img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
     return img
 
 
@@ -265,8 +283,13 @@ def render_scene(
     *,
     empty: bool = False,
     max_cards: int = 12,
+    skip_faults: frozenset[str] = frozenset(),
 ) -> Scene:
-    """One 640×480 top-down frame of a table with cards (or none), clutter and bad light."""
+    """One 640×480 top-down frame of a table with cards (or none), clutter and bad light;
+    ``skip_faults`` (names in ``FAULTS``) leaves those camera faults out of the same scene."""
+    unknown = set(skip_faults) - set(FAULTS)
+    if unknown:
+        raise ValueError(f"unknown camera fault(s) {sorted(unknown)}; known: {FAULTS}")
     decks = deck if isinstance(deck, list) else [deck]
     dk = decks[int(rng.integers(len(decks)))]
     canvas = Canvas(table(FRAME_H, FRAME_W, rng))
@@ -292,14 +315,14 @@ def render_scene(
         kind = None if empty or rng.random() < 0.5 else "hand"
         rgb, alpha = occluder(FRAME_H, FRAME_W, rng, kind)
         canvas.occlude(rgb, alpha, rng)
-    img = _light(canvas.img, rng)
+    img = _light(canvas.img, rng, skip_faults)
     ids = canvas.ids
     hom = _perspective(rng, rng.uniform(0, 0.06))
     img = cv2.warpPerspective(img, hom, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REFLECT)
     ids = cv2.warpPerspective(
         ids.astype(np.float32), hom, (FRAME_W, FRAME_H), flags=cv2.INTER_NEAREST, borderValue=-1
     ).astype(np.int32)
-    img = _degrade(img, rng)
+    img = _degrade(img, rng, skip_faults)
     det = np.linalg.det(hom[:2, :2])
     counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(canvas.items))
     placed: list[Placed] = []
