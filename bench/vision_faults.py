@@ -40,7 +40,9 @@ def faces_read(reader, seed: int, n: int, styles: tuple[str, ...], skip: frozens
     rng = np.random.default_rng(seed)
     out: list[tuple[tuple[int, int], bool]] = []
     for frame in range(n):
-        scene = render_scene(decks, rng, styles, empty=rng.random() < 0.0, skip_faults=skip)
+        # drawn as write_scenes draws it (empty_fraction 0), so the tables are the render's
+        empty = rng.random() < 0.0
+        scene = render_scene(decks, rng, styles, empty=empty, skip_faults=skip)
         bgr = cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR)
         if "jpeg" not in skip:  # as the validation and evaluation sets are saved
             _ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 92])
