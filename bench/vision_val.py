@@ -22,6 +22,7 @@ import argparse
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from math import comb
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -134,18 +135,30 @@ def score_models(
     return scores
 
 
+def sign_test_p(gained: int, lost: int) -> float:
+    """Two-sided exact sign test: how often faces flipped at random (each way equally likely)
+    split at least this unevenly. It covers these tables only, not training's own spread:
+    two seeds of one recipe read 10 validation faces apart (round 16)."""
+    n = gained + lost
+    if n == 0:
+        return 1.0
+    tail = sum(comb(n, k) for k in range(min(gained, lost) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
 def table(rows: Mapping[str | Path, Mapping[str, SetScore]], sets: tuple[ValSet, ...]) -> str:
     """Faces read per face set and in all; false-card frames over the empty sets. Each row
     after the first also counts the faces it reads that the first does not, and the reverse:
     a net +10 made of 12 gained and 2 lost is a change, one made of 60 and 50 mostly churn
-    (round 14 picked a winner among seven candidates on one set that lost on more tables)."""
+    (round 14 picked a winner among seven candidates on one set that lost on more tables);
+    ``p`` is that split's sign test (``sign_test_p``)."""
     face_sets = [s for s in sets if s.kind != "empty"]
     empty_sets = [s for s in sets if s.kind == "empty"]
     first = next(iter(rows.values()))
     heads = [f"{s.name} ({first[s.name].faces})" for s in face_sets]
     faces = sum(first[s.name].faces for s in face_sets)
     frames = sum(s.n for s in empty_sets)
-    heads += [f"faces read ({faces})", "gained / lost", f"false frames ({frames})"]
+    heads += [f"faces read ({faces})", "gained / lost", "p (sign)", f"false frames ({frames})"]
     width = max(len(str(m)) for m in rows)
     lines = [f"{'models':<{width}}  " + "  ".join(heads)]
     baseline: int | None = None
@@ -154,15 +167,16 @@ def table(rows: Mapping[str | Path, Mapping[str, SetScore]], sets: tuple[ValSet,
         false = sum(scores[s.name].false_frames for s in empty_sets)
         cells = [f"{scores[s.name].read:>{len(h)}}" for s, h in zip(face_sets, heads, strict=False)]
         change = "" if baseline is None else f" ({read - baseline:+d})"
-        flips = ""
+        flips = p = ""
         if baseline is not None:
             pairs = [(scores[s.name].read_ids, first[s.name].read_ids) for s in face_sets]
             gained = sum(len(mine - base) for mine, base in pairs)
             lost = sum(len(base - mine) for mine, base in pairs)
-            flips = f"+{gained} / -{lost}"
+            flips, p = f"+{gained} / -{lost}", f"{sign_test_p(gained, lost):.2f}"
         baseline = read if baseline is None else baseline
-        cells.append(f"{str(read) + change:>{len(heads[-3])}}")
-        cells.append(f"{flips:>{len(heads[-2])}}")
+        cells.append(f"{str(read) + change:>{len(heads[-4])}}")
+        cells.append(f"{flips:>{len(heads[-3])}}")
+        cells.append(f"{p:>{len(heads[-2])}}")
         cells.append(f"{false:>{len(heads[-1])}}")
         lines.append(f"{models!s:<{width}}  " + "  ".join(cells))
     return "\n".join(lines)

@@ -47,6 +47,19 @@ def test_sets_are_rendered_once_and_scored_like_vision_eval(tmp_path: Path) -> N
     swapped[name] = replace(scores[name], read_ids=frozenset(ids[1:]) | {"elsewhere.jpg#0"})
     churn = table({Path("base"): scores, Path("swap"): swapped}, TINY).splitlines()[2]
     assert f"{total} (+0)" in churn and "+1 / -1" in churn
+    assert churn.split("+1 / -1")[1].split()[0] == "1.00"  # one each way: no evidence
+
+
+def test_the_sign_test_tells_a_lopsided_split_from_churn() -> None:
+    """Round 16's first seed read +23 / -12 validation faces and its second +20 / -19: the
+    first looks like a gain, but a split that uneven comes by chance about one time in ten."""
+    from bench.vision_val import sign_test_p
+
+    assert sign_test_p(0, 0) == 1.0
+    assert sign_test_p(10, 0) == sign_test_p(0, 10) == 2 / 2**10
+    assert 0.05 < sign_test_p(23, 12) < 0.1
+    assert sign_test_p(20, 19) == 1.0
+    assert sign_test_p(30, 5) < 0.001
 
 
 def test_a_style_set_records_its_style_and_older_sets_keep_their_recipes(tmp_path: Path) -> None:
