@@ -174,10 +174,8 @@ def table(rows: Mapping[str | Path, Mapping[str, SetScore]], sets: tuple[ValSet,
             lost = sum(len(base - mine) for mine, base in pairs)
             flips, p = f"+{gained} / -{lost}", f"{sign_test_p(gained, lost):.2f}"
         baseline = read if baseline is None else baseline
-        cells.append(f"{str(read) + change:>{len(heads[-4])}}")
-        cells.append(f"{flips:>{len(heads[-3])}}")
-        cells.append(f"{p:>{len(heads[-2])}}")
-        cells.append(f"{false:>{len(heads[-1])}}")
+        tail = (str(read) + change, flips, p, false)
+        cells += [f"{cell:>{len(head)}}" for cell, head in zip(tail, heads[-4:], strict=True)]
         lines.append(f"{models!s:<{width}}  " + "  ".join(cells))
     return "\n".join(lines)
 
