@@ -5,9 +5,12 @@ so the frames equal the eval set's) to know each card's visible fraction, which 
 labels do not carry. For every card face it reports whether the detector found it (IoU ≥
 0.5) and whether the reader names it right from the detected box and from the true box
 (the true box isolates the classifiers from the detector's errors). No confidence floor.
+A second table gives each lost face one cause, so a round knows which stage to work on: no
+proposal at all, a proposal only below the detector's threshold, a proposal that rotated
+NMS dropped, or a box read wrong (also from the true box, or only from the detected one).
 
     .venv/bin/python bench/vision_visibility.py [--seed 7001] [--n 200] [--heldout]
-        [--models models]
+        [--style NAME] [--models models]
 """
 
 from __future__ import annotations
@@ -22,11 +25,42 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 BANDS = ((0.4, 0.6), (0.6, 0.8), (0.8, 0.95), (0.95, 1.01))
+WEAK = 0.1  # a proposal at least this confident counts as "seen, below the threshold"
+# why a face was lost, in the order the reader's stages would lose it (code = index)
+CAUSES = (
+    "read right",
+    "never proposed",
+    "below the threshold",
+    "dropped by NMS",
+    "misread, also from the true box",
+    "misread, only from the detected box",
+)
+COLUMNS = ("visible", "iou", "read (det box)", "read (true box)", "cause")
+
+
+def proposals(reader, bgr: np.ndarray, conf: float) -> np.ndarray:
+    """Every oriented box the detector proposes above ``conf`` before NMS, in frame pixels."""
+    from vision.runtime.geometry import decode_obb
+
+    tensor, r, (left, top) = reader.detector_input(bgr)
+    obb, _, _ = decode_obb(reader.detector(tensor), conf, iou=1.01, max_det=1_000_000)
+    obb[:, 0] = (obb[:, 0] - left) / r
+    obb[:, 1] = (obb[:, 1] - top) / r
+    obb[:, 2:4] /= r
+    return obb
+
+
+def cause_of(iou: float, det_ok: bool, true_ok: bool, proposed: float, weak: float) -> int:
+    """Index into ``CAUSES``: ``proposed`` / ``weak`` are the best IoU of any proposal above
+    the detector's threshold / above ``WEAK``, before NMS."""
+    if iou >= 0.5:
+        return 0 if det_ok else 4 if not true_ok else 5
+    return 3 if proposed >= 0.5 else 2 if weak >= 0.5 else 1
 
 
 def face_rows(reader, seed: int, n: int, styles: tuple[str, ...]) -> np.ndarray:
-    """One row per card face: visible fraction, best detected IoU, read right from the
-    detected box, read right from the true box."""
+    """One row per card face (``COLUMNS``): visible fraction, best detected IoU, read right
+    from the detected box, read right from the true box, and the index of its ``CAUSES``."""
     import cv2
 
     from vision.decks import load_deck
@@ -52,6 +86,11 @@ def face_rows(reader, seed: int, n: int, styles: tuple[str, ...]) -> np.ndarray:
         _ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 92])  # as saved
         bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         found = reader.detect(bgr)
+        above, weak = proposals(reader, bgr, reader.config.conf), proposals(reader, bgr, WEAK)
+
+        def best_iou(obbs: np.ndarray, quad: np.ndarray) -> float:
+            return max((polygon_iou(box_corners(*b), quad) for b in obbs), default=0.0)
+
         for obj in scene.objects:
             if obj.kind != "card":
                 continue
@@ -61,8 +100,16 @@ def face_rows(reader, seed: int, n: int, styles: tuple[str, ...]) -> np.ndarray:
             iou = ious[k] if k >= 0 else 0.0
             det_ok = iou >= 0.5 and name_at(bgr, found.obb[k]) == truth
             true_ok = name_at(bgr, quad_to_obb(obj.quad)) == truth
-            rows.append((obj.visible, iou, det_ok, true_ok))
-    return np.array(rows, float).reshape(-1, 4)
+            lost = iou < 0.5
+            cause = cause_of(
+                iou,
+                det_ok,
+                true_ok,
+                best_iou(above, obj.quad) if lost else 0.0,
+                best_iou(weak, obj.quad) if lost else 0.0,
+            )
+            rows.append((obj.visible, iou, det_ok, true_ok, cause))
+    return np.array(rows, float).reshape(-1, len(COLUMNS))
 
 
 def table(rows: np.ndarray) -> str:
@@ -81,19 +128,36 @@ def table(rows: np.ndarray) -> str:
     return "\n".join(lines)
 
 
+def causes_table(rows: np.ndarray) -> str:
+    """Faces per cause, in all and among the 40–60 % visible ones."""
+    half = (rows[:, 0] >= BANDS[0][0]) & (rows[:, 0] < BANDS[0][1])
+    lines = [f"{'cause':<38}{'faces':>6}{'40-60 % visible':>17}"]
+    for code, cause in enumerate(CAUSES):
+        m = rows[:, 4] == code
+        lines.append(f"{cause:<38}{int(m.sum()):>6}{int((m & half).sum()):>17}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=7001)
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--heldout", action="store_true", help="the held-out art style only")
+    ap.add_argument("--style", help="this one art style only (e.g. badge)")
     ap.add_argument("--models", default=str(REPO / "models"))
     args = ap.parse_args()
-    from vision.render.faces import HELDOUT_STYLE, TRAIN_STYLES
+    from vision.render.faces import ALL_STYLES, HELDOUT_STYLE, TRAIN_STYLES
     from vision.runtime.reader import CardReader, ReaderConfig
 
+    if args.style is not None and args.style not in ALL_STYLES:
+        ap.error(f"unknown style {args.style!r} (one of {', '.join(ALL_STYLES)})")
+
     reader = CardReader(args.models, config=ReaderConfig(min_confidence=0.0))
-    styles = (HELDOUT_STYLE,) if args.heldout else TRAIN_STYLES
-    print(table(face_rows(reader, args.seed, args.n, styles)))
+    styles = (args.style,) if args.style else (HELDOUT_STYLE,) if args.heldout else TRAIN_STYLES
+    rows = face_rows(reader, args.seed, args.n, styles)
+    print(table(rows))
+    print()
+    print(causes_table(rows))
 
 
 if __name__ == "__main__":
