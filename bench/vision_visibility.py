@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from enum import IntEnum
 from pathlib import Path
 
 import numpy as np
@@ -26,15 +27,31 @@ sys.path.insert(0, str(REPO))
 
 BANDS = ((0.4, 0.6), (0.6, 0.8), (0.8, 0.95), (0.95, 1.01))
 WEAK = 0.1  # a proposal at least this confident counts as "seen, below the threshold"
-# why a face was lost, in the order the reader's stages would lose it (code = index)
-CAUSES = (
-    "read right",
-    "never proposed",
-    "below the threshold",
-    "dropped by NMS",
-    "misread, also from the true box",
-    "misread, only from the detected box",
-)
+
+
+class Cause(IntEnum):
+    """Why a face was lost, in the order the reader's stages would lose it."""
+
+    READ_RIGHT = 0
+    NEVER_PROPOSED = 1
+    BELOW_THRESHOLD = 2
+    DROPPED_BY_NMS = 3
+    MISREAD_ALSO_FROM_TRUE_BOX = 4
+    MISREAD_ONLY_FROM_DETECTED_BOX = 5
+
+    @property
+    def label(self) -> str:
+        return CAUSE_LABELS[self]
+
+
+CAUSE_LABELS = {
+    Cause.READ_RIGHT: "read right",
+    Cause.NEVER_PROPOSED: "never proposed",
+    Cause.BELOW_THRESHOLD: "below the threshold",
+    Cause.DROPPED_BY_NMS: "dropped by NMS",
+    Cause.MISREAD_ALSO_FROM_TRUE_BOX: "misread, also from the true box",
+    Cause.MISREAD_ONLY_FROM_DETECTED_BOX: "misread, only from the detected box",
+}
 COLUMNS = ("visible", "iou", "read (det box)", "read (true box)", "cause")
 
 
@@ -50,17 +67,23 @@ def proposals(reader, bgr: np.ndarray, conf: float) -> np.ndarray:
     return obb
 
 
-def cause_of(iou: float, det_ok: bool, true_ok: bool, proposed: float, weak: float) -> int:
-    """Index into ``CAUSES``: ``proposed`` / ``weak`` are the best IoU of any proposal above
-    the detector's threshold / above ``WEAK``, before NMS."""
+def cause_of(iou: float, det_ok: bool, true_ok: bool, proposed: float, weak: float) -> Cause:
+    """The first stage that lost a face: ``proposed`` / ``weak`` are the best IoU of any
+    proposal above the detector's threshold / above ``WEAK``, before NMS."""
     if iou >= 0.5:
-        return 0 if det_ok else 4 if not true_ok else 5
-    return 3 if proposed >= 0.5 else 2 if weak >= 0.5 else 1
+        if det_ok:
+            return Cause.READ_RIGHT
+        if true_ok:
+            return Cause.MISREAD_ONLY_FROM_DETECTED_BOX
+        return Cause.MISREAD_ALSO_FROM_TRUE_BOX
+    if proposed >= 0.5:
+        return Cause.DROPPED_BY_NMS
+    return Cause.BELOW_THRESHOLD if weak >= 0.5 else Cause.NEVER_PROPOSED
 
 
 def face_rows(reader, seed: int, n: int, styles: tuple[str, ...]) -> np.ndarray:
     """One row per card face (``COLUMNS``): visible fraction, best detected IoU, read right
-    from the detected box, read right from the true box, and the index of its ``CAUSES``."""
+    from the detected box, read right from the true box, and its ``Cause``."""
     import cv2
 
     from vision.decks import load_deck
@@ -132,9 +155,9 @@ def causes_table(rows: np.ndarray) -> str:
     """Faces per cause, in all and among the 40–60 % visible ones."""
     half = (rows[:, 0] >= BANDS[0][0]) & (rows[:, 0] < BANDS[0][1])
     lines = [f"{'cause':<38}{'faces':>6}{'40-60 % visible':>17}"]
-    for code, cause in enumerate(CAUSES):
-        m = rows[:, 4] == code
-        lines.append(f"{cause:<38}{int(m.sum()):>6}{int((m & half).sum()):>17}")
+    for cause in Cause:
+        m = rows[:, 4] == cause
+        lines.append(f"{cause.label:<38}{int(m.sum()):>6}{int((m & half).sum()):>17}")
     return "\n".join(lines)
 
 
