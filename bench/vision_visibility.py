@@ -55,16 +55,22 @@ CAUSE_LABELS = {
 COLUMNS = ("visible", "iou", "read (det box)", "read (true box)", "cause")
 
 
-def proposals(reader, bgr: np.ndarray, conf: float) -> np.ndarray:
-    """Every oriented box the detector proposes above ``conf`` before NMS, in frame pixels."""
-    from vision.runtime.geometry import decode_obb
+def proposals(reader, bgr: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every oriented box the detector proposes above ``conf`` before NMS, in frame pixels,
+    and its score (one detector pass serves every threshold above ``conf``)."""
+    from vision.runtime.geometry import decode_obb, unletterbox_obb
 
-    tensor, r, (left, top) = reader.detector_input(bgr)
-    obb, _, _ = decode_obb(reader.detector(tensor), conf, iou=1.01, max_det=1_000_000)
-    obb[:, 0] = (obb[:, 0] - left) / r
-    obb[:, 1] = (obb[:, 1] - top) / r
-    obb[:, 2:4] /= r
-    return obb
+    tensor, r, pad = reader.detector_input(bgr)
+    obb, scores, _ = decode_obb(reader.detector(tensor), conf, iou=1.01, max_det=1_000_000)
+    return unletterbox_obb(obb, r, pad), scores
+
+
+def best_iou(obbs: np.ndarray, quad: np.ndarray) -> float:
+    """The best polygon IoU of any oriented box with a true card's quad (0 with no boxes)."""
+    from vision.runtime.geometry import polygon_iou
+    from vision.runtime.rectify import box_corners
+
+    return max((polygon_iou(box_corners(*b), quad) for b in obbs), default=0.0)
 
 
 def cause_of(iou: float, det_ok: bool, true_ok: bool, proposed: float, weak: float) -> Cause:
@@ -109,11 +115,8 @@ def face_rows(reader, seed: int, n: int, styles: tuple[str, ...]) -> np.ndarray:
         _ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 92])  # as saved
         bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         found = reader.detect(bgr)
-        above, weak = proposals(reader, bgr, reader.config.conf), proposals(reader, bgr, WEAK)
-
-        def best_iou(obbs: np.ndarray, quad: np.ndarray) -> float:
-            return max((polygon_iou(box_corners(*b), quad) for b in obbs), default=0.0)
-
+        weak, scores = proposals(reader, bgr, WEAK)
+        above = weak[scores > reader.config.conf]  # as decode_obb keeps them
         for obj in scene.objects:
             if obj.kind != "card":
                 continue

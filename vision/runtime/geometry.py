@@ -29,6 +29,16 @@ def letterbox(
     return out, r, (left, top)
 
 
+def unletterbox_obb(obb: np.ndarray, r: float, pad: tuple[int, int]) -> np.ndarray:
+    """Oriented boxes (cx, cy, w, h, θ) in a letterboxed input → the original image's
+    pixels, in place (``r`` and ``pad`` as :func:`letterbox` returned them)."""
+    left, top = pad
+    obb[:, 0] = (obb[:, 0] - left) / r
+    obb[:, 1] = (obb[:, 1] - top) / r
+    obb[:, 2:4] /= r
+    return obb
+
+
 def to_tensor(images: list[np.ndarray], swap_rb: bool = False) -> np.ndarray:
     """HWC uint8 images → NCHW float32 in 0..1 (Ultralytics' input convention).
 

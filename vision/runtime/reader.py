@@ -16,7 +16,7 @@ import numpy as np
 from vision.decks import DeckProfile, known_identities
 from vision.runtime.corners import NONE, corner_columns, corner_patches, fuse_corners
 from vision.runtime.detections import Detections
-from vision.runtime.geometry import decode_obb, letterbox, to_tensor
+from vision.runtime.geometry import decode_obb, letterbox, to_tensor, unletterbox_obb
 from vision.runtime.onnx_model import OnnxModel, load_model
 from vision.runtime.rectify import crop_side, rectify
 
@@ -104,7 +104,7 @@ class CardReader:
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Card boxes only (no reading), in frame pixels."""
-        tensor, r, (left, top) = self.detector_input(frame_bgr)
+        tensor, r, pad = self.detector_input(frame_bgr)
         out = self.detector(tensor)
         obb, scores, cls = decode_obb(
             out,
@@ -113,10 +113,7 @@ class CardReader:
             fast_nms=self.config.fast_nms,
             fuse_iou=self.config.fuse_iou,
         )
-        obb[:, 0] = (obb[:, 0] - left) / r
-        obb[:, 1] = (obb[:, 1] - top) / r
-        obb[:, 2:4] /= r
-        return Detections(obb, scores, cls)
+        return Detections(unletterbox_obb(obb, r, pad), scores, cls)
 
     def detector_input(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float, tuple[int, int]]:
         """The detector's input tensor for a frame, its scale and (left, top) padding."""
