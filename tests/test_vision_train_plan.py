@@ -199,6 +199,7 @@ ROUND8 = ("symbol-round8", "color-round8", "corner-round8", "symbol-round8-more"
 ROUND9 = ("detector-round9",)
 ROUND11 = ("detector-round11", "detector-soup")
 ROUND13 = ("symbol-round13", "symbol-soup")
+ROUND18 = ("symbol-round18", "symbol-soup18")
 
 
 def test_rounds_5_to_13_come_last_and_go_on_from_the_crops_before_them() -> None:
@@ -208,11 +209,12 @@ def test_rounds_5_to_13_come_last_and_go_on_from_the_crops_before_them() -> None
     beside the next detector stage), so each pair comes before its detector stage; so do
     round 7's. Round 8's stages cut their chunks with round 7's detector, the last one;
     rounds 9 and 11 train the detector on, and the shipped one lies between theirs; round
-    13 trains the symbol model on from round 8's, and the shipped one lies between theirs."""
+    13 trains the symbol model on from round 8's, and the shipped one lies between theirs;
+    round 18 trains it on from that soup, and the shipped one lies between those two."""
     from vision.train import STAGES
 
     rounds = (*ROUND5_CLASSIFIERS, *ROUND6, *ROUND7, *ROUND8, *ROUND9, *ROUND11, *ROUND13)
-    assert STAGES[-25:] == ("detector-long", *rounds)
+    assert STAGES[-27:] == ("detector-long", *rounds, *ROUND18)
 
 
 @pytest.mark.parametrize(
@@ -504,6 +506,7 @@ def test_round8_corner_patches_add_two_typeface_chunks_to_round_4s(
     [
         ("detector-soup", (ROUND9[0], ROUND11[0]), "det_soup_alpha", [384, 512], "card-detector"),
         ("symbol-soup", (ROUND8[-1], ROUND13[0]), "sym_soup_alpha", 96, "card-symbol"),
+        ("symbol-soup18", (ROUND13[1], ROUND18[0]), "sym_soup18_alpha", 96, "card-symbol"),
     ],
 )
 def test_a_soup_stage_ships_a_model_between_two_stages(
@@ -516,7 +519,8 @@ def test_a_soup_stage_ships_a_model_between_two_stages(
     stem: str,
 ) -> None:
     """detector-soup lies between rounds 9 and 11's detectors, symbol-soup between rounds 8
-    and 13's symbol models, each at its own plan field's distance from the first."""
+    and 13's symbol models, symbol-soup18 between that soup and round 18's, each at its own
+    plan field's distance from the first."""
     import vision.train as train
 
     calls: dict = {}
@@ -553,6 +557,7 @@ def test_a_soup_stage_ships_a_model_between_two_stages(
     [
         ("detector-soup", "detector-round9, detector-round11"),
         ("symbol-soup", "symbol-round8-more, symbol-round13"),
+        ("symbol-soup18", "symbol-soup, symbol-round18"),
     ],
 )
 def test_a_soup_stage_without_its_ingredients_is_refused_before_any_work(
@@ -630,3 +635,45 @@ def test_round13_symbol_model_goes_on_from_the_shipped_weights_over_the_emblem_c
         "symbol-round13": (Path("crops96-round13/symbol"), 2, 96, plan.sym_round6_lr0),
     }
     assert (models / "card-symbol.pt").read_bytes() == b"symbol-round13"
+
+
+def test_round18_symbol_model_goes_on_over_round_13s_crops_longer_faster_and_decayed(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Round 18 renders nothing new: it fits round 13's crops better (4 epochs at 10× round
+    13's rate, cosine-decayed), going on from the shipped (soup) weights."""
+    import vision.train as train
+
+    seen: dict[str, tuple] = {}
+    rendered: list[str] = []
+
+    def fit(root: Path, _out: Path, *, epochs: int, imgsz: int, name: str, **kw) -> Path:
+        seen[name] = (root.relative_to(tmp_path / "work"), epochs, imgsz, kw)
+        weights = tmp_path / f"{name}.pt"
+        weights.write_bytes(name.encode())
+        return weights
+
+    monkeypatch.setattr(data, "render_round13_crops", lambda *a, **k: rendered.append("13"))
+    monkeypatch.setattr(yolo, "train_classifier", fit)
+    monkeypatch.setattr(yolo, "export_onnx", lambda _w, _size, dest: dest)
+    models = tmp_path / "models"
+    models.mkdir()
+    plan = train.TrainPlan()
+    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=ROUND18[:1])
+    assert rendered == ["13"]  # the round-13 crops, cached when they exist
+    assert seen == {
+        "symbol-round18": (
+            Path("crops96-round13/symbol"),
+            4,
+            96,
+            {
+                "seed": plan.seed,
+                "threads": plan.threads,
+                "model_cfg": str(models / "card-symbol.pt"),
+                "lr0": 0.001,
+                "cos_lr": True,
+            },
+        ),
+    }
+    assert plan.sym_round18_lr0 == 10 * plan.sym_round6_lr0
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round18"

@@ -136,6 +136,7 @@ def train_classifier(
     name: str,
     lr0: float = 0.003,
     model_cfg: str = "yolov8n-cls.yaml",
+    cos_lr: bool = False,
 ) -> Path:
     weights = fit(
         yolo_model(model_cfg, threads),
@@ -156,6 +157,7 @@ def train_classifier(
         # (measured, run 1); an explicit 0.003 with a 1-epoch warm-up learns in a few epochs.
         optimizer="AdamW",
         lr0=lr0,
+        cos_lr=cos_lr,
         warmup_epochs=1,
     )
     return weights / "best.pt"
