@@ -611,37 +611,10 @@ def test_round13_chunks_draw_emblems_from_their_own_seeds_with_round7s_negatives
     assert earlier.isdisjoint(seed for _c, seed, _w in rendered[:-1])
 
 
-def test_round13_symbol_model_goes_on_from_the_shipped_weights_over_the_emblem_crops(
-    tmp_path: Path, monkeypatch
-) -> None:
-    import vision.train as train
-
-    seen: dict[str, tuple] = {}
-
-    def fit(root: Path, _out: Path, *, epochs: int, imgsz: int, name: str, **kw) -> Path:
-        seen[name] = (root.relative_to(tmp_path / "work"), epochs, imgsz, kw["lr0"])
-        weights = tmp_path / f"{name}.pt"
-        weights.write_bytes(name.encode())
-        return weights
-
-    monkeypatch.setattr(data, "render_round13_crops", lambda *a, **k: None)
-    monkeypatch.setattr(yolo, "train_classifier", fit)
-    monkeypatch.setattr(yolo, "export_onnx", lambda _w, _size, dest: dest)
-    models = tmp_path / "models"
-    models.mkdir()
-    plan = train.TrainPlan()
-    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=ROUND13[:1])
-    assert seen == {
-        "symbol-round13": (Path("crops96-round13/symbol"), 2, 96, plan.sym_round6_lr0),
-    }
-    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round13"
-
-
-def test_round18_symbol_model_goes_on_over_round_13s_crops_longer_faster_and_decayed(
-    tmp_path: Path, monkeypatch
-) -> None:
-    """Round 18 renders nothing new: it fits round 13's crops better (4 epochs at 10× round
-    13's rate, cosine-decayed), going on from the shipped (soup) weights."""
+def run_a_stage_over_round_13s_crops(tmp_path: Path, monkeypatch, stage: str) -> tuple:
+    """Run one classifier stage over round 13's crops with training stubbed out; returns
+    what each classifier was trained with, the crop renders asked for, the models folder
+    and the plan."""
     import vision.train as train
 
     seen: dict[str, tuple] = {}
@@ -659,7 +632,32 @@ def test_round18_symbol_model_goes_on_over_round_13s_crops_longer_faster_and_dec
     models = tmp_path / "models"
     models.mkdir()
     plan = train.TrainPlan()
-    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=ROUND18[:1])
+    train.run_plan(plan, tmp_path / "work", models, log=lambda _m: None, stages=(stage,))
+    return seen, rendered, models, plan
+
+
+def test_round13_symbol_model_goes_on_from_the_shipped_weights_over_the_emblem_crops(
+    tmp_path: Path, monkeypatch
+) -> None:
+    seen, rendered, models, plan = run_a_stage_over_round_13s_crops(
+        tmp_path, monkeypatch, ROUND13[0]
+    )
+    assert rendered == ["13"]
+    assert {name: (*row[:3], row[3]["lr0"]) for name, row in seen.items()} == {
+        "symbol-round13": (Path("crops96-round13/symbol"), 2, 96, plan.sym_round6_lr0),
+    }
+    assert "cos_lr" not in seen["symbol-round13"][3]
+    assert (models / "card-symbol.pt").read_bytes() == b"symbol-round13"
+
+
+def test_round18_symbol_model_goes_on_over_round_13s_crops_longer_faster_and_decayed(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Round 18 renders nothing new: it fits round 13's crops better (4 epochs at 10× round
+    13's rate, cosine-decayed), going on from the shipped (soup) weights."""
+    seen, rendered, models, plan = run_a_stage_over_round_13s_crops(
+        tmp_path, monkeypatch, ROUND18[0]
+    )
     assert rendered == ["13"]  # the round-13 crops, cached when they exist
     assert seen == {
         "symbol-round18": (
