@@ -298,6 +298,9 @@ SOUPS: dict[str, tuple[tuple[str, str], str]] = {
     "symbol-soup": (("symbol-round8-more", "symbol-round13"), "sym_soup_alpha"),
     "symbol-soup18": (("symbol-soup", "symbol-round18"), "sym_soup18_alpha"),
 }
+# classifier stages whose rate decays by a cosine (round 18: 4 epochs to fit, decayed to
+# settle); every other stage keeps Ultralytics' linear decay
+COSINE_RATE_STAGES = ("symbol-round18",)
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
 ROUND3 = ("symbol-round3", "color-round3")
@@ -741,7 +744,7 @@ def run_plan(
                 extra = {"lr0": plan.corner_lr0}
             elif stage in going_on_lr0:  # continues from the weights in models_dir
                 extra = {"model_cfg": str(models_dir / f"{stem}.pt"), "lr0": going_on_lr0[stage]}
-                if stage == "symbol-round18":  # 4 epochs to fit, decayed to settle
+                if stage in COSINE_RATE_STAGES:
                     extra["cos_lr"] = True
             weights = yolo.train_classifier(
                 root,
