@@ -227,7 +227,9 @@ class TrainPlan:
     sym_round18_epochs: int = 4
     sym_round18_lr0: float = 0.001
     # ... and the shipped symbol model is the point halfway towards it: validation faces
-    # (3 149 / 2 007 more), seed 0 +19 / +15, seed 1 +10 / +8; alone +16 / −2 (seeds 0 / 1)
+    # (3 149 / 2 007 more), seed 0 +19 / +15, seed 1 +10 / +8; alone +16 / −2 (seeds 0 / 1).
+    # Round 19 re-ran these two stages through `vision train` on another machine (crops cut
+    # again): +13 / +7 over round 13's soup, −12 / −10 under the shipped seed-0 files
     sym_soup18_alpha: float = 0.5
     # Round 14 (fourteenth session): the detector is exported to run at (height, width)
     # (384, 512), not the square 480 it was trained at: a 640×480 frame is scaled by 0.8
@@ -301,6 +303,8 @@ SOUPS: dict[str, tuple[tuple[str, str], str]] = {
 # classifier stages whose rate decays by a cosine (round 18: 4 epochs to fit, decayed to
 # settle); every other stage keeps Ultralytics' linear decay
 COSINE_RATE_STAGES = ("symbol-round18",)
+# classifier stages that train over round 13's crops (round 18 renders nothing new)
+ROUND13_CROP_STAGES = ("symbol-round13", "symbol-round18")
 ROUND1_CROPS = ("symbol", "color", "symbol-more")
 ROUND2 = ("symbol-round2", "color-round2")
 ROUND3 = ("symbol-round3", "color-round3")
@@ -507,7 +511,7 @@ def run_plan(
         data.render_corner_patches_round8(plan, work, models_dir, log)
         timings["render_corners_round8_s"] = time.time() - t
         log(f"round-8 corner patches rendered in {timings['render_corners_round8_s']:.0f}s")
-    if "symbol-round13" in stages or "symbol-round18" in stages:  # round 18 reuses them
+    if set(ROUND13_CROP_STAGES) & set(stages):
         t = time.time()
         data.render_round13_crops(plan, work, models_dir, log)
         timings["render_crops96_round13_s"] = time.time() - t
