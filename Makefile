@@ -4,15 +4,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# exact versions the shipped models were measured with (models/constraints.txt says why)
+CONSTRAINTS := models/constraints.txt
 HOST ?= 0.0.0.0
 PORT ?= 8080
 
 .PHONY: run test lint format chromium venv
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev,train]'
 	touch $(STAMP)
 
 venv: $(STAMP)
