@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from hardware.bus import EventBus
 from hardware.padevents import PadEvent, event_kind
 from hardware.table import Table
 
@@ -50,9 +51,9 @@ class PadsService:
         self.table = table
         self._names = dict(names)
         self._inputs = {v: k for k, v in self._names.items()}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the history; the bus guards its listeners
         self._recent: deque[PadPress] = deque(maxlen=keep)
-        self._listeners: list[Listener] = []
+        self._presses: EventBus[PadPress] = EventBus()
         self._unsubscribe = table.bus.subscribe(self._on_event)
 
     @property
@@ -74,9 +75,7 @@ class PadsService:
         press = self._convert(event)
         with self._lock:
             self._recent.append(press)
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(press)
+        self._presses.publish(press)
 
     def press(self, seat: int, device: str = "pad") -> PadPress:
         """Press a virtual input; ValueError names what is wrong (unknown seat or device,
@@ -95,15 +94,7 @@ class PadsService:
         return self._convert(event)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._presses.subscribe(listener)
 
     def recent(self) -> list[PadPress]:
         with self._lock:

@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from hardware.bus import EventBus
+
 DEVICES = ("pad", "button")
 
 
@@ -66,8 +68,8 @@ class VirtualPads:
     def __init__(self, seats: int = 6, devices: Sequence[str] = DEVICES) -> None:
         self._seats = tuple(range(seats))
         self._devices = tuple(devices)
-        self._lock = threading.Lock()
-        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()  # guards the history; the bus guards its listeners
+        self._presses: EventBus[PadPress] = EventBus()
         self._recent: deque[PadPress] = deque(maxlen=50)
 
     def seats(self) -> Sequence[int]:
@@ -88,20 +90,10 @@ class VirtualPads:
     def emit(self, event: PadPress) -> None:
         with self._lock:
             self._recent.append(event)
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(event)
+        self._presses.publish(event)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._presses.subscribe(listener)
 
     def recent(self) -> list[PadPress]:
         with self._lock:
