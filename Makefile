@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# `make run` needs only the runtime (no torch: a Raspberry Pi runs this); `make test` adds the
+# dev and train extras
+RUN_STAMP := $(VENV)/.installed-runtime
 # exact versions the shipped models were measured with (models/constraints.txt says why)
 CONSTRAINTS := models/constraints.txt
 HOST ?= 0.0.0.0
@@ -11,11 +14,13 @@ PORT ?= 8080
 
 .PHONY: run test lint format chromium venv
 
-$(STAMP): pyproject.toml $(CONSTRAINTS)
+$(STAMP): SPEC := .[dev,train]
+$(RUN_STAMP): SPEC := .
+$(STAMP) $(RUN_STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev,train]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '$(SPEC)'
+	touch $@
 
 venv: $(STAMP)
 
@@ -24,7 +29,7 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/tabletop serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)

@@ -21,6 +21,14 @@ COMMAND_MODULES = (
     "web.commands",
 )
 
+# Top-level modules of the `train` extra (pyproject.toml). A runtime-only install (`make run`,
+# a Raspberry Pi) lacks them: the commands that train, export or teach then say what to
+# install instead of ending in a traceback.
+TRAIN_EXTRA_MODULES = frozenset(
+    {"ultralytics", "torch", "torchvision", "onnx", "PIL", "matplotlib"}
+)
+TRAIN_EXTRA_HINT = "pip install -c models/constraints.txt -e '.[train]' (make test installs it)"
+
 
 def optional_module(name: str) -> ModuleType | None:
     """Import ``name``, or None when it (or its package) does not exist yet."""
@@ -53,6 +61,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in TRAIN_EXTRA_MODULES:
+            raise
+        print(
+            f"tabletop {args.command}: this command needs the training extra, which is not"
+            f" installed (no module {exc.name!r}): {TRAIN_EXTRA_HINT}",
+            file=sys.stderr,
+        )
+        return 2
 
 
 if __name__ == "__main__":

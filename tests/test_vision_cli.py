@@ -117,6 +117,18 @@ def test_runtime_never_imports_torch_or_ultralytics(tmp_path: Path) -> None:
     assert "HEAVY []" in proc.stdout
 
 
+def test_a_training_command_without_the_train_extra_says_what_to_install(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    # None in sys.modules makes `import ultralytics` fail as on a runtime-only install
+    monkeypatch.setitem(sys.modules, "ultralytics", None)
+    rc = main(["vision", "export", "--models", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "needs the training extra" in err and "no module 'ultralytics'" in err
+    assert "'.[train]'" in err and "Traceback" not in err
+
+
 def test_import_vision_is_light() -> None:
     code = (
         "import sys; import vision, vision.commands; "
