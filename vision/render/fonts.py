@@ -22,7 +22,8 @@ from vision.render.switches import Switch
 def matplotlib_font_dir() -> Path:
     spec = importlib.util.find_spec("matplotlib")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("matplotlib is needed for its bundled fonts (pip install matplotlib)")
+        # ModuleNotFoundError: the CLI turns a missing `train` extra into an install hint
+        raise ModuleNotFoundError("matplotlib is needed for its bundled fonts", name="matplotlib")
     return Path(next(iter(spec.submodule_search_locations))) / "mpl-data" / "fonts" / "ttf"
 
 
@@ -30,7 +31,7 @@ def package_font_dir(package: str) -> Path:
     """The ``files`` folder of a pip font package (``font-caladea`` → ``font_caladea``)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"the font package {package} is needed (pip install -e '.[train]')")
+        raise ModuleNotFoundError(f"the font package {package} is needed", name=package)
     return Path(next(iter(spec.submodule_search_locations))) / "files"
 
 
