@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
 CONSTRAINTS = REPO / "models" / "constraints.txt"
-# the packages whose version changes what a model reads or how it is trained and quantized
+# the packages whose version changes what a model reads, or how it is trained and quantized
 READING_PACKAGES = (
     "numpy",
     "opencv-python-headless",
@@ -60,6 +60,6 @@ def test_each_declared_dependency_is_pinned_inside_its_range(req: Requirement):
 
 
 @pytest.mark.parametrize("name", READING_PACKAGES)
-def test_the_packages_that_read_images_are_the_pinned_ones(name: str):
+def test_the_packages_models_are_read_and_trained_with_are_at_their_pins(name: str):
     installed = version(name).split("+")[0]  # torch's local label (+cu130) names its build
     assert installed == pinned_version(pins()[canonicalize_name(name)])
