@@ -121,3 +121,24 @@ def test_teach_cli_fine_tunes_and_checks_on_a_new_art_style(tmp_path, capsys):
     assert OnnxModel(tmp_path / "t" / "model" / "card-symbol.onnx", 1).imgsz == shipped
     crop = next((tmp_path / "t" / "data" / "symbol" / "train").glob("*/c000_*.png"))
     assert cv2.imread(str(crop)).shape == (shipped, shipped, 3)
+
+
+def test_teach_names_every_bad_photo_before_training(tmp_path, capsys):
+    deck = load_deck("dos")
+    folder = tmp_path / "photos"
+    empty, _shots = write_pass(folder, deck, "ticket", seed=5)
+    names = [photo_name(i, ident) for i, ident in enumerate(guide_order(deck))]
+    cv2.imwrite(str(folder / f"{names[0]}.jpg"), empty)  # the card was not put down
+    (folder / f"{names[1]}.jpg").write_bytes(b"not a jpeg")
+    rc = cli(["vision", "teach", "--deck", "dos", "--photos", str(folder), "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert f"{names[0]}.jpg: no card in the capture zone" in err
+    assert f"{names[1]}.jpg: cannot read this image" in err
+    assert not (tmp_path / "model").exists()  # nothing was trained
+
+
+def test_teach_without_the_empty_photo_says_so(tmp_path, capsys):
+    rc = cli(["vision", "teach", "--deck", "dos", "--photos", str(tmp_path)])
+    assert rc == 2
+    assert f"no {EMPTY}.jpg" in capsys.readouterr().err

@@ -20,6 +20,25 @@ def _zone_box(text: str) -> tuple[float, float, float, float]:
     return x1, y1, x2, y2
 
 
+def photo_problems(empty_path: Path, empty, paths: list[Path], shots, zone) -> list[str]:
+    """What is wrong with a folder of teaching photos, one line per photo: unreadable, or
+    no card found in the capture zone against the empty photo."""
+    from vision.teach.capture import CaptureError, find_card
+
+    if empty is None:
+        return [f"{empty_path}: cannot read this image"]
+    problems = []
+    for path, (image, _ident) in zip(paths, shots, strict=True):
+        if image is None:
+            problems.append(f"{path}: cannot read this image")
+            continue
+        try:
+            find_card(image, empty, zone)
+        except CaptureError as exc:
+            problems.append(f"{path}: {exc}")
+    return problems
+
+
 def _teach(args: argparse.Namespace) -> int:
     import cv2
 
@@ -35,9 +54,18 @@ def _teach(args: argparse.Namespace) -> int:
             print(f"{photo_name(i, ident)}.jpg\t{say(ident, deck)}")
         return 0
     if args.photos:
-        empty_path, pairs = read_folder(Path(args.photos), deck)
+        try:
+            empty_path, pairs = read_folder(Path(args.photos), deck)
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"tabletop vision teach: {exc}", file=sys.stderr)
+            return 2
         empty = cv2.imread(str(empty_path))
         shots = [(cv2.imread(str(p)), ident) for p, ident in pairs]
+        problems = photo_problems(empty_path, empty, [p for p, _ in pairs], shots, args.zone)
+        if problems:  # before any training: a family fixes every photo in one go
+            for problem in problems:
+                print(f"tabletop vision teach: {problem}", file=sys.stderr)
+            return 2
         missing = sorted(set(order) - {i for _, i in pairs})
         if missing:
             print(f"note: {len(missing)} cards of the deck have no photo", file=sys.stderr)
