@@ -4,6 +4,7 @@ unpinned install reading the same files 7 faces apart)."""
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
@@ -15,7 +16,7 @@ from packaging.utils import canonicalize_name
 REPO = Path(__file__).resolve().parents[1]
 CONSTRAINTS = REPO / "models" / "constraints.txt"
 # the packages whose version changes what a model reads, or how it is trained and quantized
-READING_PACKAGES = (
+MODEL_PACKAGES = (
     "numpy",
     "opencv-python-headless",
     "onnxruntime",
@@ -26,6 +27,7 @@ READING_PACKAGES = (
 )
 
 
+@functools.cache  # read once for all the parametrized tests
 def pins() -> dict[str, Requirement]:
     lines = CONSTRAINTS.read_text().splitlines()
     reqs = [Requirement(line) for line in lines if line.strip() and not line.startswith("#")]
@@ -59,7 +61,7 @@ def test_each_declared_dependency_is_pinned_inside_its_range(req: Requirement):
     assert req.specifier.contains(pinned_version(pin), prereleases=True)
 
 
-@pytest.mark.parametrize("name", READING_PACKAGES)
+@pytest.mark.parametrize("name", MODEL_PACKAGES)
 def test_the_packages_models_are_read_and_trained_with_are_at_their_pins(name: str):
     installed = version(name).split("+")[0]  # torch's local label (+cu130) names its build
     assert installed == pinned_version(pins()[canonicalize_name(name)])

@@ -20,30 +20,11 @@ def _zone_box(text: str) -> tuple[float, float, float, float]:
     return x1, y1, x2, y2
 
 
-def photo_problems(empty_path: Path, empty, paths: list[Path], shots, zone) -> list[str]:
-    """What is wrong with a folder of teaching photos, one line per photo: unreadable, or
-    no card found in the capture zone against the empty photo."""
-    from vision.teach.capture import CaptureError, find_card
-
-    if empty is None:
-        return [f"{empty_path}: cannot read this image"]
-    problems = []
-    for path, (image, _ident) in zip(paths, shots, strict=True):
-        if image is None:
-            problems.append(f"{path}: cannot read this image")
-            continue
-        try:
-            find_card(image, empty, zone)
-        except CaptureError as exc:
-            problems.append(f"{path}: {exc}")
-    return problems
-
-
 def _teach(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.decks import load_deck
-    from vision.teach.capture import LiveCapture
+    from vision.teach.capture import LiveCapture, photo_problems
     from vision.teach.finetune import TeachPlan, build_dataset, check, finetune
     from vision.teach.guide import guide_order, photo_name, read_folder, say
 
@@ -61,7 +42,8 @@ def _teach(args: argparse.Namespace) -> int:
             return 2
         empty = cv2.imread(str(empty_path))
         shots = [(cv2.imread(str(p)), ident) for p, ident in pairs]
-        problems = photo_problems(empty_path, empty, [p for p, _ in pairs], shots, args.zone)
+        photos = [(p, image) for (p, _ident), (image, _) in zip(pairs, shots, strict=True)]
+        problems = photo_problems(empty_path, empty, photos, args.zone)
         if problems:  # before any training: a family fixes every photo in one go
             for problem in problems:
                 print(f"tabletop vision teach: {problem}", file=sys.stderr)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -45,6 +46,25 @@ def find_card(
     ys, xs = np.nonzero(lab == best)
     hull = cv2.convexHull(np.stack([xs + x1, ys + y1], 1).astype(np.float32))
     return quad_to_obb(cv2.boxPoints(cv2.minAreaRect(hull)))
+
+
+def photo_problems(
+    empty_path: Path, empty: np.ndarray | None, photos: list[tuple[Path, np.ndarray | None]], zone
+) -> list[str]:
+    """What is wrong with a folder of teaching photos, one line per photo (unreadable, or no
+    card found in the zone against the empty photo), so a family fixes them all in one go."""
+    if empty is None:
+        return [f"{empty_path}: cannot read this image"]
+    problems = []
+    for path, image in photos:
+        if image is None:
+            problems.append(f"{path}: cannot read this image")
+            continue
+        try:
+            find_card(image, empty, zone)
+        except CaptureError as exc:
+            problems.append(f"{path}: {exc}")
+    return problems
 
 
 def crop_card(
