@@ -10,6 +10,8 @@ import json
 import sys
 import time
 
+from referee.cli_args import non_negative_int, positive_float
+
 
 def _config(args: argparse.Namespace):  # -> HardwareConfig
     from hardware.config import load_config
@@ -139,21 +141,29 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     t = hws.add_parser("test", help="press every pad and button; see it named and timed")
     common(t)
     t.add_argument("--script", help="virtual presses to play: 'all' or '0:pad,1:call'")
-    t.add_argument("--bounce", type=int, default=0, help="bounce pairs per scripted press")
-    t.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
+    t.add_argument(
+        "--bounce", type=non_negative_int, default=0, help="bounce pairs per scripted press"
+    )
+    t.add_argument(
+        "--timeout", type=positive_float, default=120.0, help="seconds to wait (default 120)"
+    )
     t.set_defaults(handler=_test)
 
     r = hws.add_parser("record", help="record pad/button edges to a JSON-lines pad log")
     common(r)
     r.add_argument("out", help="pad log to write (.jsonl)")
-    r.add_argument("--seconds", type=float, default=60.0, help="how long to record")
+    r.add_argument("--seconds", type=positive_float, default=60.0, help="how long to record")
     r.add_argument("--script", help="with --mock: presses to play and record")
-    r.add_argument("--bounce", type=int, default=0, help="bounce pairs per scripted press")
+    r.add_argument(
+        "--bounce", type=non_negative_int, default=0, help="bounce pairs per scripted press"
+    )
     r.set_defaults(handler=_record)
 
     p = hws.add_parser("replay", help="replay a pad log on mock pins and re-judge its races")
     p.add_argument("log", help="pad log (.jsonl)")
-    p.add_argument("--speed", type=float, default=1.0, help="pace factor (2 = twice as fast)")
+    p.add_argument(
+        "--speed", type=positive_float, default=1.0, help="pace factor (2 = twice as fast)"
+    )
     p.add_argument("--fast", action="store_true", help="as fast as possible")
     p.add_argument("--json", action="store_true", help="print the outcome as JSON")
     p.set_defaults(handler=_replay)

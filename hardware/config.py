@@ -266,4 +266,10 @@ def load_config(path: str | os.PathLike[str] | None = None) -> HardwareConfig:
         if path is not None:
             raise PinMapError(f"{file}: no such config file")
         return default_config()
-    return parse_toml(file.read_text(encoding="utf-8"), str(file))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:  # a folder, no permission
+        raise PinMapError(f"{file}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise PinMapError(f"{file}: not a text file (a TOML config is UTF-8 text)") from None
+    return parse_toml(text, str(file))

@@ -187,51 +187,52 @@ class PadRecorder:
 def read_pad_log(path: str | Path) -> PadLog:
     path = Path(path)
     log: PadLog | None = None
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            where = f"{path}:{lineno}"
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError:
+        raise PadLogError(f"{path}: not a text file (a pad log is UTF-8 JSON lines)") from None
+    for lineno, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PadLogError(f"{where}: not JSON ({exc.msg})") from None
+        if not isinstance(data, dict) or len(data) == 0:
+            raise PadLogError(f"{where}: each line must be a JSON object")
+        if log is None:
+            if data.get("pad_log") != LOG_VERSION:
+                raise PadLogError(f"{where}: the first line must be a pad_log {LOG_VERSION} header")
             try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise PadLogError(f"{where}: not JSON ({exc.msg})") from None
-            if not isinstance(data, dict) or len(data) == 0:
-                raise PadLogError(f"{where}: each line must be a JSON object")
-            if log is None:
-                if data.get("pad_log") != LOG_VERSION:
-                    raise PadLogError(
-                        f"{where}: the first line must be a pad_log {LOG_VERSION} header"
+                config = parse_hardware(data["hardware"])
+            except (KeyError, PinMapError) as exc:
+                raise PadLogError(f"{where}: bad hardware header: {exc}") from None
+            log = PadLog(config, dict(data.get("clock", {})))
+            continue
+        try:
+            if "edge" in data:
+                e = data["edge"]
+                log.edges.append(
+                    Edge(
+                        int(e["t_ns"]),
+                        int(e["seat"]),
+                        str(e["device"]),
+                        bool(e["active"]),
+                        bool(e.get("accepted", False)),
                     )
-                try:
-                    config = parse_hardware(data["hardware"])
-                except (KeyError, PinMapError) as exc:
-                    raise PadLogError(f"{where}: bad hardware header: {exc}") from None
-                log = PadLog(config, dict(data.get("clock", {})))
-                continue
-            try:
-                if "edge" in data:
-                    e = data["edge"]
-                    log.edges.append(
-                        Edge(
-                            int(e["t_ns"]),
-                            int(e["seat"]),
-                            str(e["device"]),
-                            bool(e["active"]),
-                            bool(e.get("accepted", False)),
-                        )
-                    )
-                elif "mark" in data:
-                    log.marks.append(RaceMark.from_dict(data["mark"]))
-                elif "decision" in data:
-                    log.decisions.append(data["decision"])
-                else:
-                    raise PadLogError(f"{where}: expected 'edge', 'mark' or 'decision'")
-            except (KeyError, TypeError, ValueError) as exc:
-                if isinstance(exc, PadLogError):
-                    raise
-                raise PadLogError(f"{where}: bad entry ({exc})") from None
+                )
+            elif "mark" in data:
+                log.marks.append(RaceMark.from_dict(data["mark"]))
+            elif "decision" in data:
+                log.decisions.append(data["decision"])
+            else:
+                raise PadLogError(f"{where}: expected 'edge', 'mark' or 'decision'")
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, PadLogError):
+                raise
+            raise PadLogError(f"{where}: bad entry ({exc})") from None
     if log is None:
         raise PadLogError(f"{path}: empty pad log")
     return log

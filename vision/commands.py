@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from referee.cli_args import fraction, positive_int
+
 ANY_DECK = "any"  # ``--deck any``: read any colour with any value (VIS-9 off)
 
 
@@ -68,9 +70,13 @@ def _export(args: argparse.Namespace) -> int:
     from vision.yolo import export_all
 
     detector_hw = TrainPlan().det_run_hw  # the shape the shipped detector runs at
-    exported = export_all(
-        Path(args.models), dynamic_classifiers=not args.fixed_batch, detector_hw=detector_hw
-    )
+    try:
+        exported = export_all(
+            Path(args.models), dynamic_classifiers=not args.fixed_batch, detector_hw=detector_hw
+        )
+    except FileNotFoundError as exc:  # names the missing .pt and says to train first
+        print(f"tabletop vision export: {exc}", file=sys.stderr)
+        return 2
     for path in exported:
         print(path)
     return 0
@@ -78,6 +84,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _quantize(args: argparse.Namespace) -> int:
     from vision.quantize import QuantizePlan, quantize_models
+    from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import COLOR, CORNER, DETECTOR, SYMBOL
 
     names = {"detector": DETECTOR, "symbol": SYMBOL, "color": COLOR, "corner": CORNER}
@@ -87,12 +94,16 @@ def _quantize(args: argparse.Namespace) -> int:
         print(f"tabletop vision quantize: unknown model {exc}", file=sys.stderr)
         return 2
     plan = QuantizePlan(frames=args.frames, check_frames=args.check_frames, models=models)
-    report = quantize_models(
-        args.models,
-        plan,
-        log=lambda m: print(m, file=sys.stderr, flush=True),
-        eval_sets=tuple(Path(d) for d in args.eval),
-    )
+    try:
+        report = quantize_models(
+            args.models,
+            plan,
+            log=lambda m: print(m, file=sys.stderr, flush=True),
+            eval_sets=tuple(Path(d) for d in args.eval),
+        )
+    except ModelError as exc:
+        print(f"tabletop vision quantize: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps(report))
     return 0
 
@@ -134,13 +145,22 @@ def read_image(path: str):
     return image, None
 
 
-def _identify(args: argparse.Namespace) -> int:
+def _reader_or_none(args: argparse.Namespace, command: str):
+    """The reader, or None after naming why it cannot be made (no such deck, a models folder
+    without its files)."""
     from vision.decks import DeckError
+    from vision.runtime.onnx_model import ModelError
 
     try:
-        reader = _reader(args)
-    except (DeckError, FileNotFoundError) as exc:
-        print(f"tabletop vision identify: {exc}", file=sys.stderr)
+        return _reader(args)
+    except (DeckError, ModelError, FileNotFoundError) as exc:
+        print(f"tabletop vision {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def _identify(args: argparse.Namespace) -> int:
+    reader = _reader_or_none(args, "identify")
+    if reader is None:
         return 2
     failed = 0
     for path in args.images:
@@ -154,24 +174,37 @@ def _identify(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from vision.evaluate import evaluate
+    from vision.evaluate import DatasetError, evaluate
+
+    def fail(why: str) -> int:
+        print(f"tabletop vision eval: {why}", file=sys.stderr)
+        return 2
 
     root = Path(args.dataset)
     if not (root / "data.yaml").is_file():
-        print(f"tabletop vision eval: {root}/data.yaml not found", file=sys.stderr)
+        return fail(f"{root}/data.yaml not found")
+    if args.json and (Path(args.json).is_dir() or not Path(args.json).parent.is_dir()):
+        return fail(f"--json {args.json}: not a file in an existing folder")  # before the run
+    reader = _reader_or_none(args, "eval")
+    if reader is None:
         return 2
-    reader = _reader(args)
-    report = evaluate(root, reader, log=lambda m: print(m, file=sys.stderr, flush=True))
+    try:
+        report = evaluate(root, reader, log=lambda m: print(m, file=sys.stderr, flush=True))
+    except DatasetError as exc:
+        return fail(str(exc))
     print(report.table())
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        try:
+            Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        except OSError as exc:
+            return fail(f"cannot write {args.json}: {exc.strerror or exc}")
     for path in report.unreadable:  # scored without them: say so, and fail at the end
         print(f"tabletop vision eval: cannot read image {path}: skipped", file=sys.stderr)
     return 1 if report.unreadable else 0
 
 
 def _render(args: argparse.Namespace) -> int:
-    from vision.decks import load_deck
+    from vision.decks import DeckError, load_deck
     from vision.render.dataset import write_eval_dataset
     from vision.render.faces import ALL_STYLES, HELDOUT_STYLE, TRAIN_STYLES
 
@@ -182,13 +215,21 @@ def _render(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    decks = [load_deck(d) for d in args.decks.split(",")]
+    try:
+        decks = [load_deck(d) for d in args.decks.split(",")]
+    except DeckError as exc:
+        print(f"tabletop vision render: {exc}", file=sys.stderr)
+        return 2
     styles = (HELDOUT_STYLE,) if args.kind == "heldout" else TRAIN_STYLES
     if args.style is not None:
         styles = (args.style,)
-    out = write_eval_dataset(
-        Path(args.out), args.n, args.seed, decks, styles, empty=args.kind == "empty"
-    )
+    try:
+        out = write_eval_dataset(
+            Path(args.out), args.n, args.seed, decks, styles, empty=args.kind == "empty"
+        )
+    except OSError as exc:  # OUT is a file, or not writable
+        print(f"tabletop vision render: cannot write {args.out}: {exc}", file=sys.stderr)
+        return 2
     print(out)
     return 0
 
@@ -200,14 +241,14 @@ def _runtime_args(p: argparse.ArgumentParser) -> None:
         f" known deck (VIS-9); {ANY_DECK!r}: any colour with any value",
     )
     p.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
-    p.add_argument("--conf", type=float, default=0.4, help="detector confidence threshold")
+    p.add_argument("--conf", type=fraction, default=0.4, help="detector confidence threshold")
     p.add_argument(
         "--min-confidence",
-        type=float,
+        type=fraction,
         default=0.3,
         help="drop cards read with less confidence (detector × reading; VIS-7)",
     )
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=positive_int, default=2)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -218,44 +259,50 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--work", help="working folder for data and runs (default runs/train-seedN)")
     tr.add_argument("--models", default="models", help="where the ONNX/.pt files go")
-    tr.add_argument("--det-images", type=int, default=500)
-    tr.add_argument("--det-epochs", type=int, default=16)
-    tr.add_argument("--crops", type=int, default=6000)
-    tr.add_argument("--sym-epochs", type=int, default=12)
-    tr.add_argument("--col-epochs", type=int, default=5)
-    tr.add_argument("--threads", type=int, default=1)
+    tr.add_argument("--det-images", type=positive_int, default=500)
+    tr.add_argument("--det-epochs", type=positive_int, default=16)
+    tr.add_argument("--crops", type=positive_int, default=6000)
+    tr.add_argument("--sym-epochs", type=positive_int, default=12)
+    tr.add_argument("--col-epochs", type=positive_int, default=5)
+    tr.add_argument("--threads", type=positive_int, default=1)
     tr.add_argument(
         "--sym-more-epochs",
-        type=int,
+        type=positive_int,
         default=8,
         help="second pass over the symbol crops at a lower learning rate",
     )
     tr.add_argument(
         "--det-more-epochs",
-        type=int,
+        type=positive_int,
         default=10,
         help="second detector pass from the first pass's weights",
     )
     tr.add_argument(
-        "--crops-more", type=int, default=18000, help="round-2 crops (all training styles)"
+        "--crops-more", type=positive_int, default=18000, help="round-2 crops (all training styles)"
     )
-    tr.add_argument("--sym-round2-epochs", type=int, default=6)
-    tr.add_argument("--col-round2-epochs", type=int, default=3)
-    tr.add_argument("--det-round2-epochs", type=int, default=20)
-    tr.add_argument("--det-more-images", type=int, default=500, help="scenes in all styles")
-    tr.add_argument("--det-styles-epochs", type=int, default=15)
+    tr.add_argument("--sym-round2-epochs", type=positive_int, default=6)
+    tr.add_argument("--col-round2-epochs", type=positive_int, default=3)
+    tr.add_argument("--det-round2-epochs", type=positive_int, default=20)
     tr.add_argument(
-        "--scene-crop-tables", type=int, default=3000, help="round-3 tables cut into crops"
+        "--det-more-images", type=positive_int, default=500, help="scenes in all styles"
     )
-    tr.add_argument("--sym-round3-epochs", type=int, default=4)
-    tr.add_argument("--col-round3-epochs", type=int, default=2)
-    tr.add_argument("--sym-round3-more-epochs", type=int, default=6)
-    tr.add_argument("--col-round3-more-epochs", type=int, default=2)
-    tr.add_argument("--sym96-epochs", type=int, default=4)
-    tr.add_argument("--det-round3-images", type=int, default=1000, help="fresh round-3 tables")
-    tr.add_argument("--det-round3-epochs", type=int, default=12)
-    tr.add_argument("--corner-tables", type=int, default=2000, help="corner tables per chunk")
-    tr.add_argument("--corner-epochs", type=int, default=8)
+    tr.add_argument("--det-styles-epochs", type=positive_int, default=15)
+    tr.add_argument(
+        "--scene-crop-tables", type=positive_int, default=3000, help="round-3 tables cut into crops"
+    )
+    tr.add_argument("--sym-round3-epochs", type=positive_int, default=4)
+    tr.add_argument("--col-round3-epochs", type=positive_int, default=2)
+    tr.add_argument("--sym-round3-more-epochs", type=positive_int, default=6)
+    tr.add_argument("--col-round3-more-epochs", type=positive_int, default=2)
+    tr.add_argument("--sym96-epochs", type=positive_int, default=4)
+    tr.add_argument(
+        "--det-round3-images", type=positive_int, default=1000, help="fresh round-3 tables"
+    )
+    tr.add_argument("--det-round3-epochs", type=positive_int, default=12)
+    tr.add_argument(
+        "--corner-tables", type=positive_int, default=2000, help="corner tables per chunk"
+    )
+    tr.add_argument("--corner-epochs", type=positive_int, default=8)
     tr.add_argument(
         "--stages",
         help="comma-separated stages to (re)train, the others keep their weights "
@@ -272,14 +319,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "quantize", help="write int8 twins (card-*.int8.onnx) the runtime then prefers"
     )
     qu.add_argument("--models", default="models")
-    qu.add_argument("--frames", type=int, default=96, help="rendered calibration scenes")
+    qu.add_argument("--frames", type=positive_int, default=96, help="rendered calibration scenes")
     qu.add_argument(
         "--which",
         default="detector,symbol,color,corner",
         help="models to quantize (comma-separated; corner only where the folder has one)",
     )
     qu.add_argument(
-        "--check-frames", type=int, default=24, help="fresh scenes for the agreement report"
+        "--check-frames",
+        type=positive_int,
+        default=24,
+        help="fresh scenes for the agreement report",
     )
     qu.add_argument(
         "--eval",
@@ -307,7 +357,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rd.add_argument(
         "--style", help="only this art style (e.g. halftone, the second held-out style)"
     )
-    rd.add_argument("--n", type=int, default=200)
+    rd.add_argument("--n", type=positive_int, default=200)
     rd.add_argument("--seed", type=int, default=1000)
     rd.add_argument("--decks", default="deck-dash,dos,hit-the-deck")
     rd.set_defaults(handler=_render)

@@ -23,11 +23,20 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 
 
+class DatasetError(ValueError):
+    """The dataset cannot be scored as it is (no class names, no images, a malformed label
+    line); the message names the file, and the line where there is one."""
+
+
 def read_names(data_yaml: Path) -> list[str]:
     """Class names from a data.yaml (``names:`` as a mapping or a list), without PyYAML."""
     names: dict[int, str] = {}
     in_names = False
-    for line in data_yaml.read_text().splitlines():
+    try:
+        text = data_yaml.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DatasetError(f"{data_yaml}: not a text file") from None
+    for line in text.splitlines():
         if line.startswith("names:"):
             rest = line[len("names:") :].strip()
             if rest.startswith("["):
@@ -61,11 +70,16 @@ def read_labels(path: Path, w: int, h: int) -> GroundTruth:
     gt = GroundTruth([], [])
     if not path.exists():
         return gt
-    for line in path.read_text().split("\n"):
+    for lineno, line in enumerate(path.read_text(errors="replace").split("\n"), start=1):
         parts = line.split()
         if not parts:
             continue
-        cls, vals = int(parts[0]), np.array([float(v) for v in parts[1:]])
+        try:
+            cls, vals = int(parts[0]), np.array([float(v) for v in parts[1:]])
+        except ValueError:
+            raise DatasetError(f"{path}:{lineno}: not 'class x y w h' or a polygon") from None
+        if len(vals) < 4 or (len(vals) > 4 and len(vals) % 2):
+            raise DatasetError(f"{path}:{lineno}: not 'class x y w h' or a polygon")
         if len(vals) == 4:
             cx, cy, bw, bh = vals * [w, h, w, h]
             poly = np.array(
@@ -161,7 +175,11 @@ def dataset_images(root: Path) -> list[Path]:
 
 
 def label_path(image: Path) -> Path:
+    """YOLO's layout: ``…/images/x.jpg`` → ``…/labels/x.txt``; an image outside an
+    ``images`` folder keeps its label beside it."""
     parts = list(image.parts)
+    if "images" not in parts:
+        return image.with_suffix(".txt")
     idx = len(parts) - 1 - parts[::-1].index("images")
     parts[idx] = "labels"
     return Path(*parts).with_suffix(".txt")
@@ -170,19 +188,28 @@ def label_path(image: Path) -> Path:
 def evaluate(root: Path, predict, log=None) -> EvalReport:
     """Run ``predict(bgr) -> Detections`` over a dataset and score it."""
     names = read_names(root / "data.yaml")
+    if not names:
+        raise DatasetError(f"{root / 'data.yaml'}: no class names ('names:')")
+    images = dataset_images(root)
+    if not images:
+        raise DatasetError(f"{root}: no images (YOLO layout: images/…, labels/…)")
     index = {n: i for i, n in enumerate(names)}
     rep = EvalReport()
     # per IoU threshold, per class: lists of (conf, tp)
     records: list[dict[int, list[tuple[float, int]]]] = [defaultdict(list) for _ in IOU_THRESHOLDS]
     n_gt: dict[int, int] = defaultdict(int)
     ident_ok: dict[int, int] = defaultdict(int)
-    for k, img_path in enumerate(dataset_images(root)):
+    for k, img_path in enumerate(images):
         img = cv2.imread(str(img_path))
         if img is None:
             rep.unreadable.append(str(img_path))
             continue
         h, w = img.shape[:2]
         gt = read_labels(label_path(img_path), w, h)
+        if any(not 0 <= c < len(names) for c in gt.names):
+            raise DatasetError(
+                f"{label_path(img_path)}: a class index outside data.yaml's {len(names)} names"
+            )
         dets: Detections = predict(img)
         pred_cls = [
             index.get(identity_of(c, v), -1) for c, v in zip(dets.color, dets.value, strict=True)

@@ -9,6 +9,9 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+from referee.cli_args import port, positive_int
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -43,12 +46,35 @@ def _serve(args: argparse.Namespace) -> int:
 
     cfg.pads = _hardware_pads(args.config)
 
+    import logging
+    import sqlite3
+
     import waitress
 
     from web.app import create_app
 
-    app = create_app(cfg)
+    try:
+        app = create_app(cfg)
+    except sqlite3.Error as exc:  # a folder, a file that is no database, no permission
+        print(f"tabletop serve: cannot open the database {cfg.db_path}: {exc}", file=sys.stderr)
+        return 2
     services = app.extensions["tabletop"]
+    logging.basicConfig()  # waitress logs its warnings (as waitress.serve would set up)
+    try:  # bind before anything starts, so a port in use is one clear line
+        server = waitress.create_server(
+            app,
+            host=cfg.host,
+            port=cfg.port,
+            threads=cfg.threads,
+            connection_limit=max(100, cfg.threads * 4),
+            channel_timeout=60,
+            ident="tabletop",
+        )
+    except (OSError, ValueError) as exc:  # in use, not this machine's, a name that is nothing
+        why = getattr(exc, "strerror", None) or exc
+        print(f"tabletop serve: cannot listen on {cfg.host}:{cfg.port}: {why}", file=sys.stderr)
+        _close(services)
+        return 2
     shown = "localhost" if cfg.host in ("0.0.0.0", "::") else cfg.host
     print(f"Tabletop Referee dashboard on http://{shown}:{cfg.port}/  (database {cfg.db_path})")
     if not services.settings.pin_is_set:
@@ -66,22 +92,19 @@ def _serve(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     _stop_on_sigterm()
     try:
-        waitress.serve(
-            app,
-            host=cfg.host,
-            port=cfg.port,
-            threads=cfg.threads,
-            connection_limit=max(100, cfg.threads * 4),
-            channel_timeout=60,
-            ident="tabletop",
-        )
+        server.run()
     finally:
-        services.end_streams(timeout=2.0)
-        if referee is not None:
-            referee.stop()
-        if services.camera is not None:
-            services.camera.close()
+        _close(services)
     return 0
+
+
+def _close(services: Any) -> None:
+    """End the streams, the camera referee's thread and the camera."""
+    services.end_streams(timeout=2.0)
+    if services.referee is not None:
+        services.referee.stop()
+    if services.camera is not None:
+        services.camera.close()
 
 
 def _stop_on_sigterm() -> None:
@@ -116,13 +139,13 @@ def _hardware_pads(config: str | None) -> object | None:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="serve the tablet dashboard on the network (waitress)")
     p.add_argument("--host", help="address to bind (default 127.0.0.1; 0.0.0.0 for the LAN)")
-    p.add_argument("--port", type=int, help="TCP port (default 8080)")
+    p.add_argument("--port", type=port, help="TCP port (default 8080)")
     p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
     p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
     p.add_argument(
         "--camera", help="camera: picamera2, cam:N (OpenCV device), a video file or an image folder"
     )
-    p.add_argument("--threads", type=int, help="server threads (default 48)")
+    p.add_argument("--threads", type=positive_int, help="server threads (default 48)")
     p.add_argument(
         "--no-camera-referee",
         action="store_true",

@@ -127,6 +127,8 @@ def load_file(path: Path, base: WebConfig | None = None) -> WebConfig:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a text file (a TOML config is UTF-8 text)") from None
     web = data.get("web", {})
     if not isinstance(web, Mapping):
         raise ConfigError(f"{path}: [web] must be a table")

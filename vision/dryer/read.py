@@ -32,7 +32,7 @@ import numpy as np
 
 from referee.washdash.dryer import Dryer, HungPiece
 from vision.dryer import profile as P
-from vision.table.zones import TableLayout, Zone
+from vision.table.zones import TableLayout, Zone, ZoneError
 
 GRID = (240, 180)  # canonical dryer image, width × height
 BAR_Y = tuple(round(r * GRID[1]) for r in P.BAR_ROWS)  # canonical row of each bar's line
@@ -141,12 +141,13 @@ class DryerReader:
     majority: int = 3  # majority-filter size for the colour masks (odd)
 
     def __post_init__(self) -> None:
-        self._dryer = next(
-            z for z in self.layout.zones if z.kind.value == "dryer" and z.seat == self.seat
-        )
+        dryers = [z for z in self.layout.zones if z.kind.value == "dryer" and z.seat == self.seat]
+        if not dryers:  # a ZoneError (a ValueError): the layout, not the picture, is at fault
+            raise ZoneError(f"seat {self.seat} has no calibrated dryer zone")
+        self._dryer = dryers[0]
         bars = self.layout.bars(self.seat)
         if len(bars) != 3:
-            raise ValueError(
+            raise ZoneError(
                 f"seat {self.seat}'s dryer needs three calibrated bars, has {len(bars)}"
             )
         self._bars = bars

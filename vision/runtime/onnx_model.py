@@ -23,6 +23,11 @@ def file_sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+class ModelError(Exception):
+    """A model file is missing or is not an ONNX model onnxruntime can load: the message
+    names the file, so a command can say so instead of printing onnxruntime's traceback."""
+
+
 class OnnxModel:
     def __init__(self, path: str | Path, threads: int = 2) -> None:
         import onnxruntime as ort
@@ -34,7 +39,15 @@ class OnnxModel:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         self.path = Path(path)
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        if not self.path.is_file():
+            raise ModelError(
+                f"{self.path}: no such model file (a models folder holds card-detector.onnx,"
+                " card-symbol.onnx and card-color.onnx: tabletop vision export writes them)"
+            )
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own types (InvalidProtobuf, Fail, …)
+            raise ModelError(f"{self.path}: not a model onnxruntime can load ({exc})") from exc
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         self.input_shape = inp.shape  # e.g. [1, 3, 320, 320] or ['batch', 3, 64, 64]

@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+from referee.cli_args import non_negative_int, positive_int
+
 
 def _zone_box(text: str) -> tuple[float, float, float, float]:
     try:
@@ -23,12 +25,16 @@ def _zone_box(text: str) -> tuple[float, float, float, float]:
 def _teach(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.decks import load_deck
+    from vision.decks import DeckError, load_deck
     from vision.teach.capture import LiveCapture, photo_problems
     from vision.teach.finetune import TeachPlan, build_dataset, check, finetune
     from vision.teach.guide import guide_order, photo_name, read_folder, say
 
-    deck = load_deck(args.deck)
+    try:
+        deck = load_deck(args.deck)
+    except DeckError as exc:
+        print(f"tabletop vision teach: {exc}", file=sys.stderr)
+        return 2
     order = guide_order(deck)
     if args.guide:
         for i, ident in enumerate(order):
@@ -80,12 +86,19 @@ def _dryer(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.dryer.read import DryerReader
-    from vision.table.zones import TableLayout
+    from vision.table.zones import TableLayout, ZoneError
 
-    layout = TableLayout.load(args.zones)
-    reader = DryerReader(layout, args.seat)
+    try:
+        reader = DryerReader(TableLayout.load(args.zones), args.seat)
+    except ZoneError as exc:
+        print(f"tabletop vision dryer: {exc}", file=sys.stderr)
+        return 2
     if args.empty:
-        reader.set_reference(cv2.imread(args.empty))
+        empty = cv2.imread(args.empty)
+        if empty is None:
+            print(f"tabletop vision dryer: cannot read --empty {args.empty}", file=sys.stderr)
+            return 2
+        reader.set_reference(empty)
     status = 0
     for path in args.images:
         image = cv2.imread(path)
@@ -110,25 +123,40 @@ def _dryer(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace) -> int:
-    from vision.decks import load_deck
+    from vision.decks import DeckError, load_deck
+    from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
-    from vision.table.frames import frames, open_source
+    from vision.table.frames import CameraError, frames, open_source
     from vision.table.to_events import EventMapper
     from vision.table.watcher import TableWatcher
-    from vision.table.zones import TableLayout
+    from vision.table.zones import TableLayout, ZoneError
 
-    layout = TableLayout.load(args.zones)
-    deck = load_deck(args.deck or args.game)
-    reader = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
+    try:
+        layout = TableLayout.load(args.zones)
+        deck = load_deck(args.deck or args.game)
+        reader = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
+        source = open_source(args.source)
+    except (ZoneError, DeckError, ModelError, CameraError) as exc:
+        print(f"tabletop vision watch: {exc}", file=sys.stderr)
+        return 2
 
     watcher = TableWatcher(reader_detector(reader, args.game), layout)
     mapper = EventMapper(args.game, layout)
-    for frame in frames(open_source(args.source)):
-        for obs in watcher.process(frame):
-            line = {"observation": obs.to_dict()}
-            line["proposals"] = [p.to_dict() for p in mapper.propose(obs, args.seat)]
-            print(json.dumps(line), flush=True)
+    seen = 0
+    try:
+        for frame in frames(source):
+            seen += 1
+            for obs in watcher.process(frame):
+                line = {"observation": obs.to_dict()}
+                line["proposals"] = [p.to_dict() for p in mapper.propose(obs, args.seat)]
+                print(json.dumps(line), flush=True)
+    except CameraError as exc:  # the camera went away: what was printed stands
+        print(f"tabletop vision watch: {exc}", file=sys.stderr)
+        return 1
+    if not seen:  # an empty folder, a file OpenCV opens but cannot decode
+        print(f"tabletop vision watch: no frame could be read from {args.source}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -146,14 +174,16 @@ def _add(sub: argparse._SubParsersAction) -> None:
     )
     te.add_argument("--out", help="where the taught model goes (default runs/taught/DECK)")
     te.add_argument("--check", help="a second folder of guide-named photos to measure on")
-    te.add_argument("--variants", type=int, default=24, help="training crops per captured card")
-    te.add_argument("--epochs", type=int, default=10)
+    te.add_argument(
+        "--variants", type=positive_int, default=24, help="training crops per captured card"
+    )
+    te.add_argument("--epochs", type=positive_int, default=10)
     te.set_defaults(handler=_teach)
 
     dr = sub.add_parser("dryer", help="read Wash Dash dryers in pictures")
     dr.add_argument("images", nargs="+")
     dr.add_argument("--zones", required=True, help="calibration JSON (the dashboard's zones)")
-    dr.add_argument("--seat", type=int, default=0)
+    dr.add_argument("--seat", type=non_negative_int, default=0)
     dr.add_argument("--empty", help="a picture of the same dryer with nothing on it")
     dr.set_defaults(handler=_dryer)
 
@@ -163,7 +193,9 @@ def _add(sub: argparse._SubParsersAction) -> None:
     wa.add_argument("--zones", required=True)
     wa.add_argument("--deck", help="deck profile (default: the game's)")
     wa.add_argument("--models", help="models folder (e.g. a taught deck's)")
-    wa.add_argument("--seat", type=int, default=None, help="the player on turn, if fixed")
+    wa.add_argument(
+        "--seat", type=non_negative_int, default=None, help="the player on turn, if fixed"
+    )
     wa.set_defaults(handler=_watch)
 
 

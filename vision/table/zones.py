@@ -188,9 +188,17 @@ class TableLayout:
     @staticmethod
     def load(path: str | Path) -> TableLayout:
         try:
-            return TableLayout.from_dict(json.loads(Path(path).read_text()))
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ZoneError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        except UnicodeDecodeError:
+            raise ZoneError(f"{path}: not a text file") from None
+        try:
+            return TableLayout.from_dict(json.loads(text))
         except json.JSONDecodeError as exc:
             raise ZoneError(f"{path}: not JSON ({exc.msg})") from None
+        except ZoneError as exc:
+            raise ZoneError(f"{path}: {exc}") from None
 
 
 def rectangle(

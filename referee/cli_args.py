@@ -1,0 +1,49 @@
+"""Argument types for ``tabletop …`` options that have a valid range.
+
+argparse rejects a value outside it with a usage line and exit 2 before anything loads, so a
+typo (``--threads 0``, ``--conf 7``, ``--port 99999``) never reaches a model, a pin or a socket
+as a number that makes no sense there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def _number(kind: type, text: str) -> int | float:
+    try:
+        value = kind(text)
+    except ValueError:
+        noun = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+    if kind is float and value != value:  # NaN passes every comparison below
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+    return value
+
+
+def ranged(
+    kind: type, low: float | None = None, high: float | None = None, *, above: bool = False
+) -> Callable[[str], int | float]:
+    """An argparse ``type``: ``kind`` (int or float) at least ``low`` (more than ``low`` when
+    ``above``) and at most ``high``."""
+
+    def parse(text: str) -> int | float:
+        value = _number(kind, text)
+        if low is not None and (value <= low if above else value < low):
+            bound = f"more than {low:g}" if above else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"{text} is too small: give {bound}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{text} is too large: give at most {high:g}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+positive_int = ranged(int, 1)
+non_negative_int = ranged(int, 0)
+positive_float = ranged(float, 0, above=True)
+non_negative_float = ranged(float, 0)
+fraction = ranged(float, 0, 1)  # a probability or confidence threshold
+port = ranged(int, 1, 65535)
