@@ -239,6 +239,12 @@ def test_tabletop_replay_prints_the_example_game(capsys: pytest.CaptureFixture[s
         (Event("deal", payload={"hands": [5, 5], "piles": ["R7", "G2"]}), "must list 3 hands"),
         (Event("deal", payload={"hands": [5, 5, -1], "piles": ["R7", "G2"]}), "negative"),
         (Event("deal", payload={"hands": [5, 5, {}], "piles": ["R7", "G2"]}), "list of cards"),
+        # a count beyond any deck: 2**70 used to end in OverflowError when the pile was counted
+        (Event("deal", payload={"hands": [5, 5, 301], "piles": ["R7", "G2"]}), "more than a DOS"),
+        (
+            Event("deal", payload={"hands": [5, 5, 5], "piles": ["R7", "G2"], "stock": 2**70}),
+            "stock: 1180591620717411303424 cards is more than a DOS deck has",
+        ),
         (Event("deal", payload={"hands": [5, 5, 5], "piles": ["R7"]}), "two face-up cards"),
         (Event("deal", payload={"hands": [5] * 3, "piles": ["R7", "G2"], "dealer": 3}), "dealer"),
         (Event("play", payload={"card": "R7", "pile": "left"}), "needs the seat"),

@@ -183,6 +183,16 @@ def test_malformed_events_raise_event_error(event: Event, message: str) -> None:
         GAME.apply(state, event)
 
 
+@pytest.mark.parametrize("count", [deck_size() + 1, 10**9, 2**70])
+def test_a_pile_counted_beyond_the_deck_is_malformed_not_built(count: int) -> None:
+    """A count of unseen cards becomes that many placeholders: one larger than the deck is
+    refused before a 10**9-card pile fills the memory (2**70 used to raise OverflowError)."""
+    state = GAME.new_state(["A", "B", "C"], {})
+    for payload in ({"hands": [7, 7, 7], "draw": count}, {"hands": [7, count, 7]}):
+        with pytest.raises(EventError, match=f"cannot hold {count} cards: the deck has"):
+            GAME.apply(state, Event("deal", payload=payload))
+
+
 def test_an_illegal_event_returns_the_very_same_state() -> None:
     hands, draw = _scripted_deal(4)
     state = GAME.new_state(["A", "B", "C"], {})

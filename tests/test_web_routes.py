@@ -645,10 +645,15 @@ def test_config_file_and_serve_command(tmp_path):
     toml.write_text('[web]\nport = 9090\ndb = "x/y.db"\ncamera = "table.mp4"\n[hardware]\na = 1\n')
     cfg = load_file(toml)
     assert (cfg.port, str(cfg.db_path), cfg.camera) == (9090, "x/y.db", "table.mp4")
-    for bad in ("[web]\nport = 'x'\n", "[web]\nbogus = 1\n", "not toml ["):
+    # db_path is WebConfig's field name, not a file key: a file setting it used to be taken
+    # as it was (db_path = 7, untyped); binary bytes used to raise UnicodeDecodeError
+    for bad in ("[web]\nport = 'x'\n", "[web]\nbogus = 1\n", "not toml [", "[web]\ndb_path = 7\n"):
         toml.write_text(bad)
         with pytest.raises(ConfigError):
             load_file(toml)
+    toml.write_bytes(bytes(range(128, 256)))
+    with pytest.raises(ConfigError, match="not a text file"):
+        load_file(toml)
     from referee.cli import build_parser
 
     args = build_parser().parse_args(["serve", "--host", "0.0.0.0", "--port", "8080"])

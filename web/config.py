@@ -132,6 +132,9 @@ def load_file(path: Path, base: WebConfig | None = None) -> WebConfig:
     web = data.get("web", {})
     if not isinstance(web, Mapping):
         raise ConfigError(f"{path}: [web] must be a table")
+    unknown = sorted(set(web) - set(_FILE_KEYS))  # field names (db_path, …) are not file keys:
+    if unknown:  # from_mapping would set them untyped
+        raise ConfigError(f"[web] unknown setting {unknown[0]!r}; known: {sorted(_FILE_KEYS)}")
     return from_mapping(web, base)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from referee.dos.cards import DosCard, Symbol, format_card, matches, parse_card, parse_cards
-from referee.dos.deck import deck_counter
+from referee.dos.deck import NUMBER_SETS, deck_counter, full_deck
 from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn, Turn
 from referee.events import Event, EventError
 from referee.frozen import evolve
@@ -59,10 +59,16 @@ def _pile(value: Any) -> int:
     raise EventError(f"'pile' must be 'left' or 'right', got {value!r}")
 
 
+# the most cards any pile can hold: the largest deck the ``numbers`` option allows
+MOST_CARDS = max(len(full_deck(numbers)) for numbers in NUMBER_SETS)
+
+
 def _card_list_or_count(value: Any, what: str) -> list[DosCard] | int:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
             raise EventError(f"{what}: a count cannot be negative")
+        if value > MOST_CARDS:  # a count of 2**70 used to end in OverflowError at len()
+            raise EventError(f"{what}: {value} cards is more than a DOS deck has ({MOST_CARDS})")
         return value
     if isinstance(value, list | str):
         return parse_cards(value)

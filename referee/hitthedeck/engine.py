@@ -78,6 +78,8 @@ def _int(event: Event, key: str, minimum: int = 0) -> int | None:
 def _pile(value: Any, what: str) -> Pile:
     """A pile given as a list of card tokens (top first) or as a count of unseen cards."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if value > deck_size():  # and a count of 10**12 would fill the memory
+            raise EventError(f"{what} cannot hold {value} cards: the deck has {deck_size()}")
         return (None,) * value
     if isinstance(value, list):
         return tuple(None if t in (None, "?") else _card(t, what) for t in value)
