@@ -3,10 +3,10 @@ repeated or swapped line replays or is refused with the referee's own input erro
 other exception. The dashboard stores events through the same rules, so a crash here would be a
 500 there.
 
-Seeded, so every run mutates the same way; 3 000 logs take a few seconds. A longer run of the
-same mutations (350 000 logs) found piles counted as 2**70 cards in Hit the Deck and DOS
-(OverflowError; 10**9 cards would have filled the memory); their tests are in
-``test_htd_game.py`` and ``test_dos_game.py``.
+Seeded, so every run mutates the same way; 3 000 logs take a few seconds. Longer runs of the
+same mutations found piles counted as 2**70 cards in Hit the Deck and DOS (OverflowError; 10**9
+cards would have filled the memory); their tests are in ``test_htd_game.py`` and
+``test_dos_game.py``. After those fixes, 350 000 more mutated logs found nothing.
 """
 
 from __future__ import annotations
