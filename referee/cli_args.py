@@ -8,6 +8,7 @@ as a number that makes no sense there.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 
@@ -17,8 +18,8 @@ def _number(kind: type, text: str) -> int | float:
     except ValueError:
         noun = "a whole number" if kind is int else "a number"
         raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
-    if kind is float and value != value:  # NaN passes every comparison below
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+    if kind is float and not math.isfinite(value):  # NaN passes every comparison below, and
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")  # sleep(inf) fails
     return value
 
 
@@ -37,13 +38,11 @@ def ranged(
             raise argparse.ArgumentTypeError(f"{text} is too large: give at most {high:g}")
         return value
 
-    parse.__name__ = kind.__name__  # argparse names the type in its messages
     return parse
 
 
 positive_int = ranged(int, 1)
 non_negative_int = ranged(int, 0)
 positive_float = ranged(float, 0, above=True)
-non_negative_float = ranged(float, 0)
 fraction = ranged(float, 0, 1)  # a probability or confidence threshold
 port = ranged(int, 1, 65535)

@@ -82,7 +82,7 @@ CASES: list[tuple[str, int, str]] = [
     # options out of range: argparse refuses them before anything loads
     ("vision identify --threads 0 {t}/not-an-image.jpg", 2, "--threads: 0 is too small"),
     ("vision identify --conf 7 {t}/not-an-image.jpg", 2, "--conf: 7 is too large"),
-    ("vision eval --min-confidence nan {t}/no-names", 2, "'nan' is not a number"),
+    ("vision eval --min-confidence nan {t}/no-names", 2, "'nan' is not a finite number"),
     ("vision render --n -1 {t}/out", 2, "--n: -1 is too small"),
     ("vision train --det-epochs 0", 2, "--det-epochs: 0 is too small"),
     ("vision quantize --frames 0", 2, "--frames: 0 is too small"),
@@ -91,6 +91,7 @@ CASES: list[tuple[str, int, str]] = [
     ("hw test --mock --bounce -1", 2, "--bounce: -1 is too small"),
     ("hw test --mock --timeout 0", 2, "--timeout: 0 is too small: give more than 0"),
     ("hw record --mock --seconds -1 {t}/o.jsonl", 2, "--seconds: -1 is too small"),
+    ("hw record --mock --seconds inf {t}/o.jsonl", 2, "'inf' is not a finite number"),
     ("hw replay --speed 0 {t}/o.jsonl", 2, "--speed: 0 is too small"),
     ("serve --port 99999", 2, "--port: 99999 is too large"),
     ("serve --threads 0", 2, "--threads: 0 is too small"),
