@@ -28,6 +28,7 @@ from typing import IO, Any
 from hardware.config import HardwareConfig, PinMapError, parse_hardware
 from hardware.padevents import PadEvent
 from hardware.table import Table
+from referee.jsonlines import json_lines
 from referee.races import Press, RaceDecision, RaceRules, first_finisher, last_slapper
 
 LOG_VERSION = 1
@@ -187,19 +188,7 @@ class PadRecorder:
 def read_pad_log(path: str | Path) -> PadLog:
     path = Path(path)
     log: PadLog | None = None
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError:
-        raise PadLogError(f"{path}: not a text file (a pad log is UTF-8 JSON lines)") from None
-    for lineno, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PadLogError(f"{where}: not JSON ({exc.msg})") from None
+    for where, data in json_lines(path, PadLogError):
         if not isinstance(data, dict) or len(data) == 0:
             raise PadLogError(f"{where}: each line must be a JSON object")
         if log is None:

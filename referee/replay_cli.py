@@ -10,6 +10,7 @@ from typing import Any
 
 from referee.events import Event, EventError
 from referee.game import GameError
+from referee.jsonlines import json_lines
 from referee.registry import UnknownGameError, find_game, game_names
 from referee.replay import ReplayError, replay
 
@@ -23,27 +24,16 @@ def read_jsonl(path: Path, game: str | None) -> tuple[str, list[str], dict[str, 
     followed by one event per line. Blank lines and ``#`` comments are ignored."""
     header: dict[str, Any] | None = None
     events: list[Event] = []
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError:
-        raise LogFileError(f"{path}: not a text file (a log is UTF-8 JSON lines)") from None
-    for lineno, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise LogFileError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+    for where, data in json_lines(path, LogFileError):
         if isinstance(data, dict) and "players" in data and "kind" not in data:
             if header is not None or events:
-                raise LogFileError(f"{path}:{lineno}: the header must be the first line")
+                raise LogFileError(f"{where}: the header must be the first line")
             header = data
             continue
         try:
             events.append(Event.from_dict(data))
         except EventError as exc:
-            raise LogFileError(f"{path}:{lineno}: {exc}") from None
+            raise LogFileError(f"{where}: {exc}") from None
     if header is None:
         raise LogFileError(f"{path}: missing header line with 'game' and 'players'")
     name = game or header.get("game")
