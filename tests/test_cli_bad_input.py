@@ -116,6 +116,8 @@ CASES: list[tuple[str, int, str]] = [
     ("vision render --n 1 --decks nosuch {t}/out", 2, "no deck profile 'nosuch'"),
     ("vision render --n 1 {t}/binary.bin", 2, "cannot write"),
     ("vision teach --deck nosuch --guide", 2, "no deck profile 'nosuch'"),
+    ("vision teach --deck dos --photos {t}/missing", 2, "missing: no such folder of photos"),
+    ("vision teach --deck dos --photos {t}/binary.bin", 2, "no such folder of photos"),
     ("vision dryer --zones {t}/missing.json {t}/a.jpg", 2, "missing.json: cannot read"),
     ("vision dryer --zones {t}/binary.bin {t}/a.jpg", 2, "not a text file"),
     ("vision dryer --zones {t}/zones-not-a-layout.json {t}/a.jpg", 2, "'zones' list"),

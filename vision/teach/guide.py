@@ -44,6 +44,8 @@ def say(ident: Identity, deck: DeckProfile) -> str:
 def read_folder(folder: Path, deck: DeckProfile) -> tuple[Path, list[tuple[Path, Identity]]]:
     """The empty-zone photo and (photo, identity) pairs from a folder named by the guide."""
     folder = Path(folder)
+    if not folder.is_dir():  # not iterdir()'s "[Errno 2] No such file or directory: '…'"
+        raise FileNotFoundError(f"{folder}: no such folder of photos")
     empties = [p for p in folder.iterdir() if p.stem == EMPTY]
     if not empties:
         raise FileNotFoundError(f"{folder}: no {EMPTY}.jpg (the capture zone with no card)")
