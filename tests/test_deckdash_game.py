@@ -162,6 +162,24 @@ def test_table_mode_deal_gives_counts_and_plays_name_cards() -> None:
     assert format_cards(t.rnd.discard) == ["B5", "G3"] and len(t.rnd.hands[1]) == 12
 
 
+@pytest.mark.parametrize("count", [129, 10**9, 2**70])
+def test_table_mode_counts_beyond_the_deck_are_malformed(count: int) -> None:
+    """Hand, draw-pile and tally counts stay within the 128-card deck: a 2**70-card hidden
+    pile would raise OverflowError when counted, and a score of 10**9 is a typo."""
+    t = Table(2, dash_count=2)
+    for payload in ({"hands": [12, count]}, {"hands": [12, 12], "draw_pile": count}):
+        with pytest.raises(EventError, match="a count of 0 to 128 cards"):
+            GAME.apply(t.state, Event("deal", None, {"dealer": 0, "start": "B5", **payload}))
+    t.ok("deal", dealer=1, hands=[12, 12], start="G5")
+    t.ok("draw", 0)
+    t.ok("lay", 0, cards=["R1", "Y1", "R2", "Y2", "R3", "Y3"])
+    for card in ["G1", "G2", "G3", "B1", "B2", "B3"]:
+        t.ok("handoff", 0, card=card, group=t.group(int(card[1:])))
+    t.ok("discard", 0, card="G7")
+    with pytest.raises(EventError, match=r"tally.hands\[1\]: a count of 0 to 128 cards"):
+        GAME.apply(t.state, Event("tally", None, {"hands": [0, count]}))
+
+
 # -- step 1: draw -------------------------------------------------------------------------
 def test_draw_comes_first_and_only_once() -> None:
     t = Table(2)

@@ -14,6 +14,8 @@ from typing import Any
 from referee.cards import Card, CardParseError, format_cards, full_deck, parse_card
 from referee.events import Event, EventError
 
+DECK_SIZE = len(full_deck())  # 128: the rules' deck list
+
 HAND_SIZE = 12
 
 
@@ -49,8 +51,8 @@ def read_hands(event: Event, n: int) -> list[list[Card] | int]:
     out: list[list[Card] | int] = []
     for i, hand in enumerate(hands):
         if isinstance(hand, int) and not isinstance(hand, bool):
-            if hand < 0:
-                raise EventError(f"deal.hands[{i}]: a count cannot be negative")
+            if not 0 <= hand <= DECK_SIZE:
+                raise EventError(f"deal.hands[{i}]: a count of 0 to {DECK_SIZE} cards")
             out.append(hand)
         else:
             out.append(read_cards(hand, f"deal.hands[{i}]"))

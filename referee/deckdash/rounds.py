@@ -8,6 +8,7 @@ from referee.cards import Card, Kind, Special
 from referee.deckdash.actions import Result, settle
 from referee.deckdash.common import Illegal, current_round, seat_of, words
 from referee.deckdash.deal import (
+    DECK_SIZE,
     HAND_SIZE,
     card_field,
     missing_or_extra,
@@ -27,8 +28,6 @@ from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.verdicts import Verdict, info, legal
-
-DECK_SIZE = 128
 
 
 def expected_dealer(state: DeckDashState, active: tuple[int, ...]) -> int | None:
@@ -90,8 +89,10 @@ def deal(state: DeckDashState, event: Event) -> Result:
         hidden_hands = tuple(Hidden(tuple(h)) for h in hands if isinstance(h, list))
     else:
         count = event.get("draw_pile", DECK_SIZE - dealt - 1)
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise EventError("deal.draw_pile must be a count of cards in table mode")
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= DECK_SIZE:
+            raise EventError(
+                f"deal.draw_pile must be a count of 0 to {DECK_SIZE} cards in table mode"
+            )
         draw_pile = Hidden((), count)
         hidden_hands = tuple(Hidden((), h) for h in hands if isinstance(h, int))
     dash_index = state.next_dash_index
@@ -183,7 +184,9 @@ def tally(state: DeckDashState, event: Event) -> Result:
         raise EventError(f"tally.hands must list one hand per player ({state.n})")
     counts = []
     for i, h in enumerate(hands):
-        if isinstance(h, int) and not isinstance(h, bool) and h >= 0:
+        if isinstance(h, int) and not isinstance(h, bool):
+            if not 0 <= h <= DECK_SIZE:
+                raise EventError(f"tally.hands[{i}]: a count of 0 to {DECK_SIZE} cards")
             counts.append(h)
         else:
             counts.append(len(read_cards(h, f"tally.hands[{i}]")))
