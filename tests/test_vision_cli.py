@@ -65,6 +65,25 @@ def test_identify_prints_one_json_line_per_image_and_fails_on_unreadable(
     assert found > 0
 
 
+def test_identify_reads_images_of_any_shape_and_depth(tmp_path: Path, capsys) -> None:
+    """A 1-pixel image, strips whose short side letterboxes to under a pixel (cv2.resize used
+    to refuse them), grey, 16-bit and RGBA files: each is read, none ends the run."""
+    odd = {
+        "one.png": np.zeros((1, 1, 3), np.uint8),
+        "strip.png": np.full((2, 5000, 3), 200, np.uint8),
+        "tall-grey.png": np.full((5000, 2), 200, np.uint8),
+        "deep.png": np.full((120, 160), 40000, np.uint16),
+        "rgba.png": np.full((100, 100, 4), 120, np.uint8),
+    }
+    paths = []
+    for name, pixels in odd.items():
+        paths.append(str(tmp_path / name))
+        assert cv2.imwrite(paths[-1], pixels)
+    assert main(["vision", "identify", *paths]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(x["image"], x["cards"]) for x in lines] == [(p, []) for p in paths]
+
+
 def test_identify_of_only_good_images_exits_zero(tmp_path: Path, capsys) -> None:
     img = tmp_path / "table.png"
     cv2.imwrite(str(img), np.full((480, 640, 3), 90, np.uint8))

@@ -19,7 +19,8 @@ def letterbox(
     out_h, out_w = (size, size) if isinstance(size, int) else size
     h, w = image.shape[:2]
     r = min(out_h / h, out_w / w)
-    nw, nh = round(w * r), round(h * r)
+    # at least one pixel: a 2×5000 strip would round its short side to 0, which cv2.resize refuses
+    nw, nh = max(1, round(w * r)), max(1, round(h * r))
     resized = (
         cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR) if (nw, nh) != (w, h) else image
     )
