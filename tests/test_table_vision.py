@@ -84,6 +84,26 @@ def test_dropped_camera_reconnects_and_keeps_delivering():
     assert pauses == [0.5, 0.5] and source.status == "ok"
 
 
+def test_a_reconnecting_camera_reports_each_change_of_status_once():
+    """`vision watch` prints these: a camera lost (or never opened) says so once, not once
+    per retry, and says so again when it is back."""
+    FlakyCamera.opened = 0
+    told = []
+    source = ReconnectingSource(FlakyCamera, sleep=lambda s: None, on_status=told.append)
+    for _ in range(5):
+        source.read()
+    assert told == ["ok", "camera lost: cable pulled", "ok", "camera lost: cable pulled", "ok"]
+
+    def never():
+        raise CameraError("no camera at cam:9")
+
+    told.clear()
+    dead = ReconnectingSource(never, max_retries=3, sleep=lambda s: None, on_status=told.append)
+    with pytest.raises(CameraError):
+        dead.read()
+    assert told == ["camera lost: no camera at cam:9"]
+
+
 def test_reconnect_gives_up_after_max_retries():
     def never():
         raise CameraError("no camera")

@@ -127,7 +127,7 @@ def _watch(args: argparse.Namespace) -> int:
     from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
-    from vision.table.frames import CameraError, frames, open_source
+    from vision.table.frames import CameraError, ReconnectingSource, frames, open_source
     from vision.table.to_events import EventMapper
     from vision.table.watcher import TableWatcher
     from vision.table.zones import TableLayout, ZoneError
@@ -141,6 +141,12 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"tabletop vision watch: {exc}", file=sys.stderr)
         return 2
 
+    if isinstance(source, ReconnectingSource):  # a live camera: say when it is lost or back
+        source.on_status = lambda status: print(
+            f"tabletop vision watch: {'camera ok' if status == 'ok' else status}",
+            file=sys.stderr,
+            flush=True,
+        )
     watcher = TableWatcher(reader_detector(reader, args.game), layout)
     mapper = EventMapper(args.game, layout)
     seen = 0

@@ -188,14 +188,29 @@ class ReconnectingSource:
         retry_s: float = 1.0,
         max_retries: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        on_status: Callable[[str], None] | None = None,
     ) -> None:
         self._open = open_source
         self._retry_s = retry_s
         self._max_retries = max_retries
         self._sleep = sleep
         self._source: FrameSource | None = None
-        self.status = "starting"
+        # told each *change* of status (not every retry), so a command line can say that a
+        # camera is lost, or never opened, instead of going quiet while it retries
+        self.on_status = on_status
+        self._status = "starting"
         self.reconnects = 0
+
+    @property
+    def status(self) -> str:
+        return self._status
+
+    @status.setter
+    def status(self, value: str) -> None:
+        changed = value != self._status
+        self._status = value
+        if changed and self.on_status is not None:
+            self.on_status(value)
 
     def read(self) -> Frame | None:
         failures = 0
