@@ -118,6 +118,19 @@ def quick_round(t: Table, winner: int, dealer: int | None = None) -> list[Verdic
     return t.win_now(winner)
 
 
+def table_mode_dash_won() -> Table:
+    """Table mode, two players: Ana lays Dash 1 and goes out on her first turn (hands given
+    as counts), so the Dash is over and ``tally`` is due."""
+    t = Table(2, dash_count=2)
+    t.ok("deal", dealer=1, hands=[12, 12], start="G5")
+    t.ok("draw", 0)
+    t.ok("lay", 0, cards=["R1", "Y1", "R2", "Y2", "R3", "Y3"])
+    for card in ["G1", "G2", "G3", "B1", "B2", "B3"]:
+        t.ok("handoff", 0, card=card, group=t.group(int(card[1:])))
+    t.ok("discard", 0, card="G7")
+    return t
+
+
 def of(verdicts: list[Verdict], outcome: Outcome) -> list[str]:
     return [v.reason for v in verdicts if v.outcome is outcome]
 
@@ -166,16 +179,11 @@ def test_table_mode_deal_gives_counts_and_plays_name_cards() -> None:
 def test_table_mode_counts_beyond_the_deck_are_malformed(count: int) -> None:
     """Hand, draw-pile and tally counts stay within the 128-card deck: a 2**70-card hidden
     pile would raise OverflowError when counted, and a score of 10**9 is a typo."""
-    t = Table(2, dash_count=2)
+    fresh = Table(2, dash_count=2)
     for payload in ({"hands": [12, count]}, {"hands": [12, 12], "draw_pile": count}):
         with pytest.raises(EventError, match="a count of 0 to 128 cards"):
-            GAME.apply(t.state, Event("deal", None, {"dealer": 0, "start": "B5", **payload}))
-    t.ok("deal", dealer=1, hands=[12, 12], start="G5")
-    t.ok("draw", 0)
-    t.ok("lay", 0, cards=["R1", "Y1", "R2", "Y2", "R3", "Y3"])
-    for card in ["G1", "G2", "G3", "B1", "B2", "B3"]:
-        t.ok("handoff", 0, card=card, group=t.group(int(card[1:])))
-    t.ok("discard", 0, card="G7")
+            GAME.apply(fresh.state, Event("deal", None, {"dealer": 0, "start": "B5", **payload}))
+    t = table_mode_dash_won()
     with pytest.raises(EventError, match=r"tally.hands\[1\]: a count of 0 to 128 cards"):
         GAME.apply(t.state, Event("tally", None, {"hands": [0, count]}))
 

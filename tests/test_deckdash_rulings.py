@@ -11,7 +11,14 @@ from referee.deckdash.scoring import decide
 from referee.deckdash.state import DeckDashState, Phase, RoundEnd, RoundResult
 from referee.game import GameError
 from referee.verdicts import Outcome
-from tests.test_deckdash_game import WIN_HAND, Table, deal_payload, of, quick_round
+from tests.test_deckdash_game import (
+    WIN_HAND,
+    Table,
+    deal_payload,
+    of,
+    quick_round,
+    table_mode_dash_won,
+)
 
 
 def decided(players: int, results: list[tuple[int | None, tuple[int, ...]]], **options: object):
@@ -282,13 +289,7 @@ def test_ruling_dd19_a_draw_card_as_the_last_card_does_not_finish() -> None:
 
 
 def test_ruling_dd20_table_mode_tally_corrects_the_hand_counts() -> None:
-    t = Table(2, dash_count=2)
-    t.ok("deal", dealer=1, hands=[12, 12], start="G5")
-    t.ok("draw", 0)
-    t.ok("lay", 0, cards=["R1", "Y1", "R2", "Y2", "R3", "Y3"])
-    for card in ["G1", "G2", "G3", "B1", "B2", "B3"]:
-        t.ok("handoff", 0, card=card, group=t.group(int(card[1:])))
-    t.ok("discard", 0, card="G7")
+    t = table_mode_dash_won()
     assert t.state.results[0].scores == (0, 12)
     assert t.bad("tally", hands=[1, 10]) == "Ana won the Dash; their hand cannot change now."
     t.ok("tally", hands=[0, ["R5", "G6", "B7"]])

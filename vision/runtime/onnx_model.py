@@ -41,8 +41,7 @@ class OnnxModel:
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(
-                f"{self.path}: no such model file (a models folder holds card-detector.onnx,"
-                " card-symbol.onnx and card-color.onnx: tabletop vision export writes them)"
+                f"{self.path}: no such model file (tabletop vision export writes them)"
             )
         try:
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
