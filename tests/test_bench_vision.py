@@ -52,3 +52,23 @@ def test_the_faults_bench_compares_the_same_faces_with_a_fault_left_out(capsys) 
     with pytest.raises(SystemExit) as stop:
         main(["--n", "1", "--skip", "fog"])
     assert stop.value.code == 2
+
+
+def test_the_closeups_bench_reads_the_same_photos_with_each_zoom() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "vision_closeups.py"), "--n", "8"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split() for line in proc.stdout.splitlines()[1:]]
+    assert [r[0] for r in rows] == ["0", "1", "2"]
+    for row in rows:
+        cells = [tuple(map(int, c.split("/"))) for c in row[1:]]
+        assert [shown for _, shown in cells] == [2, 2, 2, 2, 8]  # four height bands, all
+        assert all(0 <= read <= shown for read, shown in cells)
+        assert sum(read for read, _ in cells[:4]) == cells[4][0]
+    # the largest cards are found only by a zoomed-out pass
+    assert int(rows[2][-1].split("/")[0]) > int(rows[0][-1].split("/")[0])

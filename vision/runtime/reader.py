@@ -19,6 +19,7 @@ from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor, unletterbox_obb
 from vision.runtime.onnx_model import OnnxModel, load_model
 from vision.runtime.rectify import crop_side, rectify
+from vision.runtime.zoom import detect_zoomed_out, suppress_nested
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
@@ -63,6 +64,9 @@ class ReaderConfig:
     # models/decks contains (VIS-9): on validation tables this read 6 more faces of 2 456
     # (no red Block, no yellow Keep 2); off = any colour with any value (``--deck any``)
     known_cards_only: bool = True
+    # extra detector passes on the frame shrunk by 2, 4, … (vision.runtime.zoom), for cards
+    # larger than a table camera sees them (a close-up photo); 0 = the frame as it is
+    zoom_out: int = 0
 
 
 class CardReader:
@@ -228,4 +232,9 @@ class CardReader:
         return c, v, (p / total if total > 0 else 0.0)
 
     def __call__(self, frame_bgr: np.ndarray) -> Detections:
-        return self.read(frame_bgr, self.detect(frame_bgr))
+        passes = int(self.config.zoom_out)
+        if passes <= 0:
+            return self.read(frame_bgr, self.detect(frame_bgr))
+        found = detect_zoomed_out(self.detect, frame_bgr, passes, self.config.iou)
+        read = self.read(frame_bgr, found)
+        return read[suppress_nested(read.obb, read.confidence)]

@@ -1,0 +1,112 @@
+"""Close-up cards: detect again on the frame shrunk, so cards larger than a table's are found.
+
+Why: the detector learnt cards 34–100 px wide in a 640×480 frame (a camera above a table;
+Ultralytics' scale augmentation stretches that by a quarter). A photo of one card held near
+the lens shows it several times larger: measured, a card 300 px tall in a 640×480 image got
+no box and one 420 px tall got a box round its top half. Shrinking the frame by 2 and by 4
+(centred on a canvas of the frame's size, mirrored to its edges) brings such cards into
+the learnt range; their boxes are mapped back to the frame and merged with the full-size
+pass by the same greedy rotated NMS, so the reading still cuts each card from the full
+frame's pixels. A shrunk pass's box reaching out of the frame is dropped (``within_frame``).
+
+The cards of one deck are one size, and a camera sees them all from about one distance, so a
+box lying inside another box twice its area is a mistake: a part of a close-up card (its
+big symbol, an index) found at full size, or a group of cards found as one large card when
+shrunk. Which it is, the reading says: ``suppress_nested`` keeps, of boxes nested so, the
+one read with the most confidence (a part reads badly, and so does a group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from vision.runtime.detections import Detections
+from vision.runtime.geometry import nms_rotated
+from vision.runtime.rectify import box_corners
+
+
+def shrink_on_canvas(frame: np.ndarray, factor: float) -> tuple[np.ndarray, tuple[float, float]]:
+    """``frame`` shrunk by ``factor`` (< 1), centred on a canvas of its own size and
+    mirrored out to the canvas's edges; returns the canvas and the shrunk frame's (left,
+    top) offset on it. Mirrored, not grey: on grey the photo's own edge looked like a large
+    card's (measured: false card backs round the photo's corners)."""
+    h, w = frame.shape[:2]
+    sw, sh = max(1, round(w * factor)), max(1, round(h * factor))
+    left, top = (w - sw) // 2, (h - sh) // 2
+    small = cv2.resize(frame, (sw, sh), interpolation=cv2.INTER_AREA)
+    canvas = cv2.copyMakeBorder(
+        small, top, h - sh - top, left, w - sw - left, cv2.BORDER_REFLECT_101
+    )
+    return canvas, (left, top)
+
+
+def zoom_factors(passes: int) -> tuple[float, ...]:
+    """The shrink factors of ``passes`` extra passes: 1/2, 1/4, …"""
+    return tuple(0.5 ** (k + 1) for k in range(passes))
+
+
+def detect_zoomed_out(
+    detect: Callable[[np.ndarray], Detections], frame: np.ndarray, passes: int, iou: float
+) -> Detections:
+    """``detect`` on the frame and on it shrunk ``passes`` times, merged by rotated NMS."""
+    found = [detect(frame)]
+    for factor in zoom_factors(passes):
+        canvas, (left, top) = shrink_on_canvas(frame, factor)
+        d = detect(canvas)
+        obb = d.obb.astype(np.float32).copy()
+        obb[:, 0] = (obb[:, 0] - left) / factor
+        obb[:, 1] = (obb[:, 1] - top) / factor
+        obb[:, 2:4] /= factor
+        inside = within_frame(obb, frame.shape[1], frame.shape[0])
+        found.append(Detections(obb, d.confidence, d.class_id)[inside])
+    obb = np.concatenate([d.obb for d in found]).astype(np.float32)
+    conf = np.concatenate([d.confidence for d in found]).astype(np.float32)
+    cls = np.concatenate([d.class_id for d in found])
+    if len(obb) == 0:
+        return Detections.empty()
+    keep = nms_rotated(obb, conf, iou)
+    return Detections(obb[keep], conf[keep], cls[keep])
+
+
+BEYOND_EDGE = 0.15  # of the frame's side: how far a zoomed pass's box may reach out of it
+
+
+def within_frame(obb: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Which boxes keep their corners within ``BEYOND_EDGE`` of the frame: a shrunk pass
+    also finds the mirrored cards around the frame (and, near the photo's edge, boxes
+    round a card and its mirror image)."""
+    if len(obb) == 0:
+        return np.zeros(0, bool)
+    corners = np.stack([box_corners(*map(float, b)) for b in obb])  # N×4×2
+    mx, my = BEYOND_EDGE * width, BEYOND_EDGE * height
+    xs, ys = corners[..., 0], corners[..., 1]
+    ok = (xs >= -mx) & (xs <= width + mx) & (ys >= -my) & (ys <= height + my)
+    return ok.all(1)
+
+
+NESTED_INSIDE = 0.8  # share of the smaller box's area inside the larger box
+NESTED_AREA = 2.0  # the larger box's area over the smaller's, at least
+
+
+def suppress_nested(obb: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """Indices (in order) of the boxes to keep: best first, a box is dropped when it lies
+    inside a kept box (at least ``NESTED_INSIDE`` of its area, itself at most
+    1/``NESTED_AREA`` of the other's) or a kept box lies inside it so."""
+    polys = [box_corners(*map(float, b)).astype(np.float32) for b in obb]
+    areas = [float(b[2] * b[3]) for b in obb]
+
+    def nested(i: int, j: int) -> bool:
+        small, big = (i, j) if areas[i] <= areas[j] else (j, i)
+        if areas[small] <= 0 or areas[big] < NESTED_AREA * areas[small]:
+            return False
+        inter, _ = cv2.intersectConvexConvex(polys[big], polys[small])
+        return inter >= NESTED_INSIDE * areas[small]
+
+    kept: list[int] = []
+    for i in np.argsort(-np.asarray(confidence), kind="stable"):
+        if not any(nested(int(i), k) for k in kept):
+            kept.append(int(i))
+    return np.array(sorted(kept), dtype=np.int64)
