@@ -72,3 +72,28 @@ def test_the_closeups_bench_reads_the_same_photos_with_each_zoom() -> None:
         assert sum(read for read, _ in cells[:4]) == cells[4][0]
     # the largest cards are found only by a zoomed-out pass
     assert int(rows[2][-1].split("/")[0]) > int(rows[0][-1].split("/")[0])
+
+
+def test_the_closeups_bench_reads_enlarged_tables_with_each_zoom() -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "vision_closeups.py"),
+            "--groups",
+            "--n",
+            "3",
+            "--enlarge",
+            "1,3",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split() for line in proc.stdout.splitlines()[1:]]
+    assert [r[0] for r in rows] == ["x1", "x3"]
+    for row in rows:
+        faces = int(row[1])
+        read = [int(row[i]) for i in (2, 5, 8)]  # "read / extra" per zoom
+        assert faces > 0 and all(0 <= r <= faces for r in read)
