@@ -54,44 +54,33 @@ def test_the_faults_bench_compares_the_same_faces_with_a_fault_left_out(capsys) 
     assert stop.value.code == 2
 
 
-def test_the_closeups_bench_reads_the_same_photos_with_each_zoom() -> None:
+def _closeups_table(*args: str) -> list[list[str]]:
+    """The rows (split into cells) of ``bench/vision_closeups.py ARGS``' table."""
     proc = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "vision_closeups.py"), "--n", "8"],
+        [sys.executable, str(REPO / "bench" / "vision_closeups.py"), *args],
         cwd=REPO,
         capture_output=True,
         text=True,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = [line.split() for line in proc.stdout.splitlines()[1:]]
+    return [line.split() for line in proc.stdout.splitlines()[1:]]
+
+
+def test_the_closeups_bench_reads_the_same_photos_with_each_zoom() -> None:
+    rows = _closeups_table("--n", "8")
     assert [r[0] for r in rows] == ["0", "1", "2"]
     for row in rows:
         cells = [tuple(map(int, c.split("/"))) for c in row[1:]]
         assert [shown for _, shown in cells] == [2, 2, 2, 2, 8]  # four height bands, all
         assert all(0 <= read <= shown for read, shown in cells)
         assert sum(read for read, _ in cells[:4]) == cells[4][0]
-    # the largest cards are found only by a zoomed-out pass
+    # two zoomed-out passes read more of the close-ups than none
     assert int(rows[2][-1].split("/")[0]) > int(rows[0][-1].split("/")[0])
 
 
 def test_the_closeups_bench_reads_enlarged_tables_with_each_zoom() -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "bench" / "vision_closeups.py"),
-            "--groups",
-            "--n",
-            "3",
-            "--enlarge",
-            "1,3",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = [line.split() for line in proc.stdout.splitlines()[1:]]
+    rows = _closeups_table("--groups", "--n", "3", "--enlarge", "1,3")
     assert [r[0] for r in rows] == ["x1", "x3"]
     for row in rows:
         faces = int(row[1])
