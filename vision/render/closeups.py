@@ -11,9 +11,8 @@ import cv2
 import numpy as np
 
 from vision.render.faces import CARD_H, CARD_W, card_alpha, render_face, wear
+from vision.render.scenes import FRAME_H, FRAME_W
 from vision.render.tables import table
-
-FRAME_W, FRAME_H = 640, 480
 
 
 def render_close_up(

@@ -24,18 +24,16 @@ import cv2
 import numpy as np
 
 from vision.runtime.detections import Detections
-from vision.runtime.geometry import nms_rotated
+from vision.runtime.geometry import nms_rotated, unletterbox_obb
 from vision.runtime.rectify import box_corners
 
 
-def shrink_on_canvas(
-    frame: np.ndarray, factor: float
-) -> tuple[np.ndarray, tuple[int, int], tuple[float, float]]:
+def shrink_on_canvas(frame: np.ndarray, factor: float) -> tuple[np.ndarray, float, tuple[int, int]]:
     """``frame`` shrunk by ``factor`` (< 1), centred on a canvas of its own size and
-    mirrored out to the canvas's edges; returns the canvas, the shrunk frame's (left, top)
-    offset on it and its exact (x, y) scale (whole pixels). Mirrored, not grey: on grey the
-    photo's own edge looked like a large card's (measured: false card backs round the
-    photo's corners)."""
+    mirrored out to the canvas's edges; returns the canvas, the scale and the (left, top)
+    offset, as :func:`letterbox` does (so :func:`unletterbox_obb` maps boxes back).
+    Mirrored, not grey: on grey the photo's own edge looked like a large card's (measured:
+    false card backs round the photo's corners)."""
     h, w = frame.shape[:2]
     sw, sh = max(1, round(w * factor)), max(1, round(h * factor))
     left, top = (w - sw) // 2, (h - sh) // 2
@@ -43,7 +41,7 @@ def shrink_on_canvas(
     canvas = cv2.copyMakeBorder(
         small, top, h - sh - top, left, w - sw - left, cv2.BORDER_REFLECT_101
     )
-    return canvas, (left, top), (sw / w, sh / h)
+    return canvas, factor, (left, top)
 
 
 def zoom_factors(passes: int) -> tuple[float, ...]:
@@ -57,12 +55,9 @@ def detect_zoomed_out(
     """``detect`` on the frame and on it shrunk ``passes`` times, merged by rotated NMS."""
     found = [detect(frame)]
     for factor in zoom_factors(passes):
-        canvas, (left, top), (sx, sy) = shrink_on_canvas(frame, factor)
+        canvas, r, pad = shrink_on_canvas(frame, factor)
         d = detect(canvas)
-        obb = d.obb.astype(np.float32).copy()
-        obb[:, 0] = (obb[:, 0] - left) / sx
-        obb[:, 1] = (obb[:, 1] - top) / sy
-        obb[:, 2:4] /= (sx + sy) / 2  # equal but for rounding: a turned box keeps its shape
+        obb = unletterbox_obb(d.obb.astype(np.float32).copy(), r, pad)
         inside = within_frame(obb, frame.shape[1], frame.shape[0])
         found.append(Detections(obb, d.confidence, d.class_id)[inside])
     obb = np.concatenate([d.obb for d in found]).astype(np.float32)
