@@ -28,29 +28,11 @@ HEIGHTS = ((120, 200), (200, 300), (300, 400), (400, 470))
 PASSES = (0, 1, 2)
 
 
-def _read_right(d, truth: list) -> int:
-    """Labelled cards (quad, colour, value) that a detection names right on its box (IoU >
-    0.5), each detection used once."""
-    from vision.runtime.geometry import polygon_iou
-    from vision.runtime.rectify import box_corners
-
-    boxes = [box_corners(*map(float, o)) for o in d.obb]
-    used: set[int] = set()
-    for quad, color, value in truth:
-        for k, (box, c, v) in enumerate(zip(boxes, d.color, d.value, strict=True)):
-            if k not in used and (c, v) == (color, value) and polygon_iou(box, quad) > 0.5:
-                used.add(k)
-                break
-    return len(used)
-
-
 def groups(readers: dict, n: int, seed: int, enlarge: list[float]) -> None:
-    import cv2
     import numpy as np
 
-    from vision.decks import all_decks
-    from vision.render.faces import TRAIN_STYLES
-    from vision.render.scenes import FRAME_H, FRAME_W, MIN_VISIBLE, render_scene
+    from vision.evaluate import cards_read_right
+    from vision.render.closeups import render_near_table
 
     print(
         f"{'enlarged':<10}{'faces':>7}"
@@ -60,29 +42,14 @@ def groups(readers: dict, n: int, seed: int, enlarge: list[float]) -> None:
         rng = np.random.default_rng(seed)
         faces, read, extra = 0, dict.fromkeys(PASSES, 0), dict.fromkeys(PASSES, 0)
         for _ in range(n):
-            scene = render_scene(all_decks(), rng, TRAIN_STYLES)
-            cards = [
-                o for o in scene.objects if o.kind in ("card", "back") and o.visible >= MIN_VISIBLE
-            ]
-            if not cards:
+            table = render_near_table(rng, factor)
+            if table is None:
                 continue
-            centre = cards[int(rng.integers(len(cards)))].quad.mean(0)
-            w, h = FRAME_W / factor, FRAME_H / factor
-            x0 = float(np.clip(centre[0] - w / 2, 0, FRAME_W - w))
-            y0 = float(np.clip(centre[1] - h / 2, 0, FRAME_H - h))
-            m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
-            bgr = np.ascontiguousarray(scene.image[..., ::-1])
-            photo = cv2.warpAffine(bgr, m, (FRAME_W, FRAME_H), flags=cv2.INTER_CUBIC)
-            truth = []
-            for o in cards:  # cards whose centre is in the photo
-                quad = o.quad @ m[:, :2].T + m[:, 2]
-                cx, cy = quad.mean(0)
-                if 0 <= cx < FRAME_W and 0 <= cy < FRAME_H:
-                    truth.append((quad, o.meta.get("color"), o.meta.get("value", "back")))
+            photo, truth = table
             faces += len(truth)
             for z, reader in readers.items():
                 d = reader(photo)
-                right = _read_right(d, truth)
+                right = cards_read_right(d, truth)
                 read[z] += right
                 extra[z] += len(d) - right
         cells = "".join(f"{f'{read[z]} / {extra[z]}':>24}" for z in PASSES)
@@ -93,6 +60,7 @@ def main() -> None:
     import numpy as np
 
     from vision.decks import load_deck
+    from vision.evaluate import cards_read_right
     from vision.render.closeups import render_close_up
     from vision.render.faces import HELDOUT_STYLE, TRAIN_STYLES
     from vision.runtime.reader import MODELS_DIR, CardReader, ReaderConfig
@@ -123,7 +91,7 @@ def main() -> None:
         shown[band] += 1
         for z, reader in readers.items():
             d = reader(image)
-            read[(z, band)] += len(d) == 1 and _read_right(d, [(quad, color, value)]) == 1
+            read[(z, band)] += len(d) == 1 and cards_read_right(d, [(quad, color, value)]) == 1
     head = "".join(f"{f'{lo}-{hi} px':>12}" for lo, hi in HEIGHTS)
     print(f"{'--zoom-out':<12}{head}{'all':>10}")
     for z in PASSES:

@@ -41,6 +41,13 @@ def ranged(
     return parse
 
 
+def card_scale(text: str) -> float | None:
+    """``--card-scale``: ``auto`` (None: the camera measures it) or a shrink factor in (0, 1]."""
+    if text.strip().lower() == "auto":
+        return None
+    return float(ranged(float, 0, 1, above=True)(text))
+
+
 positive_int = ranged(int, 1)
 non_negative_int = ranged(int, 0)
 positive_float = ranged(float, 0, above=True)

@@ -54,10 +54,10 @@ def test_the_faults_bench_compares_the_same_faces_with_a_fault_left_out(capsys) 
     assert stop.value.code == 2
 
 
-def _closeups_table(*args: str) -> list[list[str]]:
-    """The rows (split into cells) of ``bench/vision_closeups.py ARGS``' table."""
+def _bench_table(script: str, *args: str) -> list[list[str]]:
+    """The rows (split into cells) of ``bench/SCRIPT ARGS``' table."""
     proc = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "vision_closeups.py"), *args],
+        [sys.executable, str(REPO / "bench" / script), *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -68,7 +68,7 @@ def _closeups_table(*args: str) -> list[list[str]]:
 
 
 def test_the_closeups_bench_reads_the_same_photos_with_each_zoom() -> None:
-    rows = _closeups_table("--n", "8")
+    rows = _bench_table("vision_closeups.py", "--n", "8")
     assert [r[0] for r in rows] == ["0", "1", "2"]
     for row in rows:
         cells = [tuple(map(int, c.split("/"))) for c in row[1:]]
@@ -80,9 +80,21 @@ def test_the_closeups_bench_reads_the_same_photos_with_each_zoom() -> None:
 
 
 def test_the_closeups_bench_reads_enlarged_tables_with_each_zoom() -> None:
-    rows = _closeups_table("--groups", "--n", "3", "--enlarge", "1,3")
+    rows = _bench_table("vision_closeups.py", "--groups", "--n", "3", "--enlarge", "1,3")
     assert [r[0] for r in rows] == ["x1", "x3"]
     for row in rows:
         faces = int(row[1])
         read = [int(row[i]) for i in (2, 5, 8)]  # "read / extra" per zoom
         assert faces > 0 and all(0 <= r <= faces for r in read)
+
+
+def test_the_card_scale_bench_reads_near_tables_as_is_scaled_and_zoomed() -> None:
+    rows = _bench_table("vision_card_scale.py", "--n", "4", "--cameras", "1", "--enlarge", "1,3")
+    assert [r[0] for r in rows] == ["x1", "x3"]
+    for row in rows:
+        faces = int(row[1])
+        read = [int(row[i]) for i in (2, 6, 10)]  # "read / extra, ms" per way
+        assert faces > 0 and all(0 <= r <= faces for r in read)
+    assert rows[0][-1] == "1"  # a camera at the learnt height keeps its frames
+    assert 0.2 <= float(rows[1][-1]) < 0.6  # one three times nearer shrinks them
+    assert int(rows[1][6]) > int(rows[1][2])  # and reads more of its cards than as is

@@ -30,6 +30,20 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+class LowCamera:
+    """The oracle's detectors, from a camera whose card scale was measured (VIS-11): the
+    status line says it."""
+
+    def __init__(self, oracle: Oracle) -> None:
+        self.oracle = oracle
+
+    def __call__(self, game: str) -> Any:
+        return self.oracle.detector_for(game)
+
+    def scale_status(self) -> dict[str, Any]:
+        return {"measuring": False, "fixed": False, "shrink": 0.45, "cards": 6}
+
+
 @pytest.fixture
 def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
     """A dashboard whose camera is pile.avi, held back until the test opens ``gate``; the
@@ -40,7 +54,7 @@ def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
         db_path=tmp_path / "tabletop.db",
         camera=str(DATA / "pile.avi"),  # what the tablets show; the referee reads PileVideo
         referee_source=lambda: PileVideo(oracle, gate),
-        referee_detector=oracle.detector_for,
+        referee_detector=LowCamera(oracle),
     )
     app = create_app(cfg)
     app.extensions["tabletop"].zones.save(zones_doc())
@@ -84,6 +98,7 @@ def test_a_camera_question_appears_on_every_tablet_and_accept_sends_the_play(ser
     # a viewer sees the question but cannot answer it
     expect(live.locator("#prompts button[data-action='accept']").first).to_be_disabled()
     expect(live.locator("#ref-status")).to_contain_text("2 questions", timeout=5000)
+    expect(live.locator("#ref-status")).to_contain_text("card scale 0.45 (measured on 6 cards)")
     shot(console, "console-camera-prompt")
     shot(live, "live-camera-prompt")
 

@@ -66,6 +66,22 @@ class GroundTruth:
     polys: list[np.ndarray]  # k×2 pixel polygons
 
 
+def cards_read_right(
+    found: Detections, truth: list[tuple[np.ndarray, str | None, str]], iou: float = 0.5
+) -> int:
+    """How many labelled cards (corners 4×2, colour, value) a detection names right on a box
+    overlapping the card by more than ``iou``, each detection used once (the close-up and
+    card-scale benches' count)."""
+    boxes = [box_corners(*map(float, o)) for o in found.obb]
+    used: set[int] = set()
+    for quad, color, value in truth:
+        for k, (box, c, v) in enumerate(zip(boxes, found.color, found.value, strict=True)):
+            if k not in used and (c, v) == (color, value) and polygon_iou(box, quad) > iou:
+                used.add(k)
+                break
+    return len(used)
+
+
 def read_labels(path: Path, w: int, h: int) -> GroundTruth:
     gt = GroundTruth([], [])
     if not path.exists():

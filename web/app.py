@@ -96,7 +96,7 @@ def _camera_referee(cfg: WebConfig, services: Services) -> CameraReferee | None:
         source = feed_source(services.camera)  # the feed's frames (see FileFeed.subscribe)
     if source is None:
         return None
-    detector = cfg.referee_detector or ModelDetectors(cfg.models_dir)
+    detector = cfg.referee_detector or ModelDetectors(cfg.models_dir, cfg.card_scale)
     return CameraReferee(
         services.games,
         services.zones,

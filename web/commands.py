@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.cli_args import port, positive_int
+from referee.cli_args import card_scale, port, positive_int
+
+FROM_CONFIG = object()  # an option not given: the config file (or the default) decides
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -41,6 +43,8 @@ def _serve(args: argparse.Namespace) -> int:
         cfg.camera_referee = False
     if args.models:
         cfg.models_dir = args.models
+    if args.card_scale is not FROM_CONFIG:
+        cfg.card_scale = args.card_scale
     if cfg.max_streams > cfg.threads - 8:
         cfg.max_streams = max(1, cfg.threads - 8)  # keep 8 threads free for pages
 
@@ -152,4 +156,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="show the camera but do not turn what it sees into events and prompts",
     )
     p.add_argument("--models", help="card models folder for the camera referee (default models/)")
+    p.add_argument(
+        "--card-scale",
+        type=card_scale,
+        default=FROM_CONFIG,
+        metavar="auto|SCALE",
+        help="shrink frames by SCALE (0-1] before finding cards, for a camera so low that cards"
+        " look larger than the models learnt; auto (default) measures it from the first cards",
+    )
     p.set_defaults(handler=_serve)

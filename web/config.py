@@ -43,6 +43,9 @@ class WebConfig:
     # tablet prompts); ``tabletop serve --no-camera-referee`` turns it off.
     camera_referee: bool = True
     models_dir: str | None = None  # card models for the camera referee (default: models/)
+    # the camera's card scale (VIS-11): None = measured from the first frames showing cards;
+    # a number in (0, 1] = frames shrunk by it for the detector, as set
+    card_scale: float | None = None
     testing: bool = False
     # Injected services (tests, the hardware and vision packages).
     camera_feed: Any = None
@@ -71,6 +74,7 @@ _FILE_KEYS = {
     "mjpeg_fps": "mjpeg_fps",
     "camera_referee": "camera_referee",
     "models": "models_dir",
+    "card_scale": "card_scale",
 }
 
 
@@ -88,6 +92,12 @@ def _typed(name: str, value: Any) -> Any:
     if name == "mjpeg_fps":
         if not isinstance(value, int | float) or not 0 < value <= 30:
             raise ConfigError(f"[web] mjpeg_fps: expected 0 < fps <= 30, got {value!r}")
+        return float(value)
+    if name == "card_scale":
+        if value == "auto":
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+            raise ConfigError(f'[web] card_scale: expected "auto" or 0 < scale <= 1, got {value!r}')
         return float(value)
     if name == "camera_referee":
         if not isinstance(value, bool):

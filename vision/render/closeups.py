@@ -3,6 +3,7 @@
 The table scenes draw cards 34–100 px wide in a 640×480 frame; a family photographing one
 card with a phone fills much of the picture with it. This draws that: one worn face with
 rounded corners, turned by ``angle``, ``height`` pixels tall, on a random table top.
+``render_near_table`` draws a table as a camera mounted nearer it sees it (a low camera).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.render.faces import CARD_H, CARD_W, card_alpha, render_face, wear
-from vision.render.scenes import FRAME_H, FRAME_W
+from vision.decks import all_decks
+from vision.render.faces import CARD_H, CARD_W, TRAIN_STYLES, card_alpha, render_face, wear
+from vision.render.scenes import FRAME_H, FRAME_W, MIN_VISIBLE, render_scene
 from vision.render.tables import table
 
 
@@ -39,3 +41,29 @@ def render_close_up(
     quad = corners @ m[:, :2].T + m[:, 2]
     bgr = np.clip(photo, 0, 255).astype(np.uint8)[..., ::-1]
     return np.ascontiguousarray(bgr), quad
+
+
+def render_near_table(
+    rng: np.random.Generator, factor: float
+) -> tuple[np.ndarray, list[tuple[np.ndarray, str | None, str]]] | None:
+    """A rendered table (training styles) cropped round one of its cards and enlarged by
+    ``factor`` to the frame's size, as a camera ``factor`` times nearer sees it: (BGR photo,
+    [(quad, colour, value)] of the cards whose centre is in it), or None (no card)."""
+    scene = render_scene(all_decks(), rng, TRAIN_STYLES)
+    cards = [o for o in scene.objects if o.kind in ("card", "back") and o.visible >= MIN_VISIBLE]
+    if not cards:
+        return None
+    centre = cards[int(rng.integers(len(cards)))].quad.mean(0)
+    w, h = FRAME_W / factor, FRAME_H / factor
+    x0 = float(np.clip(centre[0] - w / 2, 0, FRAME_W - w))
+    y0 = float(np.clip(centre[1] - h / 2, 0, FRAME_H - h))
+    m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+    bgr = np.ascontiguousarray(scene.image[..., ::-1])
+    photo = cv2.warpAffine(bgr, m, (FRAME_W, FRAME_H), flags=cv2.INTER_CUBIC)
+    truth = []
+    for o in cards:  # cards whose centre is in the photo
+        quad = o.quad @ m[:, :2].T + m[:, 2]
+        cx, cy = quad.mean(0)
+        if 0 <= cx < FRAME_W and 0 <= cy < FRAME_H:
+            truth.append((quad, o.meta.get("color"), o.meta.get("value", "back")))
+    return photo, truth

@@ -8,6 +8,7 @@ limited to cards some known deck contains (VIS-9), unless ``known_cards_only`` i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -19,7 +20,7 @@ from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor, unletterbox_obb
 from vision.runtime.onnx_model import OnnxModel, load_model
 from vision.runtime.rectify import crop_side, rectify
-from vision.runtime.zoom import detect_zoomed_out, suppress_nested
+from vision.runtime.zoom import detect_shrunk, detect_zoomed_out, suppress_nested
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
@@ -67,6 +68,10 @@ class ReaderConfig:
     # extra detector passes on the frame shrunk by 2, 4, … (vision.runtime.zoom), for cards
     # larger than a table camera sees them (a close-up photo); 0 = the frame as it is
     zoom_out: int = 0
+    # the camera's card scale: find cards on the frame shrunk by this (one pass; cards are
+    # still read from the full frame's pixels), for a camera mounted so low that every card
+    # is larger than the detector learnt (VIS-11, vision.runtime.card_scale); 1 = as it is
+    shrink: float = 1.0
 
 
 class CardReader:
@@ -232,9 +237,16 @@ class CardReader:
         return c, v, (p / total if total > 0 else 0.0)
 
     def __call__(self, frame_bgr: np.ndarray) -> Detections:
-        passes = int(self.config.zoom_out)
-        if passes <= 0:
-            return self.read(frame_bgr, self.detect(frame_bgr))
-        found = detect_zoomed_out(self.detect, frame_bgr, passes, self.config.iou)
+        return self.find(frame_bgr, self.config.zoom_out, self.config.shrink)
+
+    def find(self, frame_bgr: np.ndarray, zoom_out: int = 0, shrink: float = 1.0) -> Detections:
+        """Cards found on the frame shrunk by ``shrink`` (and by 2, 4, … more, ``zoom_out``
+        extra passes), read from the full frame."""
+        detect = self.detect
+        if shrink < 1:
+            detect = partial(detect_shrunk, self.detect, factor=shrink)
+        if zoom_out <= 0:
+            return self.read(frame_bgr, detect(frame_bgr))
+        found = detect_zoomed_out(detect, frame_bgr, int(zoom_out), self.config.iou)
         read = self.read(frame_bgr, found)
         return read[suppress_nested(read.obb, read.confidence)]

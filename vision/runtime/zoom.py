@@ -49,17 +49,23 @@ def zoom_factors(passes: int) -> tuple[float, ...]:
     return tuple(0.5 ** (k + 1) for k in range(passes))
 
 
+def detect_shrunk(
+    detect: Callable[[np.ndarray], Detections], frame: np.ndarray, factor: float
+) -> Detections:
+    """``detect`` on the frame shrunk by ``factor`` (< 1), boxes mapped back to the frame;
+    boxes reaching out of it (``within_frame``) are dropped."""
+    canvas, r, pad = shrink_on_canvas(frame, factor)
+    d = detect(canvas)
+    obb = unletterbox_obb(d.obb.astype(np.float32).copy(), r, pad)
+    return Detections(obb, d.confidence, d.class_id)[within_frame(obb, *frame.shape[1::-1])]
+
+
 def detect_zoomed_out(
     detect: Callable[[np.ndarray], Detections], frame: np.ndarray, passes: int, iou: float
 ) -> Detections:
     """``detect`` on the frame and on it shrunk ``passes`` times, merged by rotated NMS."""
     found = [detect(frame)]
-    for factor in zoom_factors(passes):
-        canvas, r, pad = shrink_on_canvas(frame, factor)
-        d = detect(canvas)
-        obb = unletterbox_obb(d.obb.astype(np.float32).copy(), r, pad)
-        inside = within_frame(obb, frame.shape[1], frame.shape[0])
-        found.append(Detections(obb, d.confidence, d.class_id)[inside])
+    found += [detect_shrunk(detect, frame, factor) for factor in zoom_factors(passes)]
     obb = np.concatenate([d.obb for d in found]).astype(np.float32)
     conf = np.concatenate([d.confidence for d in found]).astype(np.float32)
     cls = np.concatenate([d.class_id for d in found])

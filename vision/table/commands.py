@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from referee.cli_args import non_negative_int, positive_int
+from referee.cli_args import card_scale, non_negative_int, positive_int
 
 
 def _zone_box(text: str) -> tuple[float, float, float, float]:
@@ -124,6 +124,7 @@ def _dryer(args: argparse.Namespace) -> int:
 
 def _watch(args: argparse.Namespace) -> int:
     from vision.decks import DeckError, load_deck
+    from vision.runtime.card_scale import ScaledReader
     from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
@@ -135,7 +136,8 @@ def _watch(args: argparse.Namespace) -> int:
     try:
         layout = TableLayout.load(args.zones)
         deck = load_deck(args.deck or args.game)
-        reader = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
+        cards = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
+        reader = ScaledReader(cards, args.card_scale)
         source = open_source(args.source)
     except (ZoneError, DeckError, ModelError, CameraError) as exc:
         print(f"tabletop vision watch: {exc}", file=sys.stderr)
@@ -150,6 +152,7 @@ def _watch(args: argparse.Namespace) -> int:
     watcher = TableWatcher(reader_detector(reader, args.game), layout)
     mapper = EventMapper(args.game, layout)
     seen = 0
+    measuring = reader.scale is None
     try:
         for frame in frames(source):
             seen += 1
@@ -157,6 +160,9 @@ def _watch(args: argparse.Namespace) -> int:
                 line = {"observation": obs.to_dict()}
                 line["proposals"] = [p.to_dict() for p in mapper.propose(obs, args.seat)]
                 print(json.dumps(line), flush=True)
+            if measuring and reader.scale is not None:  # measured on this frame
+                measuring = False
+                print(f"tabletop vision watch: {reader.scale.describe()}", file=sys.stderr)
     except CameraError as exc:  # the camera went away: what was printed stands
         print(f"tabletop vision watch: {exc}", file=sys.stderr)
         return 1
@@ -201,6 +207,14 @@ def _add(sub: argparse._SubParsersAction) -> None:
     wa.add_argument("--models", help="models folder (e.g. a taught deck's)")
     wa.add_argument(
         "--seat", type=non_negative_int, default=None, help="the player on turn, if fixed"
+    )
+    wa.add_argument(
+        "--card-scale",
+        type=card_scale,
+        default=None,
+        metavar="auto|SCALE",
+        help="shrink frames by SCALE (0-1] before finding cards, for a camera so low that cards"
+        " look larger than the models learnt; auto (default) measures it from the first cards",
     )
     wa.set_defaults(handler=_watch)
 

@@ -75,24 +75,50 @@ def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[
 
 
 class ModelDetectors:
-    """The card models, loaded lazily (once per deck) the first time a game needs them."""
+    """The card models, loaded lazily (once per deck) the first time a game needs them.
 
-    def __init__(self, models_dir: str | Path | None = None) -> None:
+    One camera, one card scale (VIS-11): every game's reader is shrunk by the same factor,
+    measured on the first frames showing cards (``card_scale`` None) or as configured. Saving
+    new zones measures it again (``reset_scale``): the camera may have been moved."""
+
+    def __init__(self, models_dir: str | Path | None = None, card_scale: float | None = None):
         self.models_dir = models_dir
-        self._readers: dict[str, Any] = {}
+        self.card_scale = card_scale
+        self._readers: dict[str, Any] = {}  # game -> ScaledReader
 
     def __call__(self, game: str) -> Detector:
         from vision.decks import load_deck
+        from vision.runtime.card_scale import ScaledReader
         from vision.runtime.reader import MODELS_DIR, CardReader
         from vision.table.adapter import reader_detector
 
         reader = self._readers.get(game)
         if reader is None:
             folder = Path(self.models_dir) if self.models_dir else MODELS_DIR
-            reader = CardReader(folder, deck=load_deck(game))
+            card_reader = CardReader(folder, deck=load_deck(game))
+            reader = ScaledReader(card_reader, self.card_scale, self._scale())
             self._readers[game] = reader
 
         return reader_detector(reader, game)
+
+    def _scale(self) -> Any:
+        """The card scale some game's reader uses (measured or fixed), or None."""
+        readers = list(self._readers.values())  # the camera thread may add one meanwhile
+        return next((r.scale for r in readers if r.scale is not None), None)
+
+    def reset_scale(self) -> None:
+        """Measure the card scale again (new zones were saved)."""
+        for reader in self._readers.values():
+            reader.reset()
+
+    def scale_status(self) -> dict[str, Any]:
+        """For the camera status: the scale in use, or whether it is being measured."""
+        scale = self._scale()
+        if scale is not None:
+            return {"measuring": False, "fixed": self.card_scale is not None, **scale.to_dict()}
+        if self.card_scale is not None:  # no game read yet
+            return {"measuring": False, "fixed": True, "shrink": self.card_scale}
+        return {"measuring": bool(self._readers), "fixed": False, "shrink": None}
 
 
 class FeedSource:
@@ -313,7 +339,12 @@ class CameraReferee:
             "reconnects": self.counts.reconnects,
             "last": max((x for x in (self.last, self.dryers.last) if x), key=_at, default=None),
             "dryers": self.dryers.status() if self.dryers.seats else None,
+            "card_scale": self._scale_status(),
         }
+
+    def _scale_status(self) -> dict[str, Any] | None:
+        scale_status = getattr(self._detector_for, "scale_status", None)
+        return scale_status() if callable(scale_status) else None
 
     def empty_dryers(self) -> None:
         """The family says the dryers are empty: take the reference (see referee_dryer)."""
@@ -414,6 +445,9 @@ class CameraReferee:
         if self._zones_version != self.zones.version:  # saving the zones bumps it
             self._zones_version = self.zones.version
             self._ctx = None  # new zones: a new watcher
+            reset_scale = getattr(self._detector_for, "reset_scale", None)
+            if callable(reset_scale):
+                reset_scale()  # new zones: the camera may have moved
             self._layout, self._zones_problem = None, ""
             try:
                 self._layout = TableLayout.from_dict(self.zones.load())

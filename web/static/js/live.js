@@ -31,11 +31,19 @@
       refToggle.disabled = true;
     } else {
       refStatus.textContent = "Camera referee: " + (ref.enabled ? ref.state : "off") +
-        (ref.message ? " — " + ref.message : "") + " · " + ref.events + " events, " + ref.prompts + " questions";
+        (ref.message ? " — " + ref.message : "") + " · " + ref.events + " events, " + ref.prompts + " questions" +
+        scaleText(ref.card_scale);
       refToggle.checked = ref.enabled;
     }
     dryerStatus(ref && ref.dryers);
     setTimeout(refereeStatus, 3000);
+  }
+  /* The camera's card scale (VIS-11): said only while measuring or when frames are shrunk. */
+  function scaleText(s) {
+    if (!s) return "";
+    if (s.measuring) return " · measuring the card size";
+    if (s.shrink === null || s.shrink >= 1) return "";
+    return " · card scale " + s.shrink + (s.fixed ? " (set)" : " (measured on " + s.cards + " cards)");
   }
   /* Wash Dash: each calibrated dryer's empty picture and reading, and the button that
      retakes the empty pictures (referee only). */

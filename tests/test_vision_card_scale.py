@@ -1,0 +1,236 @@
+"""The camera's card scale (VIS-11, ``vision.runtime.card_scale``): a table camera mounted low
+measures how much larger than learnt its cards are and shrinks its frames by that."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cli import main
+from vision.evaluate import cards_read_right
+from vision.render.closeups import render_near_table
+from vision.runtime.card_scale import (
+    LEARNT_MAX,
+    LEARNT_MIDDLE,
+    PROBE_CARDS,
+    PROBE_FRAMES,
+    PROBE_PASSES,
+    SMALLEST_SHRINK,
+    CardScale,
+    ScaledReader,
+    card_widths,
+    scale_from_widths,
+)
+from vision.runtime.detections import Detections
+from vision.runtime.reader import CardReader, ReaderConfig
+from vision.table.zones import TableLayout, ZoneKind, rectangle
+
+SEED = 900_023  # never used for training
+
+
+def _read(boxes: list[list[float]], values: list[str], confidence: list[float]) -> Detections:
+    n = len(boxes)
+    return Detections(
+        np.array(boxes, np.float32).reshape(n, 5),
+        np.array(confidence, np.float32),
+        np.zeros(n, np.int64),
+        np.array(["red"] * n, object),
+        np.array(values, object),
+    )
+
+
+def test_card_widths_are_the_surely_read_cards_shorter_sides_over_the_frames_long_side() -> None:
+    found = _read(
+        [[100, 100, 128, 200, 0.3], [300, 200, 192, 64, 1.2], [50, 50, 64, 64, 0], [9, 9, 9, 9, 0]],
+        ["7", "back", "other", "7"],
+        [0.9, 0.6, 0.99, 0.2],  # the "other" box and the unsure 7 are not measured
+    )
+    assert card_widths(found, (480, 640, 3)) == pytest.approx([128 / 640, 64 / 640])
+    assert card_widths(Detections.empty(), (480, 640, 3)) == []
+
+
+def test_cards_in_the_learnt_range_keep_the_frame_and_larger_ones_shrink_it_to_the_middle():
+    assert scale_from_widths([]) is None
+    inside = scale_from_widths([0.06, 0.1, LEARNT_MAX])
+    assert inside == CardScale(1.0, 0.1, 3)
+    large = scale_from_widths([0.25, 0.26, 0.27, 0.9])  # one false huge box: the median holds
+    assert large is not None and large.cards == 4
+    assert large.shrink == pytest.approx(LEARNT_MIDDLE / 0.265, abs=1e-3)
+    assert large.card_width == pytest.approx(0.265)
+    huge = scale_from_widths([0.9, 0.95])
+    assert huge is not None and huge.shrink == SMALLEST_SHRINK
+    assert large.describe() == "card scale 0.395 (cards 26% of the frame wide, 4 measured)"
+    assert CardScale(0.5, None, 0).to_dict() == {"shrink": 0.5, "card_width": None, "cards": 0}
+
+
+class _FakeReader:
+    """Records how it was asked to read; every frame shows two cards 200 px wide."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, float]] = []
+
+    def find(self, frame: np.ndarray, zoom_out: int = 0, shrink: float = 1.0) -> Detections:
+        self.calls.append((zoom_out, shrink))
+        return _read([[100, 100, 200, 300, 0], [400, 200, 200, 300, 0]], ["7", "2"], [0.9, 0.8])
+
+
+def test_a_scaled_reader_measures_on_its_first_cards_then_detects_once_shrunk() -> None:
+    fake = _FakeReader()
+    reader = ScaledReader(fake)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    for _ in range(PROBE_FRAMES):
+        assert reader.measuring
+        assert len(reader(frame)) == 2  # cards are read while measuring, not dropped
+    assert PROBE_FRAMES * 2 >= PROBE_CARDS
+    assert not reader.measuring and reader.scale is not None
+    assert reader.scale.shrink == pytest.approx(LEARNT_MIDDLE / (200 / 640), abs=1e-3)
+    reader(frame)
+    assert fake.calls == [(PROBE_PASSES, 1.0)] * PROBE_FRAMES + [(0, reader.scale.shrink)]
+    reader.reset()  # new zones: the camera may have moved
+    assert reader.measuring
+    reader(frame)
+    assert fake.calls[-1] == (PROBE_PASSES, 1.0)
+
+
+def test_a_scale_given_is_used_from_the_first_frame_and_kept_on_reset() -> None:
+    fake = _FakeReader()
+    reader = ScaledReader(fake, shrink=0.5)
+    reader.reset()
+    reader(np.zeros((480, 640, 3), np.uint8))
+    assert fake.calls == [(0, 0.5)]
+    assert reader.scale == CardScale(0.5, None, 0)
+    started = ScaledReader(fake, measured=CardScale(0.4, 0.26, 8))  # another game's
+    assert not started.measuring
+    started.reset()
+    assert started.measuring
+
+
+def _tables(factor: float, n: int, seed: int) -> list[tuple[np.ndarray, list]]:
+    rng = np.random.default_rng(seed)
+    tables = []
+    while len(tables) < n:
+        table = render_near_table(rng, factor)
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+def test_ruling_vis11_a_low_camera_measures_its_card_scale_and_reads_its_cards() -> None:
+    """VIS-11: tables seen from 2.5 times nearer than learnt. The plain reader reads few of
+    their cards; the scaled reader measures a shrink near 1/2.5 on its first frames and then,
+    detecting once per frame, reads most of them. A camera at the learnt height keeps 1."""
+    plain = CardReader()
+    near = _tables(2.5, 10, SEED)
+    scaled = ScaledReader(plain)
+    for photo, _ in near[:PROBE_FRAMES]:
+        scaled(photo)
+    assert scaled.scale is not None and 0.3 <= scaled.scale.shrink <= 0.6
+    rest = near[PROBE_FRAMES:]
+    faces = sum(len(truth) for _, truth in rest)
+    as_is = sum(cards_read_right(plain(photo), truth) for photo, truth in rest)
+    shrunk = sum(cards_read_right(scaled(photo), truth) for photo, truth in rest)
+    assert shrunk >= 0.6 * faces and shrunk >= as_is + 0.3 * faces, (shrunk, as_is, faces)
+
+    level = ScaledReader(plain)
+    for photo, _ in _tables(1.0, 8, SEED + 1):
+        level(photo)
+        if not level.measuring:
+            break
+    assert level.scale is not None and level.scale.shrink == 1.0
+
+
+def test_the_readers_shrink_setting_is_the_scaled_readers_fixed_scale() -> None:
+    photo, _ = _tables(2.5, 1, SEED + 2)[0]
+    fixed = ScaledReader(CardReader(), shrink=0.4)(photo)
+    configured = CardReader(config=ReaderConfig(shrink=0.4))(photo)
+    assert len(configured) > 0
+    np.testing.assert_allclose(configured.obb, fixed.obb)
+    assert configured.value.tolist() == fixed.value.tolist()
+
+
+def test_vision_watch_says_the_card_scale_it_measured(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i, (photo, _) in enumerate(_tables(2.5, PROBE_FRAMES + 1, SEED + 3)):
+        for still in range(4):  # a table changing at every frame is all motion: not read
+            cv2.imwrite(str(folder / f"{i:03d}_{still}.png"), photo)
+    zones = tmp_path / "zones.json"
+    TableLayout([rectangle("discard_1", ZoneKind.DISCARD, (0.2, 0.2, 0.8, 0.8))]).save(zones)
+    args = ["vision", "watch", "--game", "deck-dash", "--zones", str(zones), str(folder)]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "tabletop vision watch: card scale 0." in err and "measured)" in err
+
+    assert main([*args, "--card-scale", "1"]) == 0  # set: nothing measured, nothing said
+    assert "card scale" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given", ["0", "-0.5", "1.5", "nan", "big"])
+def test_a_card_scale_out_of_range_is_refused_before_anything_loads(given: str, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["vision", "watch", "--game", "dos", "--zones", "z.json", "x", "--card-scale", given])
+    assert stop.value.code == 2
+    assert "--card-scale" in capsys.readouterr().err
+
+
+def test_the_card_scale_in_the_config_file_is_checked() -> None:
+    from web.config import ConfigError, from_mapping
+
+    assert from_mapping({"card_scale": "auto"}).card_scale is None
+    assert from_mapping({"card_scale": 0.5}).card_scale == 0.5
+    for bad in (0, 1.5, "half", True):
+        with pytest.raises(ConfigError, match="card_scale"):
+            from_mapping({"card_scale": bad})
+
+
+def test_the_camera_referee_shares_one_measured_scale_and_says_it_on_its_status() -> None:
+    from web.services.referee_camera import ModelDetectors
+
+    models = ModelDetectors()
+    assert models.scale_status() == {"measuring": False, "fixed": False, "shrink": None}
+    detect = models("deck-dash")
+    assert models.scale_status()["measuring"] is True
+    for photo, _ in _tables(2.5, PROBE_FRAMES, SEED + 4):
+        detect(photo)
+    status = models.scale_status()
+    assert status["measuring"] is False and status["fixed"] is False
+    assert 0.3 <= status["shrink"] <= 0.6 and status["cards"] >= PROBE_CARDS
+    models("dos")  # the same camera: another game starts from the measured scale
+    assert models._readers["dos"].scale == models._readers["deck-dash"].scale
+    models.reset_scale()  # new zones saved
+    assert models.scale_status()["measuring"] is True
+
+    fixed = ModelDetectors(card_scale=0.5)
+    assert fixed.scale_status() == {"measuring": False, "fixed": True, "shrink": 0.5}
+    fixed("dos")
+    fixed.reset_scale()
+    assert fixed.scale_status()["shrink"] == 0.5
+
+
+def test_serve_takes_the_card_scale_from_its_option_or_the_config(tmp_path: Path) -> None:
+    from referee.cli import build_parser
+    from web.app import create_app
+    from web.commands import FROM_CONFIG
+    from web.config import WebConfig
+
+    parser = build_parser()
+    assert parser.parse_args(["serve", "--card-scale", "0.5"]).card_scale == 0.5
+    assert parser.parse_args(["serve", "--card-scale", "auto"]).card_scale is None
+    assert parser.parse_args(["serve"]).card_scale is FROM_CONFIG  # the config file decides
+
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "000.png"), np.zeros((480, 640, 3), np.uint8))
+    app = create_app(WebConfig(db_path=tmp_path / "t.db", camera=str(folder), card_scale=0.5))
+    services = app.extensions["tabletop"]
+    try:
+        assert services.referee.status()["card_scale"] == {
+            "measuring": False,
+            "fixed": True,
+            "shrink": 0.5,
+        }
+    finally:
+        services.camera.close()
