@@ -184,6 +184,32 @@ def test_ruling_tbl5_doubtful_or_impossible_readings_become_prompts():
     assert isinstance(p, Prompt) and "seen twice" in p.message
 
 
+def test_ruling_tbl9_a_dryer_too_small_in_the_picture_is_asked_about():
+    """TBL-9: below MIN_DRYER_PX wide the reader's sure readings were wrong one time in six
+    (100 px), so a reading there is at most SMALL_CONFIDENCE: a question, not an event."""
+    from vision.dryer.read import MIN_DRYER_PX, SMALL_CONFIDENCE
+
+    state = Dryer.parse("- / shirt:red / -")
+    small = render_dryer(np.random.default_rng(12), state, width=90)
+    reader = DryerReader(small.layout)
+    reader.set_reference(small.empty)
+    assert reader.width_px(small.image.shape[:2]) < MIN_DRYER_PX
+    got = reader.read(small.image)
+    assert got.confidence <= SMALL_CONFIDENCE
+    assert any("px wide in the picture" in n for n in got.notes)
+    assert isinstance(dryer_proposal(0, got, got.confidence, 1, "seat_0_dryer"), Prompt)
+    # a one-pixel picture of the same table: nothing to read, nothing sure
+    tiny = reader.read(small.image[:1, :1])
+    assert tiny.confidence <= SMALL_CONFIDENCE and "only 0 px wide" in tiny.notes[-1]
+
+    large = render_dryer(np.random.default_rng(12), state, width=240)
+    reader = DryerReader(large.layout)
+    reader.set_reference(large.empty)
+    assert reader.width_px(large.image.shape[:2]) >= MIN_DRYER_PX
+    got = reader.read(large.image)
+    assert got.confidence == 1.0 and not any("px wide" in n for n in got.notes)
+
+
 def test_dryer_watcher_proposes_a_reading_once_it_holds_still():
     rng = np.random.default_rng(11)
     state = Dryer.parse("- / shirt:red / -")

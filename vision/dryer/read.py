@@ -25,7 +25,7 @@ milliseconds, and every mistake can be explained.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -35,6 +35,12 @@ from vision.dryer import profile as P
 from vision.table.zones import TableLayout, Zone, ZoneError
 
 GRID = (240, 180)  # canonical dryer image, width × height
+# A dryer narrower than this in the frame (px) is read with confidence at most SMALL_CONFIDENCE
+# (a question, TBL-9): pins are a few pixels wide there, and wrong readings came out sure.
+# Measured with the reference, 60 rendered dryers a width (seed 5678): 200 px 60, 140 px 59,
+# 130 px 58, 120 px 56, 110 px 55, 100 px 50, 80 px 36, 40 px 25 read right.
+MIN_DRYER_PX = 120
+SMALL_CONFIDENCE = 0.5
 BAR_Y = tuple(round(r * GRID[1]) for r in P.BAR_ROWS)  # canonical row of each bar's line
 _SPACING = BAR_Y[1] - BAR_Y[0]
 # Rows relative to a bar's line, from the profile's proportions (grid px; see profile.py).
@@ -287,7 +293,25 @@ class DryerReader:
         new, raw = self.masks(flat, cloth)
         pieces = self._pieces(new)
         pins = self._pins(new, raw, pieces)
-        return self._assemble(pieces, pins)
+        reading = self._assemble(pieces, pins)
+        width = self.width_px(image.shape[:2])
+        if width >= MIN_DRYER_PX:
+            return reading
+        note = (
+            f"the dryer is only {width:.0f} px wide in the picture (sure from {MIN_DRYER_PX}"
+            " px): move the camera nearer or give it more pixels"
+        )
+        return replace(
+            reading,
+            confidence=min(reading.confidence, SMALL_CONFIDENCE),
+            notes=(*reading.notes, note),
+        )
+
+    def width_px(self, shape: tuple[int, int]) -> float:
+        """The dryer zone's width in a frame of ``shape`` (the mean of its top and bottom
+        edges, in pixels)."""
+        tl, tr, br, bl = _corners(self._dryer, shape[1], shape[0])
+        return float(np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
 
     def _pieces(self, masks: dict[str, np.ndarray]) -> list[_Piece]:
         """Per colour at most one piece: the largest blob that reaches below any pin."""
