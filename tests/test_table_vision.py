@@ -104,6 +104,26 @@ def test_a_reconnecting_camera_reports_each_change_of_status_once():
     assert told == ["camera lost: no camera at cam:9"]
 
 
+def test_a_missing_camera_or_video_is_said_in_our_one_line_not_in_opencvs(capfd, tmp_path):
+    """OpenCV's backends printed a dozen lines (warnings, exception text) for a missing
+    camera on every reconnection try; they are silenced while a source opens, and OpenCV's
+    log level is what it was afterwards."""
+    import cv2
+
+    from vision.table.frames import OpenCVCameraSource, VideoFileSource
+
+    before = cv2.utils.logging.getLogLevel()
+    with pytest.raises(CameraError, match="cannot open camera 63"):
+        OpenCVCameraSource(63)
+    not_a_video = tmp_path / "notes.avi"
+    not_a_video.write_text("not a video")
+    with pytest.raises(CameraError, match="cannot open video"):
+        VideoFileSource(not_a_video)
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    assert cv2.utils.logging.getLogLevel() == before
+
+
 def test_reconnect_gives_up_after_max_retries():
     def never():
         raise CameraError("no camera")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -21,6 +22,22 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 class CameraError(RuntimeError):
     """The camera could not be opened or stopped delivering frames."""
+
+
+@contextmanager
+def opencv_quiet() -> Iterator[None]:
+    """OpenCV's own log silenced while a camera or video is opened: a missing camera made
+    its backends print a dozen lines of warnings and exception text on every reconnection
+    try; our ``CameraError`` says it once, in one line."""
+    import cv2
+
+    log = cv2.utils.logging
+    before = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_SILENT)
+    try:
+        yield
+    finally:
+        log.setLogLevel(before)
 
 
 @dataclass(frozen=True)
@@ -56,7 +73,8 @@ class VideoFileSource:
         self.path = Path(path)
         if not self.path.is_file():
             raise CameraError(f"no video file {self.path}")
-        self._cap = cv2.VideoCapture(str(self.path))
+        with opencv_quiet():
+            self._cap = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
             raise CameraError(f"cannot open video {self.path}")
         self.fps = fps or self._cap.get(cv2.CAP_PROP_FPS) or 30.0
@@ -111,7 +129,8 @@ class OpenCVCameraSource:
         import cv2
 
         self._cv2 = cv2
-        self._cap = cv2.VideoCapture(device)
+        with opencv_quiet():
+            self._cap = cv2.VideoCapture(device)
         if not self._cap.isOpened():
             raise CameraError(f"cannot open camera {device}")
         self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)

@@ -124,6 +124,8 @@ class FileFeed:
     def _frames(self) -> Any:
         import cv2
 
+        from vision.table.frames import opencv_quiet
+
         if self._images:
             while not self._stop.is_set():
                 for i, path in enumerate(self._images):
@@ -135,7 +137,8 @@ class FileFeed:
                         return
             return
         while not self._stop.is_set():
-            cap = cv2.VideoCapture(str(self.source))
+            with opencv_quiet():
+                cap = cv2.VideoCapture(str(self.source))
             if not cap.isOpened():
                 self.error = f"cannot open video {self.source}"
                 self._first.set()
