@@ -71,14 +71,14 @@ def _train(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from vision.train import TrainPlan
-    from vision.yolo import export_all
+    from vision.yolo import WeightsMissing, export_all
 
     detector_hw = TrainPlan().det_run_hw  # the shape the shipped detector runs at
     try:
         exported = export_all(
             Path(args.models), dynamic_classifiers=not args.fixed_batch, detector_hw=detector_hw
         )
-    except FileNotFoundError as exc:  # names the missing .pt and says to train first
+    except WeightsMissing as exc:  # names the missing .pt and says to train first
         print(f"tabletop vision export: {exc}", file=sys.stderr)
         return 2
     for path in exported:

@@ -215,6 +215,11 @@ MODEL_FILES = {  # .pt in models/ → (ONNX name, input size or None: as trained
 }
 
 
+class WeightsMissing(FileNotFoundError):
+    """A ``.pt`` to export is not in the models folder (only this is the user's to fix:
+    any other missing file during an export is a fault and is not caught as this)."""
+
+
 def export_all(
     models_dir: Path,
     dynamic_classifiers: bool = True,
@@ -230,7 +235,7 @@ def export_all(
     for pt, (onnx_name, imgsz, is_cls) in MODEL_FILES.items():
         src = models_dir / pt
         if not src.exists():
-            raise FileNotFoundError(f"{src} not found: train first (tabletop vision train)")
+            raise WeightsMissing(f"{src} not found: train first (tabletop vision train)")
         model = YOLO(str(src))
         if onnx_name == "card-detector.onnx" and detector_hw is not None:
             imgsz = list(detector_hw)
