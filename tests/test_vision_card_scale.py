@@ -18,6 +18,7 @@ from vision.runtime.card_scale import (
     PROBE_CARDS,
     PROBE_FRAMES,
     PROBE_PASSES,
+    SMALL_CARDS,
     SMALLEST_SHRINK,
     CardScale,
     ScaledReader,
@@ -63,7 +64,23 @@ def test_cards_in_the_learnt_range_keep_the_frame_and_larger_ones_shrink_it_to_t
     huge = scale_from_widths([0.9, 0.95])
     assert huge is not None and huge.shrink == SMALLEST_SHRINK
     assert large.describe() == "card scale 0.395 (cards 26% of the frame wide, 4 measured)"
-    assert CardScale(0.5, None, 0).to_dict() == {"shrink": 0.5, "card_width": None, "cards": 0}
+    assert CardScale(0.5, None, 0).to_dict() == {
+        "shrink": 0.5,
+        "card_width": None,
+        "cards": 0,
+        "small": False,
+    }
+
+
+def test_cards_smaller_than_the_models_read_well_are_said_to_be_so() -> None:
+    """Nothing enlarges small cards (a camera mounted high): the scale stays 1 and says
+    to mount the camera lower."""
+    small = scale_from_widths([0.8 * SMALL_CARDS] * 5)
+    assert small is not None and small.shrink == 1.0 and small.small
+    assert small.to_dict()["small"] is True
+    assert small.describe().endswith("mount the camera lower or nearer the table")
+    usual = scale_from_widths([LEARNT_MIDDLE] * 5)
+    assert usual is not None and not usual.small and "lower" not in usual.describe()
 
 
 class _FakeReader:

@@ -38,12 +38,17 @@
     dryerStatus(ref && ref.dryers);
     setTimeout(refereeStatus, 3000);
   }
-  /* The camera's card scale (VIS-11): said only while measuring or when frames are shrunk. */
+  /* The camera's card scale (VIS-11): said while measuring, when frames are shrunk, and
+     when the cards look too small to read well. */
   function scaleText(s) {
     if (!s) return "";
     if (s.measuring) return " · measuring the card size";
-    if (s.shrink === null || s.shrink >= 1) return "";
-    return " · card scale " + s.shrink + (s.fixed ? " (set)" : " (measured on " + s.cards + " cards)");
+    let text = "";
+    if (s.shrink !== null && s.shrink < 1) {
+      text += " · card scale " + s.shrink + (s.fixed ? " (set)" : " (measured on " + s.cards + " cards)");
+    }
+    if (s.small) text += " · the cards look small: mount the camera lower";
+    return text;
   }
   /* Wash Dash: each calibrated dryer's empty picture and reading, and the button that
      retakes the empty pictures (referee only). */
