@@ -1,15 +1,19 @@
-"""A table camera mounted low: every card larger than the detector learnt. Reads tables
-enlarged by each factor as they are, with the camera's measured card scale (VIS-11,
-``vision.runtime.card_scale.ScaledReader``) and with ``identify``'s two zoomed-out passes.
+"""A table camera mounted low or high: every card larger or smaller than the detector
+learnt. Reads tables scaled by each factor as they are, with the camera's measured card scale
+(VIS-11, ``vision.runtime.card_scale.ScaledReader``) and with ``identify``'s two zoomed-out
+passes.
 
-Each factor's photos are split among ``--cameras`` cameras; each camera measures its scale on
+Each factor's photos are split among ``--cameras`` cameras, each with its own card size (spread
+evenly over the learnt 34–100 px, before the factor); each camera measures its scale on
 its first photos showing cards (read meanwhile with the extra passes, as the product does),
-then detects once per photo, shrunk. Photos: rendered tables (training styles, fans, piles,
-clutter) cropped round a card and enlarged (``bench/vision_closeups.py --groups``'s). A face
-counts when the right card is named on a box overlapping it by IoU > 0.5; "extra" are the
-boxes left over; ms is the reader's wall time per photo on this machine.
+then detects on every photo at that scale. Photos: rendered tables (training styles, fans,
+piles, clutter); a factor above 1 crops one round a card and enlarges it (``bench/
+vision_closeups.py --groups``'s), below 1 shrinks it amid its mirror images. A face counts
+when the right card is named on a box overlapping it by IoU > 0.5; "extra" are the boxes
+left over (not counted below 1: the mirror images hold cards too); ms is the reader's wall
+time per photo on this machine.
 
-    .venv/bin/python bench/vision_card_scale.py [--n 80] [--cameras 4] [--enlarge 1,1.5,2,2.5,3]
+    .venv/bin/python bench/vision_card_scale.py [--n 80] [--cameras 8] [--scales 0.5,0.65,1,2,2.5,3]
 """
 
 from __future__ import annotations
@@ -23,39 +27,42 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 WAYS = ("as is", "card scale", "zoom 2")
+LEARNT_PX = (34, 100)  # card widths of the training tables (vision.render.scenes)
 
 
 def main() -> None:
     import numpy as np
 
     from vision.evaluate import cards_read_right
-    from vision.render.closeups import render_near_table
+    from vision.render.closeups import render_far_table, render_near_table
     from vision.runtime.card_scale import ScaledReader
     from vision.runtime.reader import MODELS_DIR, CardReader, ReaderConfig
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=str(MODELS_DIR))
     ap.add_argument("--n", type=int, default=80, help="photos per factor")
-    ap.add_argument("--cameras", type=int, default=4, help="cameras per factor (own scale)")
+    ap.add_argument("--cameras", type=int, default=8, help="cameras per factor (own scale)")
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--enlarge", default="1,1.5,2,2.5,3", help="enlargement factors")
+    ap.add_argument("--scales", default="0.5,0.65,1,2,2.5,3", help="how much nearer the camera")
     args = ap.parse_args()
 
     plain = CardReader(args.models)
     zoomed = CardReader(args.models, config=ReaderConfig(zoom_out=2))
     head = "".join(f"{f'{w}: read / extra, ms':>30}" for w in WAYS)
-    print(f"{'enlarged':<10}{'faces':>7}{head}   shrinks measured")
-    for factor in (float(f) for f in args.enlarge.split(",")):
+    print(f"{'cards':<10}{'faces':>7}{head}   scales measured")
+    for factor in (float(f) for f in args.scales.split(",")):
+        render = render_near_table if factor >= 1 else render_far_table
         rng = np.random.default_rng(args.seed)
         faces = 0
         read, extra, ms = (dict.fromkeys(WAYS, 0.0) for _ in range(3))
-        shrinks = []
+        scales = []
         per_camera = max(1, args.n // args.cameras)
-        for _ in range(args.cameras):
+        for cam in range(args.cameras):
+            width = LEARNT_PX[0] + (LEARNT_PX[1] - LEARNT_PX[0]) * (cam + 0.5) / args.cameras
             scaled = ScaledReader(plain)
             readers = {"as is": plain, "card scale": scaled, "zoom 2": zoomed}
             for _ in range(per_camera):
-                table = render_near_table(rng, factor)
+                table = render(rng, factor, width)
                 if table is None:
                     continue
                 photo, truth = table
@@ -67,12 +74,12 @@ def main() -> None:
                     right = cards_read_right(d, truth)
                     read[way] += right
                     extra[way] += len(d) - right
-            shrinks.append("-" if scaled.scale is None else f"{scaled.scale.shrink:g}")
+            measured = scaled.card_scale
+            scales.append("-" if measured is None else f"{measured.scale:g}")
         photos = per_camera * args.cameras
-        cells = "".join(
-            f"{f'{read[w]:.0f} / {extra[w]:.0f}, {ms[w] / photos:.0f}':>30}" for w in WAYS
-        )
-        print(f"{f'x{factor:g}':<10}{faces:>7}{cells}   {' '.join(shrinks)}")
+        left = {w: f"{extra[w]:.0f}" if factor >= 1 else "-" for w in WAYS}
+        cells = "".join(f"{f'{read[w]:.0f} / {left[w]}, {ms[w] / photos:.0f}':>30}" for w in WAYS)
+        print(f"{f'x{factor:g}':<10}{faces:>7}{cells}   {' '.join(scales)}")
 
 
 if __name__ == "__main__":

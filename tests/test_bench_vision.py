@@ -89,7 +89,7 @@ def test_the_closeups_bench_reads_enlarged_tables_with_each_zoom() -> None:
 
 
 def test_the_card_scale_bench_reads_near_tables_as_is_scaled_and_zoomed() -> None:
-    rows = _bench_table("vision_card_scale.py", "--n", "4", "--cameras", "1", "--enlarge", "1,3")
+    rows = _bench_table("vision_card_scale.py", "--n", "4", "--cameras", "1", "--scales", "1,3")
     assert [r[0] for r in rows] == ["x1", "x3"]
     for row in rows:
         faces = int(row[1])

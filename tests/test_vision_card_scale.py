@@ -1,5 +1,5 @@
 """The camera's card scale (VIS-11, ``vision.runtime.card_scale``): a table camera mounted low
-measures how much larger than learnt its cards are and shrinks its frames by that."""
+measures how much larger or smaller than learnt its cards are and scales its frames by that."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 
 from referee.cli import main
 from vision.evaluate import cards_read_right
-from vision.render.closeups import render_near_table
+from vision.render.closeups import render_far_table, render_near_table
 from vision.runtime.card_scale import (
+    ENLARGE,
     LEARNT_MAX,
     LEARNT_MIDDLE,
     PROBE_CARDS,
@@ -20,6 +21,7 @@ from vision.runtime.card_scale import (
     PROBE_PASSES,
     SMALL_CARDS,
     SMALLEST_SHRINK,
+    TOO_SMALL,
     CardScale,
     ScaledReader,
     card_widths,
@@ -27,6 +29,7 @@ from vision.runtime.card_scale import (
 )
 from vision.runtime.detections import Detections
 from vision.runtime.reader import CardReader, ReaderConfig
+from vision.runtime.zoom import detect_tiled
 from vision.table.zones import TableLayout, ZoneKind, rectangle
 
 SEED = 900_023  # never used for training
@@ -53,34 +56,64 @@ def test_card_widths_are_the_surely_read_cards_shorter_sides_over_the_frames_lon
     assert card_widths(Detections.empty(), (480, 640, 3)) == []
 
 
-def test_cards_in_the_learnt_range_keep_the_frame_and_larger_ones_shrink_it_to_the_middle():
+def test_cards_in_the_learnt_range_keep_the_frame_larger_ones_shrink_it_smaller_enlarge_it():
     assert scale_from_widths([]) is None
-    inside = scale_from_widths([0.06, 0.1, LEARNT_MAX])
+    inside = scale_from_widths([0.08, 0.1, LEARNT_MAX])
     assert inside == CardScale(1.0, 0.1, 3)
     large = scale_from_widths([0.25, 0.26, 0.27, 0.9])  # one false huge box: the median holds
     assert large is not None and large.cards == 4
-    assert large.shrink == pytest.approx(LEARNT_MIDDLE / 0.265, abs=1e-3)
+    assert large.scale == pytest.approx(LEARNT_MIDDLE / 0.265, abs=1e-3)
     assert large.card_width == pytest.approx(0.265)
     huge = scale_from_widths([0.9, 0.95])
-    assert huge is not None and huge.shrink == SMALLEST_SHRINK
+    assert huge is not None and huge.scale == SMALLEST_SHRINK
     assert large.describe() == "card scale 0.395 (cards 26% of the frame wide, 4 measured)"
+    small = scale_from_widths([0.9 * SMALL_CARDS] * 5)  # a camera mounted high: tiles
+    assert small is not None and small.scale == round(ENLARGE, 3) and not small.small
+    assert scale_from_widths([SMALL_CARDS] * 5) == CardScale(1.0, SMALL_CARDS, 5)
     assert CardScale(0.5, None, 0).to_dict() == {
-        "shrink": 0.5,
+        "scale": 0.5,
         "card_width": None,
         "cards": 0,
         "small": False,
     }
 
 
-def test_cards_smaller_than_the_models_read_well_are_said_to_be_so() -> None:
-    """Nothing enlarges small cards (a camera mounted high): the scale stays 1 and says
-    to mount the camera lower."""
-    small = scale_from_widths([0.8 * SMALL_CARDS] * 5)
-    assert small is not None and small.shrink == 1.0 and small.small
-    assert small.to_dict()["small"] is True
-    assert small.describe().endswith("mount the camera lower or nearer the table")
+def test_cards_too_small_even_for_the_tiles_are_said_to_be_so() -> None:
+    tiny = scale_from_widths([0.8 * TOO_SMALL] * 5)
+    assert tiny is not None and tiny.scale == round(ENLARGE, 3) and tiny.small
+    assert tiny.to_dict()["small"] is True
+    assert tiny.describe().endswith("mount the camera lower or nearer the table")
     usual = scale_from_widths([LEARNT_MIDDLE] * 5)
     assert usual is not None and not usual.small and "lower" not in usual.describe()
+
+
+def test_tiles_overlap_and_boxes_cut_by_a_tiles_inner_edge_are_dropped() -> None:
+    """A fake detector that sees one card whole in every tile and, in the top-left tile, a
+    second card cut by the tile's right edge (the top-right tile holds that one whole): each
+    card comes back once, in frame pixels, the cut box dropped."""
+    frame = np.zeros((480, 640, 3), np.uint8)
+    tiles = []
+    whole = np.array([300.0, 230.0, 40.0, 60.0, 0.0], np.float32)  # in every tile
+    right = np.array([370.0, 100.0, 40.0, 60.0, 0.0], np.float32)  # cut by tile 1's edge
+
+    def detect(image: np.ndarray) -> Detections:
+        tiles.append(image.shape[:2])
+        x0 = 0 if len(tiles) in (1, 3) else 640 - image.shape[1]
+        y0 = 0 if len(tiles) in (1, 2) else 480 - image.shape[0]
+        boxes = [whole - (x0, y0, 0, 0, 0)]
+        if len(tiles) == 1:  # the second card reaches past the tile's right edge (384)
+            boxes.append(np.array([370 - 10.0, 100.0, 60.0, 60.0, 0.0], np.float32))
+        if len(tiles) == 2:
+            boxes.append(right - (x0, y0, 0, 0, 0))
+        n = len(boxes)
+        return Detections(np.stack(boxes), np.full(n, 0.9, np.float32), np.zeros(n, np.int64))
+
+    found = detect_tiled(detect, frame, tile=0.6, iou=0.5)
+    assert tiles == [(288, 384)] * 4  # 2×2 tiles, 0.6 of each side
+    assert sorted(found.obb[:, 0].tolist()) == pytest.approx([300.0, 370.0])
+    np.testing.assert_allclose(found.obb[np.argmin(found.obb[:, 0])], whole, atol=1e-4)
+    with pytest.raises(ValueError, match="half"):
+        detect_tiled(detect, frame, tile=0.5, iou=0.5)
 
 
 class _FakeReader:
@@ -89,8 +122,8 @@ class _FakeReader:
     def __init__(self) -> None:
         self.calls: list[tuple[int, float]] = []
 
-    def find(self, frame: np.ndarray, zoom_out: int = 0, shrink: float = 1.0) -> Detections:
-        self.calls.append((zoom_out, shrink))
+    def find(self, frame: np.ndarray, zoom_out: int = 0, scale: float = 1.0) -> Detections:
+        self.calls.append((zoom_out, scale))
         return _read([[100, 100, 200, 300, 0], [400, 200, 200, 300, 0]], ["7", "2"], [0.9, 0.8])
 
 
@@ -102,10 +135,10 @@ def test_a_scaled_reader_measures_on_its_first_cards_then_detects_once_shrunk() 
         assert reader.measuring
         assert len(reader(frame)) == 2  # cards are read while measuring, not dropped
     assert PROBE_FRAMES * 2 >= PROBE_CARDS
-    assert not reader.measuring and reader.scale is not None
-    assert reader.scale.shrink == pytest.approx(LEARNT_MIDDLE / (200 / 640), abs=1e-3)
+    assert not reader.measuring and reader.card_scale is not None
+    assert reader.card_scale.scale == pytest.approx(LEARNT_MIDDLE / (200 / 640), abs=1e-3)
     reader(frame)
-    assert fake.calls == [(PROBE_PASSES, 1.0)] * PROBE_FRAMES + [(0, reader.scale.shrink)]
+    assert fake.calls == [(PROBE_PASSES, 1.0)] * PROBE_FRAMES + [(0, reader.card_scale.scale)]
     reader.reset()  # new zones: the camera may have moved
     assert reader.measuring
     reader(frame)
@@ -114,11 +147,11 @@ def test_a_scaled_reader_measures_on_its_first_cards_then_detects_once_shrunk() 
 
 def test_a_scale_given_is_used_from_the_first_frame_and_kept_on_reset() -> None:
     fake = _FakeReader()
-    reader = ScaledReader(fake, shrink=0.5)
+    reader = ScaledReader(fake, scale=0.5)
     reader.reset()
     reader(np.zeros((480, 640, 3), np.uint8))
     assert fake.calls == [(0, 0.5)]
-    assert reader.scale == CardScale(0.5, None, 0)
+    assert reader.card_scale == CardScale(0.5, None, 0)
     started = ScaledReader(fake, measured=CardScale(0.4, 0.26, 8))  # another game's
     assert not started.measuring
     started.reset()
@@ -127,9 +160,10 @@ def test_a_scale_given_is_used_from_the_first_frame_and_kept_on_reset() -> None:
 
 def _tables(factor: float, n: int, seed: int) -> list[tuple[np.ndarray, list]]:
     rng = np.random.default_rng(seed)
+    render = render_near_table if factor >= 1 else render_far_table
     tables = []
     while len(tables) < n:
-        table = render_near_table(rng, factor)
+        table = render(rng, factor)
         if table is not None:
             tables.append(table)
     return tables
@@ -144,7 +178,7 @@ def test_ruling_vis11_a_low_camera_measures_its_card_scale_and_reads_its_cards()
     scaled = ScaledReader(plain)
     for photo, _ in near[:PROBE_FRAMES]:
         scaled(photo)
-    assert scaled.scale is not None and 0.3 <= scaled.scale.shrink <= 0.6
+    assert scaled.card_scale is not None and 0.3 <= scaled.card_scale.scale <= 0.6
     rest = near[PROBE_FRAMES:]
     faces = sum(len(truth) for _, truth in rest)
     as_is = sum(cards_read_right(plain(photo), truth) for photo, truth in rest)
@@ -156,13 +190,32 @@ def test_ruling_vis11_a_low_camera_measures_its_card_scale_and_reads_its_cards()
         level(photo)
         if not level.measuring:
             break
-    assert level.scale is not None and level.scale.shrink == 1.0
+    assert level.card_scale is not None and level.card_scale.scale == 1.0
 
 
-def test_the_readers_shrink_setting_is_the_scaled_readers_fixed_scale() -> None:
+def test_ruling_vis11_a_high_camera_finds_its_small_cards_on_enlarged_tiles() -> None:
+    """VIS-11: tables seen from twice as far as learnt (cards 17–50 px wide). The scaled
+    reader measures cards under SMALL_CARDS, switches to the four enlarged tiles and reads
+    clearly more of them than the plain reader."""
+    plain = CardReader()
+    far = _tables(0.5, 14, SEED + 5)
+    scaled = ScaledReader(plain)
+    probed = 0
+    while scaled.measuring and probed < 6:  # small cards are found less: it may take longer
+        scaled(far[probed][0])
+        probed += 1
+    assert scaled.card_scale is not None and scaled.card_scale.scale == round(ENLARGE, 3)
+    rest = far[probed:]
+    faces = sum(len(truth) for _, truth in rest)
+    as_is = sum(cards_read_right(plain(photo), truth) for photo, truth in rest)
+    tiled = sum(cards_read_right(scaled(photo), truth) for photo, truth in rest)
+    assert tiled >= 0.75 * faces and tiled >= as_is + 0.25 * faces, (tiled, as_is, faces)
+
+
+def test_the_readers_scale_setting_is_the_scaled_readers_fixed_scale() -> None:
     photo, _ = _tables(2.5, 1, SEED + 2)[0]
-    fixed = ScaledReader(CardReader(), shrink=0.4)(photo)
-    configured = CardReader(config=ReaderConfig(shrink=0.4))(photo)
+    fixed = ScaledReader(CardReader(), scale=0.4)(photo)
+    configured = CardReader(config=ReaderConfig(scale=0.4))(photo)
     assert len(configured) > 0
     np.testing.assert_allclose(configured.obb, fixed.obb)
     assert configured.value.tolist() == fixed.value.tolist()
@@ -185,7 +238,7 @@ def test_vision_watch_says_the_card_scale_it_measured(tmp_path: Path, capsys) ->
     assert "card scale" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("given", ["0", "-0.5", "1.5", "nan", "big"])
+@pytest.mark.parametrize("given", ["0", "-0.5", "1.7", "nan", "big"])
 def test_a_card_scale_out_of_range_is_refused_before_anything_loads(given: str, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["vision", "watch", "--game", "dos", "--zones", "z.json", "x", "--card-scale", given])
@@ -198,7 +251,7 @@ def test_the_card_scale_in_the_config_file_is_checked() -> None:
 
     assert from_mapping({"card_scale": "auto"}).card_scale is None
     assert from_mapping({"card_scale": 0.5}).card_scale == 0.5
-    for bad in (0, 1.5, "half", True):
+    for bad in (0, 1.7, "half", True):
         with pytest.raises(ConfigError, match="card_scale"):
             from_mapping({"card_scale": bad})
 
@@ -207,24 +260,24 @@ def test_the_camera_referee_shares_one_measured_scale_and_says_it_on_its_status(
     from web.services.referee_camera import ModelDetectors
 
     models = ModelDetectors()
-    assert models.scale_status() == {"measuring": False, "fixed": False, "shrink": None}
+    assert models.scale_status() == {"measuring": False, "fixed": False, "scale": None}
     detect = models("deck-dash")
     assert models.scale_status()["measuring"] is True
     for photo, _ in _tables(2.5, PROBE_FRAMES, SEED + 4):
         detect(photo)
     status = models.scale_status()
     assert status["measuring"] is False and status["fixed"] is False
-    assert 0.3 <= status["shrink"] <= 0.6 and status["cards"] >= PROBE_CARDS
+    assert 0.3 <= status["scale"] <= 0.6 and status["cards"] >= PROBE_CARDS
     models("dos")  # the same camera: another game starts from the measured scale
-    assert models._readers["dos"].scale == models._readers["deck-dash"].scale
+    assert models._readers["dos"].card_scale == models._readers["deck-dash"].card_scale
     models.reset_scale()  # new zones saved
     assert models.scale_status()["measuring"] is True
 
     fixed = ModelDetectors(card_scale=0.5)
-    assert fixed.scale_status() == {"measuring": False, "fixed": True, "shrink": 0.5}
+    assert fixed.scale_status() == {"measuring": False, "fixed": True, "scale": 0.5}
     fixed("dos")
     fixed.reset_scale()
-    assert fixed.scale_status()["shrink"] == 0.5
+    assert fixed.scale_status()["scale"] == 0.5
 
 
 def test_serve_takes_the_card_scale_from_its_option_or_the_config(tmp_path: Path) -> None:
@@ -247,7 +300,7 @@ def test_serve_takes_the_card_scale_from_its_option_or_the_config(tmp_path: Path
         assert services.referee.status()["card_scale"] == {
             "measuring": False,
             "fixed": True,
-            "shrink": 0.5,
+            "scale": 0.5,
         }
     finally:
         services.camera.close()

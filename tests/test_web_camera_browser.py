@@ -41,7 +41,7 @@ class LowCamera:
         return self.oracle.detector_for(game)
 
     def scale_status(self) -> dict[str, Any]:
-        return {"measuring": False, "fixed": False, "shrink": 0.45, "cards": 6}
+        return {"measuring": False, "fixed": False, "scale": 0.45, "cards": 6}
 
 
 @pytest.fixture

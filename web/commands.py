@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.cli_args import card_scale, port, positive_int
+from referee.cli_args import CARD_SCALE_HELP, card_scale, port, positive_int
 
 FROM_CONFIG = object()  # an option not given: the config file (or the default) decides
 
@@ -161,7 +161,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         type=card_scale,
         default=FROM_CONFIG,
         metavar="auto|SCALE",
-        help="shrink frames by SCALE (0-1] before finding cards, for a camera so low that cards"
-        " look larger than the models learnt; auto (default) measures it from the first cards",
+        help=CARD_SCALE_HELP,
     )
     p.set_defaults(handler=_serve)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from referee.cli_args import MAX_CARD_SCALE
+
 DEFAULT_DB = Path("var") / "tabletop.db"
 DEFAULT_CONFIG = Path("tabletop.toml")
 
@@ -44,7 +46,7 @@ class WebConfig:
     camera_referee: bool = True
     models_dir: str | None = None  # card models for the camera referee (default: models/)
     # the camera's card scale (VIS-11): None = measured from the first frames showing cards;
-    # a number in (0, 1] = frames shrunk by it for the detector, as set
+    # a number in (0, 5/3] = how the detector sees frames (< 1 shrunk, > 1 enlarged tiles)
     card_scale: float | None = None
     testing: bool = False
     # Injected services (tests, the hardware and vision packages).
@@ -96,8 +98,11 @@ def _typed(name: str, value: Any) -> Any:
     if name == "card_scale":
         if value == "auto":
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
-            raise ConfigError(f'[web] card_scale: expected "auto" or 0 < scale <= 1, got {value!r}')
+        top = round(MAX_CARD_SCALE, 3)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= top:
+            raise ConfigError(
+                f'[web] card_scale: expected "auto" or 0 < scale <= {top:g}, got {value!r}'
+            )
         return float(value)
     if name == "camera_referee":
         if not isinstance(value, bool):

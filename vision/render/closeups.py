@@ -3,7 +3,8 @@
 The table scenes draw cards 34–100 px wide in a 640×480 frame; a family photographing one
 card with a phone fills much of the picture with it. This draws that: one worn face with
 rounded corners, turned by ``angle``, ``height`` pixels tall, on a random table top.
-``render_near_table`` draws a table as a camera mounted nearer it sees it (a low camera).
+``render_near_table`` draws a table as a camera mounted nearer it sees it (a low camera),
+``render_far_table`` as one mounted farther (a high camera).
 """
 
 from __future__ import annotations
@@ -44,12 +45,13 @@ def render_close_up(
 
 
 def render_near_table(
-    rng: np.random.Generator, factor: float
+    rng: np.random.Generator, factor: float, card_width: float | None = None
 ) -> tuple[np.ndarray, list[tuple[np.ndarray, str | None, str]]] | None:
     """A rendered table (training styles) cropped round one of its cards and enlarged by
-    ``factor`` to the frame's size, as a camera ``factor`` times nearer sees it: (BGR photo,
+    ``factor`` to the frame's size, as a camera ``factor`` times nearer sees it (cards
+    ``card_width`` px wide before, random 34–100 otherwise): (BGR photo,
     [(quad, colour, value)] of the cards whose centre is in it), or None (no card)."""
-    scene = render_scene(all_decks(), rng, TRAIN_STYLES)
+    scene = render_scene(all_decks(), rng, TRAIN_STYLES, card_width=card_width)
     cards = [o for o in scene.objects if o.kind in ("card", "back") and o.visible >= MIN_VISIBLE]
     if not cards:
         return None
@@ -66,4 +68,26 @@ def render_near_table(
         cx, cy = quad.mean(0)
         if 0 <= cx < FRAME_W and 0 <= cy < FRAME_H:
             truth.append((quad, o.meta.get("color"), o.meta.get("value", "back")))
+    return photo, truth
+
+
+def render_far_table(
+    rng: np.random.Generator, factor: float, card_width: float | None = None
+) -> tuple[np.ndarray, list[tuple[np.ndarray, str | None, str]]] | None:
+    """A rendered table (training styles) shrunk by ``factor`` (< 1) amid its mirror images,
+    as a camera ``1/factor`` times farther sees cards (``card_width`` as above): (BGR
+    photo, [(quad, colour, value)] of the table's own cards), or None (no card). The
+    mirrored cards around it are not in the truth: count cards read right, not boxes left
+    over."""
+    from vision.runtime.zoom import shrink_on_canvas
+
+    scene = render_scene(all_decks(), rng, TRAIN_STYLES, card_width=card_width)
+    cards = [o for o in scene.objects if o.kind in ("card", "back") and o.visible >= MIN_VISIBLE]
+    if not cards:
+        return None
+    bgr = np.ascontiguousarray(scene.image[..., ::-1])
+    photo, r, (left, top) = shrink_on_canvas(bgr, factor)
+    truth = [
+        (o.quad * r + (left, top), o.meta.get("color"), o.meta.get("value", "back")) for o in cards
+    ]
     return photo, truth

@@ -284,9 +284,11 @@ def render_scene(
     empty: bool = False,
     max_cards: int = 12,
     skip_faults: frozenset[str] = frozenset(),
+    card_width: float | None = None,
 ) -> Scene:
     """One 640×480 top-down frame of a table with cards (or none), clutter and bad light;
-    ``skip_faults`` (names in ``FAULTS``) leaves those camera faults out of the same scene."""
+    ``skip_faults`` (names in ``FAULTS``) leaves those camera faults out of the same scene;
+    ``card_width`` (px) fixes the cards' size, one camera's (random 34–100 otherwise)."""
     unknown = set(skip_faults) - set(FAULTS)
     if unknown:
         raise ValueError(f"unknown camera fault(s) {sorted(unknown)}; known: {FAULTS}")
@@ -294,6 +296,8 @@ def render_scene(
     dk = decks[int(rng.integers(len(decks)))]
     canvas = Canvas(table(FRAME_H, FRAME_W, rng))
     width = float(rng.uniform(34, 100))  # card width in pixels: camera height varies
+    if card_width is not None:  # drawn all the same: the same seed renders the same table
+        width = float(card_width)
     if not empty:
         budget = int(rng.integers(1, max_cards + 1))
         while budget > 0:

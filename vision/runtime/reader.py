@@ -20,7 +20,7 @@ from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor, unletterbox_obb
 from vision.runtime.onnx_model import OnnxModel, load_model
 from vision.runtime.rectify import crop_side, rectify
-from vision.runtime.zoom import detect_shrunk, detect_zoomed_out, suppress_nested
+from vision.runtime.zoom import detect_shrunk, detect_tiled, detect_zoomed_out, suppress_nested
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
@@ -68,10 +68,12 @@ class ReaderConfig:
     # extra detector passes on the frame shrunk by 2, 4, … (vision.runtime.zoom), for cards
     # larger than a table camera sees them (a close-up photo); 0 = the frame as it is
     zoom_out: int = 0
-    # the camera's card scale: find cards on the frame shrunk by this (one pass; cards are
-    # still read from the full frame's pixels), for a camera mounted so low that every card
-    # is larger than the detector learnt (VIS-11, vision.runtime.card_scale); 1 = as it is
-    shrink: float = 1.0
+    # the camera's card scale (VIS-11, vision.runtime.card_scale): the detector sees the
+    # frame scaled by this; below 1 shrunk (one pass: a camera so low that every card is
+    # larger than learnt), above 1 on 2×2 overlapping tiles each 1/scale of the frame (four
+    # passes: a camera so high that every card is smaller); cards are read from the frame's
+    # own pixels either way; 1 = as it is
+    scale: float = 1.0
 
 
 class CardReader:
@@ -237,14 +239,16 @@ class CardReader:
         return c, v, (p / total if total > 0 else 0.0)
 
     def __call__(self, frame_bgr: np.ndarray) -> Detections:
-        return self.find(frame_bgr, self.config.zoom_out, self.config.shrink)
+        return self.find(frame_bgr, self.config.zoom_out, self.config.scale)
 
-    def find(self, frame_bgr: np.ndarray, zoom_out: int = 0, shrink: float = 1.0) -> Detections:
-        """Cards found on the frame shrunk by ``shrink`` (and by 2, 4, … more, ``zoom_out``
-        extra passes), read from the full frame."""
+    def find(self, frame_bgr: np.ndarray, zoom_out: int = 0, scale: float = 1.0) -> Detections:
+        """Cards found on the frame scaled by ``scale`` (``ReaderConfig.scale``; and shrunk by
+        2, 4, … more, ``zoom_out`` extra passes), read from the full frame."""
         detect = self.detect
-        if shrink < 1:
-            detect = partial(detect_shrunk, self.detect, factor=shrink)
+        if scale < 1:
+            detect = partial(detect_shrunk, self.detect, factor=scale)
+        elif scale > 1:
+            detect = partial(detect_tiled, self.detect, tile=1 / scale, iou=self.config.iou)
         if zoom_out <= 0:
             return self.read(frame_bgr, detect(frame_bgr))
         found = detect_zoomed_out(detect, frame_bgr, int(zoom_out), self.config.iou)

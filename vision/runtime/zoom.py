@@ -1,4 +1,4 @@
-"""Close-up cards: detect again on the frame shrunk, so cards larger than a table's are found.
+"""Cards larger or smaller than learnt: detect on the frame shrunk, or on enlarged tiles.
 
 Why: the detector learnt cards 34–100 px wide in a 640×480 frame (a camera above a table;
 Ultralytics' scale augmentation stretches that by a quarter). A photo of one card held near
@@ -14,6 +14,11 @@ box lying inside another box twice its area is a mistake: a part of a close-up c
 big symbol, an index) found at full size, or a group of cards found as one large card when
 shrunk. Which it is, the reading says: ``suppress_nested`` keeps, of boxes nested so, the
 one read with the most confidence (a part reads badly, and so does a group).
+
+Cards *smaller* than learnt (a table camera mounted high) are found on 2×2 overlapping
+tiles of the frame (``detect_tiled``): the detector letterboxes each tile up to its input,
+so its cards reach it larger; a box cut by a tile's inner edge is dropped, as the overlap
+holds the whole card in the next tile.
 """
 
 from __future__ import annotations
@@ -71,6 +76,57 @@ def detect_zoomed_out(
     cls = np.concatenate([d.class_id for d in found])
     if len(obb) == 0:
         return Detections.empty()
+    keep = nms_rotated(obb, conf, iou)
+    return Detections(obb[keep], conf[keep], cls[keep])
+
+
+TILE_EDGE = 2.0  # px: a tile's box this near an inner edge of the tile is a card cut by it
+
+
+def tile_origins(size: int, tile: int) -> tuple[int, ...]:
+    """Where the two overlapping tiles along one side start (one when a tile is the side)."""
+    return (0,) if tile >= size else (0, size - tile)
+
+
+def detect_tiled(
+    detect: Callable[[np.ndarray], Detections], frame: np.ndarray, tile: float, iou: float
+) -> Detections:
+    """``detect`` on 2×2 overlapping tiles, each ``tile`` (0.6–1) of the frame's sides, so
+    small cards reach the detector ``1/tile`` times larger (it letterboxes each tile to its
+    input). A box reaching an inner edge of its tile is a card the edge cuts: the tiles
+    overlap by ``2·tile − 1`` of the frame, more than a small card, so the whole card is
+    found in the next tile. Boxes are merged by the same rotated NMS."""
+    if not 0.5 < tile <= 1:
+        raise ValueError(f"2×2 tiles cover the frame only when larger than half of it: {tile}")
+    h, w = frame.shape[:2]
+    tw, th = max(1, round(w * tile)), max(1, round(h * tile))
+    found = []
+    for y0 in tile_origins(h, th):
+        for x0 in tile_origins(w, tw):
+            d = detect(frame[y0 : y0 + th, x0 : x0 + tw])
+            if len(d) == 0:
+                continue
+            corners = np.stack([box_corners(*map(float, b)) for b in d.obb])  # N×4×2
+            xs, ys = corners[..., 0], corners[..., 1]
+            cut = np.zeros(len(d), bool)
+            if x0 > 0:
+                cut |= xs.min(1) < TILE_EDGE
+            if x0 + tw < w:
+                cut |= xs.max(1) > tw - TILE_EDGE
+            if y0 > 0:
+                cut |= ys.min(1) < TILE_EDGE
+            if y0 + th < h:
+                cut |= ys.max(1) > th - TILE_EDGE
+            d = d[~cut]
+            obb = d.obb.astype(np.float32).copy()
+            obb[:, 0] += x0
+            obb[:, 1] += y0
+            found.append(Detections(obb, d.confidence, d.class_id))
+    if not found or not sum(len(d) for d in found):
+        return Detections.empty()
+    obb = np.concatenate([d.obb for d in found]).astype(np.float32)
+    conf = np.concatenate([d.confidence for d in found]).astype(np.float32)
+    cls = np.concatenate([d.class_id for d in found])
     keep = nms_rotated(obb, conf, iou)
     return Detections(obb[keep], conf[keep], cls[keep])
 

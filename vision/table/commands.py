@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from referee.cli_args import card_scale, non_negative_int, positive_int
+from referee.cli_args import CARD_SCALE_HELP, card_scale, non_negative_int, positive_int
 
 
 def _zone_box(text: str) -> tuple[float, float, float, float]:
@@ -152,7 +152,7 @@ def _watch(args: argparse.Namespace) -> int:
     watcher = TableWatcher(reader_detector(reader, args.game), layout)
     mapper = EventMapper(args.game, layout)
     seen = 0
-    measuring = reader.scale is None
+    measuring = reader.card_scale is None
     try:
         for frame in frames(source):
             seen += 1
@@ -160,9 +160,9 @@ def _watch(args: argparse.Namespace) -> int:
                 line = {"observation": obs.to_dict()}
                 line["proposals"] = [p.to_dict() for p in mapper.propose(obs, args.seat)]
                 print(json.dumps(line), flush=True)
-            if measuring and reader.scale is not None:  # measured on this frame
+            if measuring and reader.card_scale is not None:  # measured on this frame
                 measuring = False
-                print(f"tabletop vision watch: {reader.scale.describe()}", file=sys.stderr)
+                print(f"tabletop vision watch: {reader.card_scale.describe()}", file=sys.stderr)
     except CameraError as exc:  # the camera went away: what was printed stands
         print(f"tabletop vision watch: {exc}", file=sys.stderr)
         return 1
@@ -213,8 +213,7 @@ def _add(sub: argparse._SubParsersAction) -> None:
         type=card_scale,
         default=None,
         metavar="auto|SCALE",
-        help="shrink frames by SCALE (0-1] before finding cards, for a camera so low that cards"
-        " look larger than the models learnt; auto (default) measures it from the first cards",
+        help=CARD_SCALE_HELP,
     )
     wa.set_defaults(handler=_watch)
 

@@ -77,7 +77,7 @@ def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[
 class ModelDetectors:
     """The card models, loaded lazily (once per deck) the first time a game needs them.
 
-    One camera, one card scale (VIS-11): every game's reader is shrunk by the same factor,
+    One camera, one card scale (VIS-11): every game's reader sees frames at the same scale,
     measured on the first frames showing cards (``card_scale`` None) or as configured. Saving
     new zones measures it again (``reset_scale``): the camera may have been moved."""
 
@@ -104,7 +104,7 @@ class ModelDetectors:
     def _scale(self) -> Any:
         """The card scale some game's reader uses (measured or fixed), or None."""
         readers = list(self._readers.values())  # the camera thread may add one meanwhile
-        return next((r.scale for r in readers if r.scale is not None), None)
+        return next((r.card_scale for r in readers if r.card_scale is not None), None)
 
     def reset_scale(self) -> None:
         """Measure the card scale again (new zones were saved)."""
@@ -117,8 +117,8 @@ class ModelDetectors:
         if scale is not None:
             return {"measuring": False, "fixed": self.card_scale is not None, **scale.to_dict()}
         if self.card_scale is not None:  # no game read yet
-            return {"measuring": False, "fixed": True, "shrink": self.card_scale}
-        return {"measuring": bool(self._readers), "fixed": False, "shrink": None}
+            return {"measuring": False, "fixed": True, "scale": self.card_scale}
+        return {"measuring": bool(self._readers), "fixed": False, "scale": None}
 
 
 class FeedSource:

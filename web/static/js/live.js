@@ -38,14 +38,15 @@
     dryerStatus(ref && ref.dryers);
     setTimeout(refereeStatus, 3000);
   }
-  /* The camera's card scale (VIS-11): said while measuring, when frames are shrunk, and
-     when the cards look too small to read well. */
+  /* The camera's card scale (VIS-11): said while measuring, when frames are scaled, and
+     when the cards look too small to read well even enlarged. */
   function scaleText(s) {
     if (!s) return "";
     if (s.measuring) return " · measuring the card size";
     let text = "";
-    if (s.shrink !== null && s.shrink < 1) {
-      text += " · card scale " + s.shrink + (s.fixed ? " (set)" : " (measured on " + s.cards + " cards)");
+    if (s.scale !== null && s.scale !== 1) {
+      text += " · card scale " + s.scale + (s.scale > 1 ? ", on four tiles" : "") +
+        (s.fixed ? " (set)" : " (measured on " + s.cards + " cards)");
     }
     if (s.small) text += " · the cards look small: mount the camera lower";
     return text;
