@@ -250,6 +250,7 @@ def test_the_card_scale_in_the_config_file_is_checked() -> None:
     from web.config import ConfigError, from_mapping
 
     assert from_mapping({"card_scale": "auto"}).card_scale is None
+    assert from_mapping({"card_scale": "Auto"}).card_scale is None  # as --card-scale takes it
     assert from_mapping({"card_scale": 0.5}).card_scale == 0.5
     for bad in (0, 1.7, "half", True):
         with pytest.raises(ConfigError, match="card_scale"):

@@ -96,7 +96,7 @@ def _typed(name: str, value: Any) -> Any:
             raise ConfigError(f"[web] mjpeg_fps: expected 0 < fps <= 30, got {value!r}")
         return float(value)
     if name == "card_scale":
-        if value == "auto":
+        if isinstance(value, str) and value.strip().lower() == "auto":  # as --card-scale
             return None
         top = round(MAX_CARD_SCALE, 3)
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= top:
