@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from referee.cli_args import card_scale
 from referee.events import Event
-from vision.table.sequences import FPS, Video, render_video
+from vision.table.sequences import FPS, Video, nearer, render_video
 from vision.table.stability import StabilityTracker
 from vision.table.to_events import EventMapper
 from vision.table.watcher import Sighting, TableWatcher
@@ -67,8 +68,13 @@ def oracle_detector(video: Video, seed: int = 0) -> Detector:
     return detect
 
 
-def model_detector(game: str = "deck-dash", models_dir: str | None = None) -> Detector:
+def model_detector(
+    game: str = "deck-dash", models_dir: str | None = None, card_scale: float | None = 1.0
+) -> Detector:
+    """Vision I's models as the watcher's detector; ``card_scale`` None measures the camera's
+    card scale as the product does (VIS-11), a number fixes it (1: frames as they are)."""
     from vision.decks import load_deck
+    from vision.runtime.card_scale import ScaledReader
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
 
@@ -77,7 +83,7 @@ def model_detector(game: str = "deck-dash", models_dir: str | None = None) -> De
         if models_dir
         else CardReader(deck=load_deck(game))
     )
-    return reader_detector(reader, game)
+    return reader_detector(ScaledReader(reader, card_scale), game)
 
 
 @dataclass
@@ -175,7 +181,13 @@ def cmd_videos(args: argparse.Namespace) -> dict:
     per = []
     for seed in range(args.seeds):
         video = render_video(deck, 1000 + seed, style=args.style, plays=args.plays)
-        det = oracle_detector(video, seed) if args.detector == "oracle" else model_detector()
+        if args.nearer != 1:
+            video = nearer(video, args.nearer)
+        det = (
+            oracle_detector(video, seed)
+            if args.detector == "oracle"
+            else model_detector(card_scale=args.card_scale)
+        )
         asked: list[dict] = []
         events, prompts = run_watcher(video, det, asked=asked)
         s = score(video, events, prompts)
@@ -189,7 +201,8 @@ def cmd_videos(args: argparse.Namespace) -> dict:
         lat += s.latency_frames
     totals["latency_frames_p50"] = float(np.percentile(lat, 50)) if lat else None
     totals["latency_frames_max"] = max(lat) if lat else None
-    return {"detector": args.detector, **totals, "per_video": per}
+    scale = {"card_scale": args.card_scale or "auto", "nearer": args.nearer}
+    return {"detector": args.detector, **scale, **totals, "per_video": per}
 
 
 def _dryer_canon(d) -> list:
@@ -442,6 +455,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     v.add_argument("--plays", type=int, default=6)
     v.add_argument("--style", default="paper")
     v.add_argument("--detector", choices=["oracle", "model"], default="oracle")
+    v.add_argument("--nearer", type=float, default=1.0, help="a camera this many times nearer")
+    v.add_argument(
+        "--card-scale", type=card_scale, default=1.0, help="model: auto, or the scale (VIS-11)"
+    )
     v.set_defaults(run=cmd_videos)
     d = sub.add_parser("dryers")
     d.add_argument("--n", type=int, default=300)

@@ -10,11 +10,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bench.table import oracle_detector, run_watcher, score
 from vision.decks import load_deck
 from vision.table.frames import VideoFileSource, frames
-from vision.table.sequences import Truth, Video, render_video, table_layout
+from vision.table.sequences import Truth, Video, nearer, render_video, table_layout
 from vision.table.stability import StabilityTracker
 from vision.table.to_events import EventMapper
 from vision.table.watcher import Sighting, TableWatcher
@@ -39,6 +40,31 @@ def test_no_spurious_and_no_missed_plays_with_hands_blur_and_take_backs():
         s = score(video, events, 0)
         assert (len(s.spurious), len(s.missed)) == (0, 0), s.to_dict()
         assert s.matched == len(video.truth.plays)
+
+
+def test_a_nearer_camera_sees_the_same_game_with_its_zones_and_cards_mapped_along():
+    """``nearer`` (VIS-11's low camera, end to end in ``bench.table videos --nearer``): the
+    frames are the old ones cropped and enlarged, the zones and the top card's centres move
+    with them, so the adversarial double still finds every play and nothing else."""
+    deck = load_deck("deck-dash")
+    video = render_video(deck, 11, plays=3, still=(6, 12), size=(320, 240))
+    near = nearer(video, 1.5)
+    assert near.frames[0].shape == video.frames[0].shape
+    assert near.truth.plays == video.truth.plays
+    for zone in ("draw_pile", "discard_1"):
+        (a, b, c, d), (e, f, g, h) = video.layout.box(zone), near.layout.box(zone)
+        assert (g - e, h - f) == (pytest.approx((c - a) * 1.5), pytest.approx((d - b) * 1.5))
+    i = next(k for k, covered in enumerate(video.truth.covered) if not covered)
+    x, y = near.truth.centers[i]  # the same pixel of the table, seen nearer
+    u, v = video.truth.centers[i]
+    np.testing.assert_allclose(
+        near.frames[i][int(y * 240), int(x * 320)].astype(int),
+        video.frames[i][int(v * 240), int(u * 320)].astype(int),
+        atol=40,
+    )
+    events, _ = run_watcher(near, oracle_detector(near, 11))
+    s = score(near, events, 0)
+    assert (len(s.spurious), len(s.missed), s.matched) == (0, 0, len(near.truth.plays))
 
 
 def test_a_stored_table_video_plays_back_through_the_watcher():

@@ -315,3 +315,35 @@ def render_video(
             d.shake()
         d.still(int(rng.integers(*still)))
     return Video(d.frames, d.truth, table_layout())
+
+
+def nearer(video: Video, factor: float) -> Video:
+    """The same game seen by a camera ``factor`` (≥ 1) times nearer the table: every frame
+    cropped round the middle of the piles and enlarged back to its size, the zones and the
+    top card's centres mapped with it (VIS-11's low camera, end to end)."""
+    h, w = video.frames[0].shape[:2]
+    boxes = [video.layout.box(z.name) for z in video.layout.zones]
+    cx = (min(b[0] for b in boxes) + max(b[2] for b in boxes)) / 2 * w
+    cy = (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2 * h
+    x0 = float(np.clip(cx - w / factor / 2, 0, w - w / factor))
+    y0 = float(np.clip(cy - h / factor / 2, 0, h - h / factor))
+    m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+    frames = [cv2.warpAffine(f, m, (w, h), flags=cv2.INTER_LINEAR) for f in video.frames]
+
+    def to_view(x: float, y: float) -> tuple[float, float]:
+        return ((x * w - x0) * factor / w, (y * h - y0) * factor / h)
+
+    zones = []
+    for z in video.layout.zones:
+        x1, y1 = to_view(*video.layout.box(z.name)[:2])
+        x2, y2 = to_view(*video.layout.box(z.name)[2:])
+        box = (max(0.0, x1), max(0.0, y1), min(1.0, x2), min(1.0, y2))
+        zones.append(rectangle(z.name, z.kind, box, z.seat, z.bar))
+    truth = Truth(
+        list(video.truth.plays),
+        list(video.truth.kinds),
+        list(video.truth.tops),
+        list(video.truth.covered),
+        [to_view(*c) if c != (0.0, 0.0) else c for c in video.truth.centers],
+    )
+    return Video(frames, truth, TableLayout(tuple(zones)), video.fps)
