@@ -44,8 +44,9 @@ def test_no_spurious_and_no_missed_plays_with_hands_blur_and_take_backs():
 
 def test_a_nearer_camera_sees_the_same_game_with_its_zones_and_cards_mapped_along():
     """``nearer`` (VIS-11's low camera, end to end in ``bench.table videos --nearer``): the
-    frames are the old ones cropped and enlarged, the zones and the top card's centres move
-    with them, so the adversarial double still finds every play and nothing else."""
+    frames are the old ones cropped and enlarged (or shrunk, for a camera farther away), the
+    zones and the top card's centres move with them, so the adversarial double still finds
+    every play and nothing else."""
     deck = load_deck("deck-dash")
     video = render_video(deck, 11, plays=3, still=(6, 12), size=(320, 240))
     near = nearer(video, 1.5)
@@ -65,6 +66,16 @@ def test_a_nearer_camera_sees_the_same_game_with_its_zones_and_cards_mapped_alon
     events, _ = run_watcher(near, oracle_detector(near, 11))
     s = score(near, events, 0)
     assert (len(s.spurious), len(s.missed), s.matched) == (0, 0, len(near.truth.plays))
+
+    far = nearer(video, 0.6)  # a camera farther away: the table shrunk amid its mirror images
+    (a, b, c, d), (e, f, g, h) = video.layout.box("discard_1"), far.layout.box("discard_1")
+    assert (g - e, h - f) == (pytest.approx((c - a) * 0.6), pytest.approx((d - b) * 0.6))
+    x, y = far.truth.centers[i]
+    np.testing.assert_allclose(
+        far.frames[i][int(y * 240), int(x * 320)].astype(int),
+        video.frames[i][int(v * 240), int(u * 320)].astype(int),
+        atol=40,
+    )
 
 
 def test_a_stored_table_video_plays_back_through_the_watcher():

@@ -21,7 +21,6 @@ from vision.runtime.card_scale import (
     PROBE_PASSES,
     SMALL_CARDS,
     SMALLEST_SHRINK,
-    TOO_SMALL,
     CardScale,
     ScaledReader,
     card_widths,
@@ -68,7 +67,7 @@ def test_cards_in_the_learnt_range_keep_the_frame_larger_ones_shrink_it_smaller_
     assert huge is not None and huge.scale == SMALLEST_SHRINK
     assert large.describe() == "card scale 0.395 (cards 26% of the frame wide, 4 measured)"
     small = scale_from_widths([0.9 * SMALL_CARDS] * 5)  # a camera mounted high: tiles
-    assert small is not None and small.scale == round(ENLARGE, 3) and not small.small
+    assert small is not None and small.scale == round(ENLARGE, 3)
     assert scale_from_widths([SMALL_CARDS] * 5) == CardScale(1.0, SMALL_CARDS, 5)
     assert CardScale(0.5, None, 0).to_dict() == {
         "scale": 0.5,
@@ -78,11 +77,11 @@ def test_cards_in_the_learnt_range_keep_the_frame_larger_ones_shrink_it_smaller_
     }
 
 
-def test_cards_too_small_even_for_the_tiles_are_said_to_be_so() -> None:
-    tiny = scale_from_widths([0.8 * TOO_SMALL] * 5)
-    assert tiny is not None and tiny.scale == round(ENLARGE, 3) and tiny.small
-    assert tiny.to_dict()["small"] is True
-    assert tiny.describe().endswith("mount the camera lower or nearer the table")
+def test_small_cards_take_the_tiles_and_the_scale_says_to_mount_the_camera_lower() -> None:
+    small = scale_from_widths([0.8 * SMALL_CARDS] * 5)
+    assert small is not None and small.scale == round(ENLARGE, 3) and small.small
+    assert small.to_dict()["small"] is True
+    assert small.describe().endswith("a camera mounted lower or nearer the table reads them better")
     usual = scale_from_widths([LEARNT_MIDDLE] * 5)
     assert usual is not None and not usual.small and "lower" not in usual.describe()
 

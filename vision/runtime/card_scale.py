@@ -30,10 +30,11 @@ LEARNT_MIDDLE = 67 / 640
 # by a fifth of it). Training-style tables shrunk onto a mirrored frame, 40 a row, faces read
 # as they are / on tiles (at full size: 185 of 196): cards ×0.9 186 / 155, ×0.8 (median 51
 # px) 182 / 173, ×0.7 182 / 180, ×0.65 (43 px) 171 / 182, ×0.5 (36 px) 145 / 186, ×0.35 82 / 159
+# Even found on the tiles, small cards are read less well (×0.5: 258 of 320 faces against
+# 353 of 374 at ×1, bench/vision_card_scale.py; game videos 2.2× farther: 16–17 of 21 plays
+# either way, bench.table videos --nearer 0.45), so the scale also says to mount lower.
 SMALL_CARDS = 44 / 640
 ENLARGE = 5 / 3
-# below this even the tiles leave cards under the learnt 34 px: the scale says so
-TOO_SMALL = 20 / 640
 SMALLEST_SHRINK = 0.2  # a card filling the frame: more is a photo, not a table camera
 PROBE_PASSES = 2  # extra shrunk passes while measuring (by 2 and 4: identify's)
 MEASURED_CONFIDENCE = 0.5  # cards read less surely than this are not measured
@@ -53,8 +54,8 @@ class CardScale:
 
     @property
     def small(self) -> bool:
-        """The cards measured so small that even the enlarged tiles leave them small."""
-        return self.card_width is not None and self.card_width < TOO_SMALL
+        """The cards measured smaller than the models read well (found on the tiles)."""
+        return self.card_width is not None and self.card_width < SMALL_CARDS
 
     def to_dict(self) -> dict[str, float | int | bool | None]:
         width = None if self.card_width is None else round(self.card_width, 4)
@@ -74,8 +75,8 @@ class CardScale:
         )
         if self.small:
             said += (
-                "; the cards look smaller than the models read well: mount the camera lower"
-                " or nearer the table"
+                "; the cards look small: they are searched for on enlarged tiles, but a camera"
+                " mounted lower or nearer the table reads them better"
             )
         return said
 

@@ -318,17 +318,26 @@ def render_video(
 
 
 def nearer(video: Video, factor: float) -> Video:
-    """The same game seen by a camera ``factor`` (≥ 1) times nearer the table: every frame
-    cropped round the middle of the piles and enlarged back to its size, the zones and the
-    top card's centres mapped with it (VIS-11's low camera, end to end)."""
+    """The same game seen by a camera ``factor`` times nearer the table (VIS-11's low or
+    high camera, end to end): above 1 every frame is cropped round the middle of the piles and
+    enlarged back to its size; below 1 it is shrunk amid its mirror images (more table, as a
+    camera farther away sees it). The zones and the top card's centres move with it."""
     h, w = video.frames[0].shape[:2]
-    boxes = [video.layout.box(z.name) for z in video.layout.zones]
-    cx = (min(b[0] for b in boxes) + max(b[2] for b in boxes)) / 2 * w
-    cy = (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2 * h
-    x0 = float(np.clip(cx - w / factor / 2, 0, w - w / factor))
-    y0 = float(np.clip(cy - h / factor / 2, 0, h - h / factor))
-    m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
-    frames = [cv2.warpAffine(f, m, (w, h), flags=cv2.INTER_LINEAR) for f in video.frames]
+    if factor >= 1:
+        boxes = [video.layout.box(z.name) for z in video.layout.zones]
+        cx = (min(b[0] for b in boxes) + max(b[2] for b in boxes)) / 2 * w
+        cy = (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2 * h
+        x0 = float(np.clip(cx - w / factor / 2, 0, w - w / factor))
+        y0 = float(np.clip(cy - h / factor / 2, 0, h - h / factor))
+        m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+        frames = [cv2.warpAffine(f, m, (w, h), flags=cv2.INTER_LINEAR) for f in video.frames]
+    else:
+        from vision.runtime.zoom import shrink_on_canvas
+
+        shrunk = [shrink_on_canvas(f, factor) for f in video.frames]
+        frames = [canvas for canvas, _, _ in shrunk]
+        left, top = shrunk[0][2]
+        x0, y0 = -left / factor, -top / factor
 
     def to_view(x: float, y: float) -> tuple[float, float]:
         return ((x * w - x0) * factor / w, (y * h - y0) * factor / h)

@@ -48,7 +48,7 @@
       text += " · card scale " + s.scale + (s.scale > 1 ? ", on four tiles" : "") +
         (s.fixed ? " (set)" : " (measured on " + s.cards + " cards)");
     }
-    if (s.small) text += " · the cards look small: mount the camera lower";
+    if (s.small) text += " · the cards look small: a camera mounted lower reads them better";
     return text;
   }
   /* Wash Dash: each calibrated dryer's empty picture and reading, and the button that
