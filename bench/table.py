@@ -108,21 +108,34 @@ class Score:
         }
 
 
+EARLY_FRAMES = 10  # a third of a second at 30 FPS
+
+
 def score(video: Video, events: list[tuple[int, Event]], prompts: int) -> Score:
-    """Match camera events to the true plays: same card, confirmed after it settled."""
+    """Match camera events to the true plays: same card, confirmed after the play settled,
+    or up to ``EARLY_FRAMES`` before while the hand still overlapped the pile but the card
+    already lay on top of it (not a later play of the same face)."""
     pending = list(video.truth.plays)
     spurious: list[dict] = []
     latency: list[int] = []
     matched = 0
     for frame, ev in events:
         card = ev.payload.get("card")
-        hit = next((p for p in pending if p[1] == card and p[0] <= frame), None)
+        on_top = video.truth.tops[frame] == card
+        hit = next(
+            (
+                p
+                for p in pending
+                if p[1] == card and (p[0] <= frame or (on_top and p[0] - frame <= EARLY_FRAMES))
+            ),
+            None,
+        )
         if hit is None:
             spurious.append({"frame": frame, "card": card, "kind": ev.kind})
             continue
         pending.remove(hit)
         matched += 1
-        latency.append(frame - hit[0])
+        latency.append(max(0, frame - hit[0]))
     return Score(len(video.truth.plays), matched, pending, spurious, prompts, latency)
 
 
