@@ -235,6 +235,35 @@ def test_ruling_tbl6_the_same_face_played_again_is_asked_about():
     assert p.suggestion.kind == "discard" and p.suggestion.payload == {"card": "R1"}
 
 
+def test_ruling_tbl6_the_face_under_the_top_again_elsewhere_is_another_copy_asked_about():
+    """Deck Dash holds two of every card: R2, KEEP2 on it, then the other R2 played on
+    KEEP2 shows the face that lay under KEEP2. Lying where the first R2 lay it is KEEP2 taken
+    back (asked as such); lying elsewhere it is another R2, asked with the play as the
+    suggestion (bench.table video seed 1011 missed this play before)."""
+    mapper = EventMapper("deck-dash", layout())
+    first = Observation("discard_1", (), ("R2",), 5, 105, 0.9, pose=(0.52, 0.56))
+    keep = Observation("discard_1", ("R2",), ("KEEP2",), 205, 305, 0.9, pose=(0.51, 0.51))
+    assert [p.kind for p in mapper.propose(first, 0)] == ["discard"]
+    assert [p.kind for p in mapper.propose(keep, 1)] == ["play"]
+    again = Observation("discard_1", ("KEEP2",), ("R2",), 405, 505, 0.9, pose=(0.51, 0.50))
+    (p,) = mapper.propose(again, 2)
+    assert isinstance(p, Prompt) and p.kind == "same_card" and p.choices == ("yes", "no")
+    assert p.suggestion.kind == "discard" and p.suggestion.payload == {"card": "R2"}
+
+    mapper = EventMapper("deck-dash", layout())
+    mapper.propose(first, 0)
+    mapper.propose(keep, 1)
+    back = Observation("discard_1", ("KEEP2",), ("R2",), 405, 505, 0.9, pose=(0.525, 0.555))
+    (p,) = mapper.propose(back, 2)
+    assert p.kind == "taken_back"
+    # a card whose place is unknown (typed on the tablet) is a take-back as before
+    mapper = EventMapper("deck-dash", layout())
+    mapper.note_top("discard_1", "R2")
+    mapper.propose(keep, 1)
+    (p,) = mapper.propose(again, 2)
+    assert p.kind == "taken_back"
+
+
 def test_ruling_tbl1_motion_outside_the_zones_runs_no_detector():
     """A hand moving beside the piles: no detection, no observation; the pile is still read
     once it changes and holds still."""

@@ -31,7 +31,7 @@ LEARNT_MIDDLE = 67 / 640
 # as they are / on tiles (at full size: 185 of 196): cards ×0.9 186 / 155, ×0.8 (median 51
 # px) 182 / 173, ×0.7 182 / 180, ×0.65 (43 px) 171 / 182, ×0.5 (36 px) 145 / 186, ×0.35 82 / 159
 # Even found on the tiles, small cards are read less well (×0.5: 258 of 320 faces against
-# 353 of 374 at ×1, bench/vision_card_scale.py; game videos 2.2× farther: 16–17 of 21 plays
+# 353 of 374 at ×1, bench/vision_card_scale.py; game videos 2.2× farther: 18 of 21 plays
 # either way, bench.table videos --nearer 0.45), so the scale also says to mount lower.
 SMALL_CARDS = 44 / 640
 ENLARGE = 5 / 3

@@ -27,7 +27,7 @@ from typing import Any
 from referee.events import Event, Source
 from vision.table.adapter import UNREAD
 from vision.table.labels import BACK
-from vision.table.stability import Observation
+from vision.table.stability import MOVED_TOLERANCE, Observation, lies_elsewhere
 from vision.table.zones import TableLayout, ZoneKind
 
 DEFAULT_THRESHOLD = 0.6  # below this an observation is a question, not an event
@@ -83,7 +83,10 @@ class EventMapper:
     game: str
     layout: TableLayout
     threshold: float = DEFAULT_THRESHOLD
+    moved_tolerance: float = MOVED_TOLERANCE
     _tops: dict[str, list[str]] = field(default_factory=dict)
+    # where each remembered top lay (None: entered on the tablet, or no box), as ``_tops``
+    _poses: dict[str, list[tuple[float, float] | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._parse = _parser(self.game)
@@ -100,8 +103,13 @@ class EventMapper:
         typed on the tablet): remember it, so a later card taken back off it is recognised."""
         history = self._tops.setdefault(zone, [])
         if not history or history[-1] != card:
-            history.append(card)
-            del history[:-8]
+            self._remember(zone, card, None)
+
+    def _remember(self, zone: str, card: str, pose: tuple[float, float] | None) -> None:
+        history, poses = self._tops.setdefault(zone, []), self._poses.setdefault(zone, [])
+        history.append(card)
+        poses.append(pose)
+        del history[:-8], poses[:-8]
 
     def propose(self, obs: Observation, seat: int | None) -> list[Proposal]:
         """``seat``: the player on turn according to the engine (None when nobody is)."""
@@ -113,27 +121,36 @@ class EventMapper:
         return []  # draw pile, other games' seat areas: nothing the referee needs
 
     # --- piles ------------------------------------------------------------------
+    def _another(self, obs: Observation, card: str, seat: int | None) -> Prompt:
+        """Was another card of this face played? (TBL-6; one tap sends the play)."""
+        event = self._pile_event(obs.zone, card, seat, obs.t_ns)
+        return Prompt(
+            "same_card",
+            f"Was another {card} played on the pile?",
+            obs.zone,
+            obs.t_ns,
+            obs.confidence,
+            event,
+            ("yes", "no"),
+        )
+
     def _pile(self, obs: Observation, seat: int | None) -> list[Proposal]:
         history = self._tops.setdefault(obs.zone, [])
+        poses = self._poses.setdefault(obs.zone, [])
         if not obs.after or obs.after[0] == BACK:
             return []  # pile picked up or turned over: not a play
         card = obs.after[0]
         if obs.moved:  # the same face again, lying elsewhere: another copy, or straightened?
-            event = self._pile_event(obs.zone, card, seat, obs.t_ns)
-            return [
-                Prompt(
-                    "same_card",
-                    f"Was another {card} played on the pile?",
-                    obs.zone,
-                    obs.t_ns,
-                    obs.confidence,
-                    event,
-                    ("yes", "no"),
-                )
-            ]
+            if poses:
+                poses[-1] = obs.pose
+            return [self._another(obs, card, seat)]
         taken_back = len(history) >= 2 and history[-2] == card and obs.before == (history[-1],)
-        history.append(card)
-        del history[:-8]
+        # the face under the last card again, but not where that card lay: another copy of it
+        # played on the pile (Deck Dash holds two of every card), or the one below nudged
+        another = taken_back and lies_elsewhere(poses[-2], obs.pose, self.moved_tolerance)
+        self._remember(obs.zone, card, obs.pose)
+        if another:
+            return [self._another(obs, card, seat)]
         if taken_back:
             return [
                 Prompt(
