@@ -41,7 +41,8 @@ def ranged(
     return parse
 
 
-MAX_CARD_SCALE = 5 / 3  # vision.runtime.card_scale.ENLARGE: tiles overlap by a fifth
+# vision.runtime.card_scale.ENLARGE (5/3: tiles overlap by a fifth), as a user writes it
+MAX_CARD_SCALE = round(5 / 3, 3)
 CARD_SCALE_HELP = (
     "how the camera's frames are scaled before finding cards (VIS-11): below 1 shrunk, for a"
     " camera so low that cards look larger than the models learnt; above 1 (at most 1.667)"
@@ -54,7 +55,7 @@ def card_scale(text: str) -> float | None:
     """``--card-scale``: ``auto`` (None: the camera measures it) or a scale in (0, 5/3]."""
     if text.strip().lower() == "auto":
         return None
-    return float(ranged(float, 0, round(MAX_CARD_SCALE, 3), above=True)(text))
+    return float(ranged(float, 0, MAX_CARD_SCALE, above=True)(text))
 
 
 positive_int = ranged(int, 1)

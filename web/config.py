@@ -98,10 +98,11 @@ def _typed(name: str, value: Any) -> Any:
     if name == "card_scale":
         if isinstance(value, str) and value.strip().lower() == "auto":  # as --card-scale
             return None
-        top = round(MAX_CARD_SCALE, 3)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= top:
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or not 0 < value <= MAX_CARD_SCALE:
             raise ConfigError(
-                f'[web] card_scale: expected "auto" or 0 < scale <= {top:g}, got {value!r}'
+                f'[web] card_scale: expected "auto" or 0 < scale <= {MAX_CARD_SCALE:g},'
+                f" got {value!r}"
             )
         return float(value)
     if name == "camera_referee":

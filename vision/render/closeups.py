@@ -16,6 +16,7 @@ from vision.decks import all_decks
 from vision.render.faces import CARD_H, CARD_W, TRAIN_STYLES, card_alpha, render_face, wear
 from vision.render.scenes import FRAME_H, FRAME_W, MIN_VISIBLE, render_scene
 from vision.render.tables import table
+from vision.runtime.zoom import shrink_on_canvas
 
 
 def render_close_up(
@@ -44,6 +45,15 @@ def render_close_up(
     return np.ascontiguousarray(bgr), quad
 
 
+def zoom_in_matrix(width: int, height: int, centre: np.ndarray, factor: float) -> np.ndarray:
+    """The 2×3 affine that crops a ``width``×``height`` frame round ``centre`` (kept inside
+    the frame) and enlarges the crop by ``factor`` (≥ 1) back to the frame's size."""
+    w, h = width / factor, height / factor
+    x0 = float(np.clip(centre[0] - w / 2, 0, width - w))
+    y0 = float(np.clip(centre[1] - h / 2, 0, height - h))
+    return np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+
+
 def render_near_table(
     rng: np.random.Generator, factor: float, card_width: float | None = None
 ) -> tuple[np.ndarray, list[tuple[np.ndarray, str | None, str]]] | None:
@@ -56,10 +66,7 @@ def render_near_table(
     if not cards:
         return None
     centre = cards[int(rng.integers(len(cards)))].quad.mean(0)
-    w, h = FRAME_W / factor, FRAME_H / factor
-    x0 = float(np.clip(centre[0] - w / 2, 0, FRAME_W - w))
-    y0 = float(np.clip(centre[1] - h / 2, 0, FRAME_H - h))
-    m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+    m = zoom_in_matrix(FRAME_W, FRAME_H, centre, factor)
     bgr = np.ascontiguousarray(scene.image[..., ::-1])
     photo = cv2.warpAffine(bgr, m, (FRAME_W, FRAME_H), flags=cv2.INTER_CUBIC)
     truth = []
@@ -79,8 +86,6 @@ def render_far_table(
     photo, [(quad, colour, value)] of the table's own cards), or None (no card). The
     mirrored cards around it are not in the truth: count cards read right, not boxes left
     over."""
-    from vision.runtime.zoom import shrink_on_canvas
-
     scene = render_scene(all_decks(), rng, TRAIN_STYLES, card_width=card_width)
     cards = [o for o in scene.objects if o.kind in ("card", "back") and o.visible >= MIN_VISIBLE]
     if not cards:

@@ -71,13 +71,23 @@ def detect_zoomed_out(
     """``detect`` on the frame and on it shrunk ``passes`` times, merged by rotated NMS."""
     found = [detect(frame)]
     found += [detect_shrunk(detect, frame, factor) for factor in zoom_factors(passes)]
+    return merged(found, iou)
+
+
+def merged(found: list[Detections], iou: float) -> Detections:
+    """Boxes of several passes as one set, overlaps resolved by the greedy rotated NMS."""
+    if not sum(len(d) for d in found):
+        return Detections.empty()
     obb = np.concatenate([d.obb for d in found]).astype(np.float32)
     conf = np.concatenate([d.confidence for d in found]).astype(np.float32)
     cls = np.concatenate([d.class_id for d in found])
-    if len(obb) == 0:
-        return Detections.empty()
     keep = nms_rotated(obb, conf, iou)
     return Detections(obb[keep], conf[keep], cls[keep])
+
+
+def corners_of(obb: np.ndarray) -> np.ndarray:
+    """The four corners of each oriented box (N×4×2)."""
+    return np.stack([box_corners(*map(float, b)) for b in obb])
 
 
 TILE_EDGE = 2.0  # px: a tile's box this near an inner edge of the tile is a card cut by it
@@ -106,7 +116,7 @@ def detect_tiled(
             d = detect(frame[y0 : y0 + th, x0 : x0 + tw])
             if len(d) == 0:
                 continue
-            corners = np.stack([box_corners(*map(float, b)) for b in d.obb])  # N×4×2
+            corners = corners_of(d.obb)
             xs, ys = corners[..., 0], corners[..., 1]
             cut = np.zeros(len(d), bool)
             if x0 > 0:
@@ -122,13 +132,7 @@ def detect_tiled(
             obb[:, 0] += x0
             obb[:, 1] += y0
             found.append(Detections(obb, d.confidence, d.class_id))
-    if not found or not sum(len(d) for d in found):
-        return Detections.empty()
-    obb = np.concatenate([d.obb for d in found]).astype(np.float32)
-    conf = np.concatenate([d.confidence for d in found]).astype(np.float32)
-    cls = np.concatenate([d.class_id for d in found])
-    keep = nms_rotated(obb, conf, iou)
-    return Detections(obb[keep], conf[keep], cls[keep])
+    return merged(found, iou)
 
 
 BEYOND_EDGE = 0.15  # of the frame's side: how far a zoomed pass's box may reach out of it
@@ -140,7 +144,7 @@ def within_frame(obb: np.ndarray, width: int, height: int) -> np.ndarray:
     round a card and its mirror image)."""
     if len(obb) == 0:
         return np.zeros(0, bool)
-    corners = np.stack([box_corners(*map(float, b)) for b in obb])  # N×4×2
+    corners = corners_of(obb)
     mx, my = BEYOND_EDGE * width, BEYOND_EDGE * height
     xs, ys = corners[..., 0], corners[..., 1]
     ok = (xs >= -mx) & (xs <= width + mx) & (ys >= -my) & (ys <= height + my)

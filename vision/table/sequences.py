@@ -17,9 +17,11 @@ import cv2
 import numpy as np
 
 from vision.decks import DeckProfile
+from vision.render.closeups import zoom_in_matrix
 from vision.render.faces import CARD_H, CARD_W
 from vision.render.scenes import Canvas, Sprite, _affine, _light
 from vision.render.tables import SKIN, smooth_noise, table
+from vision.runtime.zoom import shrink_on_canvas
 from vision.table.frames import Frame
 from vision.table.zones import TableLayout, ZoneKind, rectangle
 from vision.teach.guide import guide_order
@@ -327,13 +329,10 @@ def nearer(video: Video, factor: float) -> Video:
         boxes = [video.layout.box(z.name) for z in video.layout.zones]
         cx = (min(b[0] for b in boxes) + max(b[2] for b in boxes)) / 2 * w
         cy = (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2 * h
-        x0 = float(np.clip(cx - w / factor / 2, 0, w - w / factor))
-        y0 = float(np.clip(cy - h / factor / 2, 0, h - h / factor))
-        m = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+        m = zoom_in_matrix(w, h, np.array([cx, cy]), factor)
+        x0, y0 = -m[0, 2] / factor, -m[1, 2] / factor
         frames = [cv2.warpAffine(f, m, (w, h), flags=cv2.INTER_LINEAR) for f in video.frames]
     else:
-        from vision.runtime.zoom import shrink_on_canvas
-
         shrunk = [shrink_on_canvas(f, factor) for f in video.frames]
         frames = [canvas for canvas, _, _ in shrunk]
         left, top = shrunk[0][2]

@@ -110,15 +110,7 @@ class StabilityTracker:
             if (
                 cand is None
                 or cand.cards != reading.cards
-                or (
-                    moved
-                    and cand.pose is not None
-                    and reading.pose is not None
-                    and max(
-                        abs(cand.pose[0] - reading.pose[0]), abs(cand.pose[1] - reading.pose[1])
-                    )
-                    > self.moved_tolerance / 2
-                )
+                or (moved and lies_elsewhere(cand.pose, reading.pose, self.moved_tolerance / 2))
             ):
                 cand = _Candidate(reading.cards, t_ns, 0, reading.confidence, reading.pose)
                 self._candidates[zone] = cand
