@@ -111,32 +111,56 @@ class Score:
 EARLY_FRAMES = 10  # a third of a second at 30 FPS
 
 
-def score(video: Video, events: list[tuple[int, Event]], prompts: int) -> Score:
+ANSWER_FRAMES = 60  # two seconds at 30 FPS
+
+
+def score(
+    video: Video,
+    events: list[tuple[int, Event]],
+    prompts: int,
+    offers: Sequence[tuple[int, Event]] = (),
+) -> Score:
     """Match camera events to the true plays: same card, confirmed after the play settled,
     or up to ``EARLY_FRAMES`` before while the hand still overlapped the pile but the card
-    already lay on top of it (not a later play of the same face)."""
+    already lay on top of it (not a later play of the same face). ``offers``: a take-back
+    question's "another copy was played" answer, which the family taps only when it is
+    true: it matches a play of its card that settled up to ``ANSWER_FRAMES`` before it and
+    that no earlier event matched; otherwise the family answered undo or keep (never
+    spurious). Events and answers are matched in the order of their frames."""
     pending = list(video.truth.plays)
     spurious: list[dict] = []
     latency: list[int] = []
     matched = 0
-    for frame, ev in events:
+    answers = [(frame, True, ev) for frame, ev in offers]
+    # in the order they happened: an answer given at once is not taken by a later event
+    for frame, answer, ev in sorted([(f, False, e) for f, e in events] + answers, key=_frame):
         card = ev.payload.get("card")
         on_top = video.truth.tops[frame] == card
         hit = next(
             (
                 p
                 for p in pending
-                if p[1] == card and (p[0] <= frame or (on_top and p[0] - frame <= EARLY_FRAMES))
+                if p[1] == card
+                and (
+                    0 <= frame - p[0] <= ANSWER_FRAMES
+                    if answer
+                    else p[0] <= frame or (on_top and p[0] - frame <= EARLY_FRAMES)
+                )
             ),
             None,
         )
         if hit is None:
-            spurious.append({"frame": frame, "card": card, "kind": ev.kind})
+            if not answer:
+                spurious.append({"frame": frame, "card": card, "kind": ev.kind})
             continue
         pending.remove(hit)
         matched += 1
         latency.append(max(0, frame - hit[0]))
     return Score(len(video.truth.plays), matched, pending, spurious, prompts, latency)
+
+
+def _frame(item: tuple) -> int:
+    return item[0]
 
 
 def run_watcher(
@@ -146,9 +170,11 @@ def run_watcher(
     layout: TableLayout | None = None,
     confirm_same_card: bool = True,
     asked: list[dict] | None = None,
+    offers: list[tuple[int, Event]] | None = None,
 ) -> tuple[list[tuple[int, Event]], int]:
     """Camera events (and the number of prompts). A "was another R1 played?" prompt counts as
-    its event when ``confirm_same_card`` (the family answers it); other prompts do not."""
+    its event when ``confirm_same_card`` (the family answers it); other prompts do not. A
+    take-back question's "another copy" answers go to ``offers`` (see ``score``)."""
     layout = layout or video.layout
     watcher = TableWatcher(detector, layout, tracker=StabilityTracker())
     mapper = EventMapper(game, layout)
@@ -164,6 +190,8 @@ def run_watcher(
                     prompts += 1
                 else:
                     prompts += 1
+                    if offers is not None:
+                        offers += [(frame.index, a.event) for a in p.answers]
                     if asked is not None:
                         card = p.suggestion.payload.get("card") if p.suggestion else None
                         asked.append(
@@ -202,8 +230,9 @@ def cmd_videos(args: argparse.Namespace) -> dict:
             else model_detector(card_scale=args.card_scale)
         )
         asked: list[dict] = []
-        events, prompts = run_watcher(video, det, asked=asked)
-        s = score(video, events, prompts)
+        offers: list[tuple[int, Event]] = []
+        events, prompts = run_watcher(video, det, asked=asked, offers=offers)
+        s = score(video, events, prompts, offers)
         per.append({"seed": 1000 + seed, **s.to_dict(), "prompts_list": asked})
         totals["videos"] += 1
         totals["frames"] += len(video.frames)

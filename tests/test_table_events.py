@@ -183,8 +183,24 @@ def test_ruling_tbl2_a_card_taken_back_is_asked_about_not_played():
     assert m.propose(obs("discard_1", [], ["R7"]), seat=0)[0].kind == "discard"
     assert m.propose(obs("discard_1", ["R7"], ["B2"]), seat=1)[0].kind == "discard"
     (p,) = m.propose(obs("discard_1", ["B2"], ["R7"]), seat=2)
-    assert isinstance(p, Prompt) and p.kind == "taken_back" and p.choices == ("undo", "keep")
+    assert isinstance(p, Prompt) and p.kind == "taken_back"
+    assert p.choices == ("undo", "keep", "another")
     assert m.propose(obs("discard_1", ["R7"], []), seat=2) == []  # pile picked up
+
+
+def test_ruling_tbl6_a_take_back_question_also_offers_another_copy_played():
+    """A twin laid where its twin lay looks exactly like B2 taken back: the question's third
+    answer sends the twin's play (by the player on turn, at the time it was seen)."""
+    m = EventMapper("deck-dash", layout())
+    m.propose(obs("discard_1", [], ["R7"]), seat=0)
+    m.propose(obs("discard_1", ["R7"], ["B2"]), seat=1)
+    (p,) = m.propose(obs("discard_1", ["B2"], ["R7"], t=9), seat=2)
+    (another,) = p.answers
+    assert (another.name, another.label) == ("another", "Another R7 was played")
+    assert another.event.kind == "discard" and another.event.seat == 2
+    assert another.event.payload == {"card": "R7"} and another.event.t_ns == p.t_ns
+    assert p.to_dict()["answers"] == [another.to_dict()]
+    assert another.to_dict()["event"]["payload"] == {"card": "R7"}
 
 
 def test_ruling_tbl4_seat_area_reads_a_laid_dash_then_handoffs():

@@ -130,3 +130,24 @@ def test_score_counts_missed_and_spurious():
         1,
     )
     assert (s.matched, len(s.missed), len(s.spurious)) == (1, 1, 1)
+
+
+def test_the_bench_counts_a_take_back_answer_only_for_a_play_the_family_saw():
+    """A take-back question's "another R4" answer (TBL-6) is the family's: the bench counts it
+    for an R4 play that settled at most ANSWER_FRAMES before it and no earlier event took;
+    otherwise the family answered undo or keep, which is neither a play nor spurious."""
+    from types import SimpleNamespace
+
+    from referee.events import Event
+
+    video = SimpleNamespace(
+        truth=SimpleNamespace(plays=[(10, "R4"), (50, "R4")], tops=["R4"] * 200)
+    )
+
+    def r4(frame):
+        return frame, Event("discard", seat=0, payload={"card": "R4"})
+
+    s = score(video, [r4(60)], 1, [r4(14)])  # the answer, given first, takes the first play
+    assert (s.matched, s.missed, s.spurious, s.latency_frames) == (2, [], [], [4, 10])
+    s = score(video, [r4(60)], 1, [r4(190)])  # long after any R4: undo or keep
+    assert (s.matched, s.missed, s.spurious) == (1, [(50, "R4")], [])

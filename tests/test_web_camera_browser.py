@@ -13,6 +13,9 @@ import pytest
 from tests.serving import ServedApp
 from tests.test_web_browser import ARGS, CHROMIUM, LANDSCAPE, PORTRAIT, Screen, shot, unlock
 from tests.test_web_camera_referee import DATA, DEAL, Oracle, PileVideo, zones_doc
+from vision.table.sequences import table_layout
+from vision.table.stability import Observation
+from vision.table.to_events import EventMapper
 from web import create_app
 from web.config import WebConfig
 
@@ -120,6 +123,21 @@ def test_a_camera_question_appears_on_every_tablet_and_accept_sends_the_play(ser
     expect(live.locator("#prompts li.prompt")).to_contain_text("Who played Y9?", timeout=5000)
     console.locator("#prompts button[data-seat='1']").click()
     expect(console.locator("#feed li").first).to_contain_text("discard · Bea", timeout=5000)
+    expect(live.locator("#prompt-panel")).to_be_hidden(timeout=5000)
+
+    # a take-back question (TBL-6): its third button sends the other copy's play instead
+    mapper = EventMapper("deck-dash", table_layout())
+    for before, after in (((), ("Y9",)), (("Y9",), ("G9",))):
+        mapper.propose(Observation("discard_1", before, after, 1, 2, 0.9), seat=0)
+    (back,) = mapper.propose(Observation("discard_1", ("G9",), ("Y9",), 3, 4, 0.9), seat=0)
+    app.extensions["tabletop"].prompts.add(game_id, back.to_dict())
+    twin = console.locator("#prompts button[data-answer='another']")
+    expect(twin).to_have_text("Another Y9 was played", timeout=5000)
+    expect(live.locator("#prompts button[data-answer='another']")).to_be_disabled()
+    shot(console, "console-camera-take-back")
+    twin.click()
+    expect(console.locator("#feed li").first).to_contain_text("discard · Ana", timeout=5000)
+    expect(console.locator("#feed li").first).to_contain_text('card="Y9" [camera]')
     expect(live.locator("#prompt-panel")).to_be_hidden(timeout=5000)
     viewer.close()
     referee.close()

@@ -538,3 +538,39 @@ def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
     snap = tablet.snapshot(game_id)
     assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "undone", "meta"]
     assert snap["view"]["round"]["discard"] == ["G7"]
+
+
+def test_ruling_tbl6_a_take_back_question_answered_another_copy_sends_the_twins_play(tmp_path):
+    """G7, R7 on it, G7 again where it lay: the other G7 played on R7 looks the same. The
+    family's third answer sends Bea's G7 (she is on turn); a name the question does not offer
+    is a 400 that leaves the question open."""
+    pile = PaintedPile(["G7", "R7", "G7"])
+    app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    tablet.services.zones.save(zones_doc())
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    deal = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G7"}}
+    for event in (deal, {"kind": "draw", "seat": 0}):
+        assert tablet.send(game_id, event).status_code == 201
+    watch_to_the_end(tablet)
+    (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
+    assert question["choices"] == ["undo", "keep", "another"]
+    (another,) = question["answers"]
+    assert another["label"] == "Another G7 was played"
+    url = f"/api/games/{game_id}/prompts/{question['id']}/accept"
+    r = tablet.post(url, {"answer": "twin"})
+    assert r.status_code == 400 and "no answer 'twin'; its answers: 'another'" in r.json["error"]
+    r = tablet.post(url, {"answer": ["another"]})
+    assert r.status_code == 400 and "no answer ['another']" in r.json["error"]
+    assert len(tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]) == 1
+    assert tablet.send(game_id, {"kind": "draw", "seat": 1}).status_code == 201  # typed
+    r = tablet.post(url, {"answer": "another"})
+    assert r.status_code == 201, r.json
+    assert r.json["event"]["seat"] == 1 and r.json["event"]["source"] == "camera"
+    assert r.json["event"]["t_ns"] == question["t_ns"]
+    snap = tablet.snapshot(game_id)
+    assert snap["view"]["round"]["discard"] == ["G7", "R7", "G7"]
+    twin = snap["feed"][-1]
+    assert (twin["event"]["payload"], twin["verdicts"][0]["outcome"]) == ({"card": "G7"}, "legal")
+    assert tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"] == []

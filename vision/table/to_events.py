@@ -34,16 +34,32 @@ DEFAULT_THRESHOLD = 0.6  # below this an observation is a question, not an event
 
 
 @dataclass(frozen=True)
-class Prompt:
-    """A question for the tablet. ``suggestion`` is the event one tap would send."""
+class Answer:
+    """An answer to a question other than its suggestion, with the event it sends: a question
+    the camera cannot settle may have two answers that each change the game (a card taken
+    back, or another copy of the face under it played; TBL-6)."""
 
-    kind: str  # confirm_card | who_played | which_group | taken_back | unknown_card
+    name: str  # what the tablet sends back (``{"answer": name}``)
+    label: str  # the tablet's button
+    event: Event
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "event": self.event.to_dict()}
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A question for the tablet. ``suggestion`` is the event one tap would send; ``answers``
+    are the other answers that send an event."""
+
+    kind: str  # confirm_card | who_played | which_group | taken_back | unknown_card | same_card
     message: str
     zone: str
     t_ns: int
     confidence: float
     suggestion: Event | None = None
     choices: tuple[str, ...] = ()
+    answers: tuple[Answer, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +70,7 @@ class Prompt:
             "confidence": round(self.confidence, 4),
             "suggestion": self.suggestion.to_dict() if self.suggestion else None,
             "choices": list(self.choices),
+            "answers": [a.to_dict() for a in self.answers],
         }
 
 
@@ -151,7 +168,8 @@ class EventMapper:
         self._remember(obs.zone, card, obs.pose)
         if another:
             return [self._another(obs, card, seat)]
-        if taken_back:
+        if taken_back:  # or a twin laid where its twin lay (TBL-6): the family's to say
+            another = self._pile_event(obs.zone, card, seat, obs.t_ns)
             return [
                 Prompt(
                     "taken_back",
@@ -161,7 +179,8 @@ class EventMapper:
                     obs.t_ns,
                     obs.confidence,
                     None,  # the tablet knows the logged play's sequence number; we do not
-                    ("undo", "keep"),
+                    ("undo", "keep", "another"),
+                    (Answer("another", f"Another {card} was played", another),),
                 )
             ]
         event = self._pile_event(obs.zone, card, seat, obs.t_ns)

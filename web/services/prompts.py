@@ -6,7 +6,8 @@ questions in memory and publishes the whole list on the hub's ``prompts`` topic 
 change, so every open tablet shows the same list and a question answered on one tablet
 disappears from the others (a tablet that missed a message catches up with the next one).
 
-Accepting sends the suggested event — its original ``t_ns`` and ``source`` kept — through
+Accepting sends the suggested event — or the event of another answer the question offers,
+named by ``answer`` — with its original ``t_ns`` and ``source`` kept, through
 ``GameService.append``, the path the console uses, so verdicts, scoreboard and live updates
 are the usual ones. A question is taken off the board *before* its event is appended, so two
 tablets tapping Accept at once cannot send it twice; if the rules refuse the event it goes
@@ -59,9 +60,11 @@ class OpenPrompt:
 def answer_fields(data: Mapping[str, Any]) -> tuple[bool, int | None, dict[str, Any]]:
     """What an Accept may change in the suggestion: the seat (``who_played``) and payload
     fields (``which_group``: ``{"group": 1}``). Returns (seat given, seat, payload)."""
-    unknown = sorted(set(data) - {"seat", "payload"})
+    unknown = sorted(set(data) - {"seat", "payload", "answer"})
     if unknown:
-        raise BadInput(f"accept: unknown field(s) {', '.join(unknown)}; send seat and/or payload")
+        raise BadInput(
+            f"accept: unknown field(s) {', '.join(unknown)}; send seat, payload and/or answer"
+        )
     has_seat = "seat" in data
     seat = data.get("seat")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or seat < 0):
@@ -70,6 +73,25 @@ def answer_fields(data: Mapping[str, Any]) -> tuple[bool, int | None, dict[str, 
     if not isinstance(payload, dict):
         raise BadInput("accept: 'payload' must be an object of fields to set")
     return has_seat, seat, payload
+
+
+def chosen_event(prompt: Mapping[str, Any], answer: Any) -> dict[str, Any]:
+    """The event an Accept sends: the suggestion, or with ``answer`` the event of the
+    question's answer of that name (``Prompt.answers``: a take-back question's "another")."""
+    if answer is None:
+        suggestion = prompt.get("suggestion")
+        if not isinstance(suggestion, dict):
+            raise BadInput(
+                "this question has no suggested event: enter what happened on the "
+                "Referee page, then dismiss it",
+                409,
+            )
+        return dict(suggestion)
+    answers = {a.get("name"): a for a in prompt.get("answers") or [] if isinstance(a, dict)}
+    if not isinstance(answer, str) or answer not in answers:
+        names = ", ".join(repr(n) for n in answers) or "none besides its suggestion"
+        raise BadInput(f"accept: this question has no answer {answer!r}; its answers: {names}")
+    return dict(answers[answer]["event"])
 
 
 class PromptBoard:
@@ -122,18 +144,12 @@ class PromptBoard:
     def accept(
         self, games: GameService, game_id: int, prompt_id: int, data: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """Send the question's suggested event (with the tablet's seat / payload fields)."""
+        """Send the question's suggested event, or the event of the answer named ``answer``
+        (with the tablet's seat / payload fields)."""
         has_seat, seat, extra = answer_fields(data)
         item = self._take(game_id, prompt_id)
         try:
-            suggestion = item.prompt.get("suggestion")
-            if not isinstance(suggestion, dict):
-                raise BadInput(
-                    "this question has no suggested event: enter what happened on the "
-                    "Referee page, then dismiss it",
-                    409,
-                )
-            raw = dict(suggestion)
+            raw = chosen_event(item.prompt, data.get("answer"))
             if has_seat:
                 raw["seat"] = seat
             if extra:

@@ -1,7 +1,8 @@
 /* The camera's questions (prompts) on the Live and Referee pages. The list arrives over the
    page's own live stream (SSE "prompts", the whole list each time), so a question answered
    on one tablet disappears on every other. Accept sends the suggested event (its original
-   time) through the API; Dismiss only clears the question. */
+   time) through the API, another answer's button that answer's event (a take-back question's
+   "Another G7 was played"); Dismiss only clears the question. */
 "use strict";
 (() => {
   const { el, api, toast } = TT;
@@ -50,6 +51,8 @@
         onclick: () => answer(p, "accept") },
         p.prompt === "same_card" ? "Yes, send it" : p.prompt === "taken_back" ? "Undo it" : "Accept"));
     }
+    (p.answers || []).forEach((a) => buttons.push(el("button", { class: "small ok", "data-action": "accept",
+      "data-answer": a.name, disabled: off, onclick: () => answer(p, "accept", { answer: a.name }) }, a.label)));
     buttons.push(el("button", { class: "small", "data-action": "dismiss", disabled: off,
       onclick: () => answer(p, "dismiss") }, "Dismiss"));
     const sure = typeof p.confidence === "number" ? Math.round(p.confidence * 100) + "% sure" : null;
