@@ -13,7 +13,14 @@ when the right card is named on a box overlapping it by IoU > 0.5; "extra" are t
 left over (not counted below 1: the mirror images hold cards too); ms is the reader's wall
 time per photo on this machine.
 
+``--capture N``: the camera takes N times the pixels a side (the same view; factors up to 1/N).
+``--moved``: each camera first measures its scale at the learnt height (×1 photos, not
+counted), then is moved by the factor: the card scale column then shows the drift check
+(``DRIFT``) measuring again; "scales measured" ends with each camera's re-measurings.
+
     .venv/bin/python bench/vision_card_scale.py [--n 80] [--cameras 8] [--scales 0.5,0.65,1,2,2.5,3]
+    .venv/bin/python bench/vision_card_scale.py --moved --scales 0.5,2.5
+    .venv/bin/python bench/vision_card_scale.py --capture 2 --scales 0.35,0.5
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,14 +52,23 @@ def main() -> None:
     ap.add_argument("--cameras", type=int, default=8, help="cameras per factor (own scale)")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--scales", default="0.5,0.65,1,2,2.5,3", help="how much nearer the camera")
+    ap.add_argument("--moved", action="store_true", help="measure at x1 first, then move")
+    ap.add_argument("--capture", type=int, default=1, help="the camera's pixels a side, ×640×480")
     args = ap.parse_args()
+    factors = [float(f) for f in args.scales.split(",")]
+    if args.capture > 1 and max(factors) * args.capture > 1:
+        ap.error("--capture N takes factors up to 1/N (a rendered table is never enlarged)")
+    if args.capture > 1 and args.moved:
+        ap.error("--moved measures on 640×480 tables first: not with --capture")
 
     plain = CardReader(args.models)
     zoomed = CardReader(args.models, config=ReaderConfig(zoom_out=2))
     head = "".join(f"{f'{w}: read / extra, ms':>30}" for w in WAYS)
     print(f"{'cards':<10}{'faces':>7}{head}   scales measured")
-    for factor in (float(f) for f in args.scales.split(",")):
-        render = render_near_table if factor >= 1 else render_far_table
+    for factor in factors:
+        render = (
+            render_near_table if factor >= 1 else partial(render_far_table, capture=args.capture)
+        )
         rng = np.random.default_rng(args.seed)
         faces = 0
         read, extra, ms = (dict.fromkeys(WAYS, 0.0) for _ in range(3))
@@ -60,6 +77,10 @@ def main() -> None:
         for cam in range(args.cameras):
             width = LEARNT_PX[0] + (LEARNT_PX[1] - LEARNT_PX[0]) * (cam + 0.5) / args.cameras
             scaled = ScaledReader(plain)
+            while args.moved and scaled.measuring:  # measured where the camera stood first
+                first = render_near_table(rng, 1.0, width)
+                if first is not None:
+                    scaled(first[0])
             readers = {"as is": plain, "card scale": scaled, "zoom 2": zoomed}
             for _ in range(per_camera):
                 table = render(rng, factor, width)
@@ -76,6 +97,8 @@ def main() -> None:
                     extra[way] += len(d) - right
             measured = scaled.card_scale
             scales.append("-" if measured is None else f"{measured.scale:g}")
+            if args.moved:
+                scales[-1] += f"/{scaled.drifts}"
         photos = per_camera * args.cameras
         left = {w: f"{extra[w]:.0f}" if factor >= 1 else "-" for w in WAYS}
         cells = "".join(f"{f'{read[w]:.0f} / {left[w]}, {ms[w] / photos:.0f}':>30}" for w in WAYS)

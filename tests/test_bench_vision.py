@@ -98,3 +98,35 @@ def test_the_card_scale_bench_reads_near_tables_as_is_scaled_and_zoomed() -> Non
     assert rows[0][-1] == "1"  # a camera at the learnt height keeps its frames
     assert 0.2 <= float(rows[1][-1]) < 0.6  # one three times nearer shrinks them
     assert int(rows[1][6]) > int(rows[1][2])  # and reads more of its cards than as is
+
+
+def test_the_card_scale_bench_moves_a_measured_camera_and_it_measures_again() -> None:
+    rows = _bench_table(
+        "vision_card_scale.py", "--moved", "--n", "40", "--cameras", "1", "--scales", "2.5"
+    )
+    (row,) = rows
+    scale, drifts = row[-1].split("/")
+    assert 0.3 <= float(scale) <= 0.6 and drifts == "1"  # measured at x1, then again
+    assert int(row[6]) > int(row[2])  # so it reads more than the frames as they are
+
+
+def test_the_card_scale_bench_takes_a_camera_with_more_pixels_but_never_enlarges() -> None:
+    rows = _bench_table(
+        "vision_card_scale.py", "--capture", "2", "--n", "2", "--cameras", "1", "--scales", "0.4"
+    )
+    (row,) = rows
+    assert row[0] == "x0.4" and int(row[1]) > 0 and 0 <= int(row[6]) <= int(row[1])
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "vision_card_scale.py"),
+            "--capture",
+            "2",
+            "--scales",
+            "0.6",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "factors up to 1/N" in done.stderr

@@ -13,12 +13,17 @@ from referee.cli import main
 from vision.evaluate import cards_read_right
 from vision.render.closeups import render_far_table, render_near_table
 from vision.runtime.card_scale import (
+    DRIFT,
+    DRIFT_CARDS,
     ENLARGE,
     LEARNT_MAX,
     LEARNT_MIDDLE,
     PROBE_CARDS,
     PROBE_FRAMES,
     PROBE_PASSES,
+    RECHECK_AFTER,
+    RECHECK_EVERY,
+    RECHECK_SOON,
     SMALL_CARDS,
     SMALLEST_SHRINK,
     CardScale,
@@ -116,14 +121,19 @@ def test_tiles_overlap_and_boxes_cut_by_a_tiles_inner_edge_are_dropped() -> None
 
 
 class _FakeReader:
-    """Records how it was asked to read; every frame shows two cards 200 px wide."""
+    """Records how it was asked to read; every frame shows two cards ``width`` (200) px wide."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[int, float]] = []
+        self.width = 200.0
+        self.only_measuring = False  # cards found only by the measuring passes
 
     def find(self, frame: np.ndarray, zoom_out: int = 0, scale: float = 1.0) -> Detections:
         self.calls.append((zoom_out, scale))
-        return _read([[100, 100, 200, 300, 0], [400, 200, 200, 300, 0]], ["7", "2"], [0.9, 0.8])
+        if self.only_measuring and zoom_out == 0:
+            return Detections.empty()
+        w = self.width
+        return _read([[100, 100, w, 1.5 * w, 0], [400, 200, w, 1.5 * w, 0]], ["7", "2"], [0.9, 0.8])
 
 
 def test_a_scaled_reader_measures_on_its_first_cards_then_detects_once_shrunk() -> None:
@@ -157,23 +167,94 @@ def test_a_scale_given_is_used_from_the_first_frame_and_kept_on_reset() -> None:
     assert started.measuring
 
 
-def _tables(factor: float, n: int, seed: int) -> list[tuple[np.ndarray, list]]:
+def test_cards_drifting_in_size_measure_the_scale_again_a_few_odd_ones_do_not() -> None:
+    """A camera bumped mid-game: every RECHECK_EVERY-th frame is read with the measuring
+    passes; once the median of the last DRIFT_CARDS cards those rechecks read is more than
+    DRIFT times the measured width, the reader measures again. A size within DRIFT, or one
+    recheck's odd cards, change nothing. Cards read off-size bring a recheck sooner
+    (RECHECK_SOON), as do frames with none read (RECHECK_AFTER: a camera moved so far that
+    no card reads at its scale any more)."""
+    fake = _FakeReader()
+    reader = ScaledReader(fake)
+    frame = np.zeros((480, 640, 3), np.uint8)
+
+    def frames(n: int) -> list[tuple[int, float]]:
+        start = len(fake.calls)
+        for _ in range(n):
+            reader(frame)
+        return fake.calls[start:]
+
+    frames(PROBE_FRAMES)
+    measured = reader.card_scale
+    assert measured is not None
+    at_scale, recheck = (0, measured.scale), (PROBE_PASSES, 1.0)
+    fake.width = 200 * (DRIFT - 0.05)  # a little larger: kept
+    assert frames(RECHECK_EVERY) == [at_scale] * (RECHECK_EVERY - 1) + [recheck]
+    frames(RECHECK_EVERY * (DRIFT_CARDS // 2 - 1))  # the rechecks have read DRIFT_CARDS
+    # the camera moved: cards read off the measured size bring the next recheck sooner
+    fake.width = 400
+    assert frames(RECHECK_SOON) == [at_scale] * (RECHECK_SOON - 1) + [recheck]
+    assert reader.card_scale == measured and reader.drifts == 0  # 2 of the last 6 at 400
+    frames(RECHECK_SOON)  # 4 of the last 6 at 400 px: the median is off
+    assert reader.measuring and reader.drifts == 1
+    assert frames(PROBE_FRAMES) == [recheck] * PROBE_FRAMES
+    assert reader.card_scale is not None and reader.card_scale.card_width == 400 / 640
+
+    # moved so far that nothing reads at the scale: rechecked after RECHECK_AFTER frames
+    fake.width, fake.only_measuring = 1000, True
+    at_scale = (0, reader.card_scale.scale)
+    assert frames(RECHECK_AFTER + 1) == [at_scale] * RECHECK_AFTER + [recheck]
+    frames((RECHECK_AFTER + 1) * (DRIFT_CARDS // 2 - 1))
+    assert reader.measuring and reader.drifts == 2
+
+    fake.only_measuring = False
+    fixed = ScaledReader(fake, scale=0.5)  # a scale the family set is never changed
+    start = len(fake.calls)
+    for width in (100, 400):
+        fake.width = width
+        for _ in range(2 * RECHECK_EVERY):
+            fixed(frame)
+    assert set(fake.calls[start:]) == {(0, 0.5)}
+    assert fixed.card_scale == CardScale(0.5, None, 0) and fixed.drifts == 0
+
+
+def test_a_far_table_taken_with_twice_the_pixels_is_the_same_view() -> None:
+    """``render_far_table(capture=2)``: the same table, every coordinate doubled, and the
+    photo scaled back down is the 640×480 one (up to resampling); never enlarged."""
+    big, big_truth = render_far_table(np.random.default_rng(3), 0.5, 60, capture=2)
+    small, truth = render_far_table(np.random.default_rng(3), 0.5, 60)
+    assert big.shape == (960, 1280, 3) and small.shape == (480, 640, 3)
+    for (quad2, *card2), (quad, *card) in zip(big_truth, truth, strict=True):
+        np.testing.assert_allclose(quad2, 2 * quad, atol=1.5)
+        assert card2 == card
+    down = cv2.resize(big, (640, 480), interpolation=cv2.INTER_AREA)
+    assert np.abs(down.astype(int) - small).mean() < 4
+    with pytest.raises(ValueError, match="enlarged"):
+        render_far_table(np.random.default_rng(3), 0.6, 60, capture=2)
+
+
+def _tables(
+    factor: float, n: int, seed: int, card_width: float | None = None
+) -> list[tuple[np.ndarray, list]]:
+    """Tables seen ``factor`` times nearer; ``card_width`` (px before the factor): one
+    camera's card size, random 34–100 a table otherwise."""
     rng = np.random.default_rng(seed)
     render = render_near_table if factor >= 1 else render_far_table
     tables = []
     while len(tables) < n:
-        table = render(rng, factor)
+        table = render(rng, factor, card_width)
         if table is not None:
             tables.append(table)
     return tables
 
 
 def test_ruling_vis11_a_low_camera_measures_its_card_scale_and_reads_its_cards() -> None:
-    """VIS-11: tables seen from 2.5 times nearer than learnt. The plain reader reads few of
-    their cards; the scaled reader measures a shrink near 1/2.5 on its first frames and then,
-    detecting once per frame, reads most of them. A camera at the learnt height keeps 1."""
+    """VIS-11: tables seen from 2.5 times nearer than learnt (one camera: every card 167 px
+    wide). The plain reader reads few of their cards; the scaled reader measures a shrink
+    near 1/2.5 on its first frames and then, detecting once per frame, reads most of them. A
+    camera at the learnt height keeps 1."""
     plain = CardReader()
-    near = _tables(2.5, 10, SEED)
+    near = _tables(2.5, 10, SEED, 67)
     scaled = ScaledReader(plain)
     for photo, _ in near[:PROBE_FRAMES]:
         scaled(photo)
@@ -193,11 +274,11 @@ def test_ruling_vis11_a_low_camera_measures_its_card_scale_and_reads_its_cards()
 
 
 def test_ruling_vis11_a_high_camera_finds_its_small_cards_on_enlarged_tiles() -> None:
-    """VIS-11: tables seen from twice as far as learnt (cards 17–50 px wide). The scaled
-    reader measures cards under SMALL_CARDS, switches to the four enlarged tiles and reads
-    clearly more of them than the plain reader."""
+    """VIS-11: tables seen from twice as far as learnt (one camera: every card 25 px wide).
+    The scaled reader measures cards under SMALL_CARDS, switches to the four enlarged tiles
+    and reads clearly more of them than the plain reader."""
     plain = CardReader()
-    far = _tables(0.5, 14, SEED + 5)
+    far = _tables(0.5, 14, SEED + 5, 50)
     scaled = ScaledReader(plain)
     probed = 0
     while scaled.measuring and probed < 6:  # small cards are found less: it may take longer
@@ -209,6 +290,31 @@ def test_ruling_vis11_a_high_camera_finds_its_small_cards_on_enlarged_tiles() ->
     as_is = sum(cards_read_right(plain(photo), truth) for photo, truth in rest)
     tiled = sum(cards_read_right(scaled(photo), truth) for photo, truth in rest)
     assert tiled >= 0.75 * faces and tiled >= as_is + 0.25 * faces, (tiled, as_is, faces)
+
+
+def test_ruling_vis11_a_camera_moved_nearer_mid_game_measures_its_scale_again() -> None:
+    """VIS-11: a camera measured at the learnt height (cards 60 px wide: scale 1) is moved
+    2.5 times nearer, and the game goes on (each table seen for 10 frames). Its rechecks read
+    cards larger than measured, so it measures again, shrinks the frames, and reads the last
+    tables far better than the frames as they are."""
+    rng = np.random.default_rng(SEED + 7)
+    reader = ScaledReader(CardReader())
+    while reader.measuring:
+        table = render_near_table(rng, 1.0, card_width=60)
+        if table is not None:
+            reader(table[0])
+    assert reader.card_scale is not None and reader.card_scale.scale == 1.0
+    moved = [t for t in (render_near_table(rng, 2.5, card_width=60) for _ in range(14)) if t]
+    for photo, _ in moved[:8]:
+        for _ in range(10):
+            reader(photo)
+    assert reader.drifts == 1 and reader.card_scale is not None
+    assert 0.3 <= reader.card_scale.scale <= 0.6
+    plain, last = CardReader(), moved[8:]
+    faces = sum(len(truth) for _, truth in last)
+    as_is = sum(cards_read_right(plain(photo), truth) for photo, truth in last)
+    read = sum(cards_read_right(reader(photo), truth) for photo, truth in last)
+    assert read >= as_is + 0.3 * faces, (read, as_is, faces)
 
 
 def test_the_readers_scale_setting_is_the_scaled_readers_fixed_scale() -> None:
@@ -237,6 +343,31 @@ def test_vision_watch_says_the_card_scale_it_measured(tmp_path: Path, capsys) ->
     assert "card scale" not in capsys.readouterr().err
 
 
+def test_vision_watch_says_when_the_cards_change_size_and_the_new_scale(
+    tmp_path: Path, capsys
+) -> None:
+    """A camera 2.5 times nearer than learnt, then moved back up mid-recording: the watcher
+    says the scale it measured, that the cards changed size, and the scale measured anew."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    near = _tables(2.5, PROBE_FRAMES + 1, SEED + 8, 60)
+    level = _tables(1.0, 24, SEED + 9, 60)
+    for i, (photo, _) in enumerate(near + level):
+        for still in range(4):
+            cv2.imwrite(str(folder / f"{i:03d}_{still}.png"), photo)
+    zones = tmp_path / "zones.json"
+    TableLayout([rectangle("discard_1", ZoneKind.DISCARD, (0.2, 0.2, 0.8, 0.8))]).save(zones)
+    args = ["vision", "watch", "--game", "deck-dash", "--zones", str(zones), str(folder)]
+    assert main(args) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "card" in line]
+    assert len(said) == 3, said
+    assert said[0].startswith("tabletop vision watch: card scale 0.")
+    assert said[1].endswith(
+        "the cards changed size (was the camera moved?): measuring the card scale again"
+    )
+    assert said[2].startswith("tabletop vision watch: card scale 1 (cards ")
+
+
 @pytest.mark.parametrize("given", ["0", "-0.5", "1.7", "nan", "big"])
 def test_a_card_scale_out_of_range_is_refused_before_anything_loads(given: str, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
@@ -260,13 +391,18 @@ def test_the_camera_referee_shares_one_measured_scale_and_says_it_on_its_status(
     from web.services.referee_camera import ModelDetectors
 
     models = ModelDetectors()
-    assert models.scale_status() == {"measuring": False, "fixed": False, "scale": None}
+    assert models.scale_status() == {
+        "measuring": False,
+        "fixed": False,
+        "scale": None,
+        "drifts": 0,
+    }
     detect = models("deck-dash")
     assert models.scale_status()["measuring"] is True
     for photo, _ in _tables(2.5, PROBE_FRAMES, SEED + 4):
         detect(photo)
     status = models.scale_status()
-    assert status["measuring"] is False and status["fixed"] is False
+    assert status["measuring"] is False and status["fixed"] is False and status["drifts"] == 0
     assert 0.3 <= status["scale"] <= 0.6 and status["cards"] >= PROBE_CARDS
     models("dos")  # the same camera: another game starts from the measured scale
     assert models._readers["dos"].card_scale == models._readers["deck-dash"].card_scale
@@ -274,7 +410,7 @@ def test_the_camera_referee_shares_one_measured_scale_and_says_it_on_its_status(
     assert models.scale_status()["measuring"] is True
 
     fixed = ModelDetectors(card_scale=0.5)
-    assert fixed.scale_status() == {"measuring": False, "fixed": True, "scale": 0.5}
+    assert fixed.scale_status() == {"measuring": False, "fixed": True, "scale": 0.5, "drifts": 0}
     fixed("dos")
     fixed.reset_scale()
     assert fixed.scale_status()["scale"] == 0.5
@@ -301,6 +437,7 @@ def test_serve_takes_the_card_scale_from_its_option_or_the_config(tmp_path: Path
             "measuring": False,
             "fixed": True,
             "scale": 0.5,
+            "drifts": 0,
         }
     finally:
         services.camera.close()

@@ -79,19 +79,30 @@ def render_near_table(
 
 
 def render_far_table(
-    rng: np.random.Generator, factor: float, card_width: float | None = None
+    rng: np.random.Generator, factor: float, card_width: float | None = None, capture: int = 1
 ) -> tuple[np.ndarray, list[tuple[np.ndarray, str | None, str]]] | None:
     """A rendered table (training styles) shrunk by ``factor`` (< 1) amid its mirror images,
     as a camera ``1/factor`` times farther sees cards (``card_width`` as above): (BGR
     photo, [(quad, colour, value)] of the table's own cards), or None (no card). The
     mirrored cards around it are not in the truth: count cards read right, not boxes left
-    over."""
+    over. ``capture``: the same view taken with ``capture`` times the pixels a side (the
+    table then shrunk by ``factor · capture``, at most 1: no pixel is made up)."""
+    if not 0 < factor * capture <= 1:
+        raise ValueError(f"a table {factor} times as near, {capture}x the pixels: enlarged")
     scene = render_scene(all_decks(), rng, TRAIN_STYLES, card_width=card_width)
     cards = [o for o in scene.objects if o.kind in ("card", "back") and o.visible >= MIN_VISIBLE]
     if not cards:
         return None
     bgr = np.ascontiguousarray(scene.image[..., ::-1])
-    photo, r, (left, top) = shrink_on_canvas(bgr, factor)
+    if capture == 1:
+        photo, r, (left, top) = shrink_on_canvas(bgr, factor)
+    else:  # as shrink_on_canvas, on a canvas ``capture`` times the frame's sides
+        r = factor * capture
+        sw, sh = round(FRAME_W * r), round(FRAME_H * r)
+        left, top = (FRAME_W * capture - sw) // 2, (FRAME_H * capture - sh) // 2
+        small = cv2.resize(bgr, (sw, sh), interpolation=cv2.INTER_AREA)
+        right, bottom = FRAME_W * capture - sw - left, FRAME_H * capture - sh - top
+        photo = cv2.copyMakeBorder(small, top, bottom, left, right, cv2.BORDER_REFLECT_101)
     truth = [
         (o.quad * r + (left, top), o.meta.get("color"), o.meta.get("value", "back")) for o in cards
     ]

@@ -12,6 +12,8 @@ cards' median width fixes one scale (``ReaderConfig.scale``), and every later fr
 detected once, shrunk by it. A camera whose cards lie in the learnt range gets 1 (the frames
 as they are). A camera mounted high sees cards smaller than learnt; those are found on 2×2
 enlarged tiles of the frame (``vision.runtime.zoom.detect_tiled``, four detector passes).
+A mount that is bumped or moved mid-game shows up as cards read at another size than
+measured (or, moved far, none read at all): the scale is then measured again.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ LEARNT_MIDDLE = 67 / 640
 # px) 182 / 173, ×0.7 182 / 180, ×0.65 (43 px) 171 / 182, ×0.5 (36 px) 145 / 186, ×0.35 82 / 159
 # Even found on the tiles, small cards are read less well (×0.5: 258 of 320 faces against
 # 353 of 374 at ×1, bench/vision_card_scale.py; game videos 2.2× farther: 18 of 21 plays
-# either way, bench.table videos --nearer 0.45), so the scale also says to mount lower.
+# either way, bench.table videos --nearer 0.45), and twice the pixels of the same view read
+# no more (×0.5: 258 of 320 either way, --capture 2), so the scale also says to mount lower.
 SMALL_CARDS = 44 / 640
 ENLARGE = 5 / 3
 SMALLEST_SHRINK = 0.2  # a card filling the frame: more is a photo, not a table camera
@@ -40,6 +43,20 @@ PROBE_PASSES = 2  # extra shrunk passes while measuring (by 2 and 4: identify's)
 MEASURED_CONFIDENCE = 0.5  # cards read less surely than this are not measured
 PROBE_FRAMES = 3  # frames showing cards …
 PROBE_CARDS = 4  # … and cards in all, before the scale is fixed
+# a camera bumped or moved mid-game. Cards read at the measured scale cannot tell by
+# themselves: at the wrong scale what is read is what fits it (a large card's symbol read as
+# a card of about the learnt size). So some frames are rechecked — read with the measuring
+# passes — and when the median of the last DRIFT_CARDS cards the rechecks read is more than
+# DRIFT times larger or smaller than the measured one, the scale is measured again. A
+# recheck comes every RECHECK_EVERY frames; after RECHECK_AFTER frames in a row that read no
+# card; and RECHECK_SOON frames after the last one when a frame's cards read off the measured
+# size by DRIFT (a hint, not proof). A camera that stays put costs two passes every
+# RECHECK_EVERY frames.
+RECHECK_EVERY = 20
+RECHECK_AFTER = 10
+RECHECK_SOON = 4
+DRIFT = 1.4
+DRIFT_CARDS = 6
 
 
 @dataclass(frozen=True)
@@ -111,8 +128,10 @@ def scale_from_widths(widths: list[float]) -> CardScale | None:
 class ScaledReader:
     """A ``CardReader`` for a table camera: reads with the extra passes until
     ``PROBE_FRAMES`` frames have shown ``PROBE_CARDS`` cards, then detects on every frame
-    scaled by the measured scale. ``scale`` fixes the scale instead of measuring it;
-    ``measured`` starts from a scale measured already (by another game's reader)."""
+    scaled by the measured scale, and measures again when the cards its rechecks read
+    drift in size (``DRIFT``: the camera was moved). ``scale`` fixes the scale instead of
+    measuring it; ``measured`` starts from a scale measured already (by another game's
+    reader)."""
 
     def __init__(
         self, reader, scale: float | None = None, measured: CardScale | None = None
@@ -122,11 +141,18 @@ class ScaledReader:
         self.card_scale = CardScale(scale, None, 0) if scale is not None else measured
         self._widths: list[float] = []
         self._frames = 0
+        self._recent: list[float] = []  # widths the rechecks read (DRIFT)
+        self._since = 0  # frames read at the measured scale since the last recheck
+        self._unread = 0  # … of which in a row with no card read surely (RECHECK_AFTER)
+        self._off = False  # the last frame's cards read off the measured size (RECHECK_SOON)
+        self.drifts = 0  # how often the cards drifted in size and the scale was measured again
 
     def reset(self) -> None:
         """Measure again (the camera may have moved); a fixed scale stays."""
         if not self.fixed:
-            self.card_scale, self._widths, self._frames = None, [], 0
+            self.card_scale, self._widths, self._frames, self._recent = None, [], 0, []
+            self._since = self._unread = 0
+            self._off = False
 
     @property
     def measuring(self) -> bool:
@@ -134,7 +160,24 @@ class ScaledReader:
 
     def __call__(self, frame: np.ndarray) -> Detections:
         if self.card_scale is not None:
-            return self.reader.find(frame, 0, self.card_scale.scale)
+            if self.card_scale.card_width is None or self.fixed:
+                return self.reader.find(frame, 0, self.card_scale.scale)
+            self._since += 1
+            if (
+                self._since >= RECHECK_EVERY
+                or self._unread >= RECHECK_AFTER
+                or (self._off and self._since >= RECHECK_SOON)
+            ):
+                self._since = self._unread = 0
+                self._off = False
+                found = self.reader.find(frame, zoom_out=PROBE_PASSES)
+                self._watch_drift(card_widths(found, frame.shape))
+                return found
+            found = self.reader.find(frame, 0, self.card_scale.scale)
+            widths = card_widths(found, frame.shape)
+            self._unread = 0 if widths else self._unread + 1
+            self._off = bool(widths) and self._drifted(widths)
+            return found
         found = self.reader.find(frame, zoom_out=PROBE_PASSES)
         widths = card_widths(found, frame.shape)
         if widths:
@@ -143,3 +186,22 @@ class ScaledReader:
         if self._frames >= PROBE_FRAMES and len(self._widths) >= PROBE_CARDS:
             self.card_scale = scale_from_widths(self._widths)
         return found
+
+    def _watch_drift(self, widths: list[float]) -> None:
+        """Measure again when the rechecks' last ``DRIFT_CARDS`` cards' median is off the
+        measured one by more than ``DRIFT`` either way (a bumped camera; a few cards held up
+        to it move the median little)."""
+        if not widths:
+            return
+        self._recent = (self._recent + widths)[-DRIFT_CARDS:]
+        if len(self._recent) >= DRIFT_CARDS and self._drifted(self._recent):
+            self.reset()
+            self.drifts += 1
+
+    def _drifted(self, widths: list[float]) -> bool:
+        """The widths' median is more than ``DRIFT`` times off the measured one."""
+        measured = self.card_scale.card_width if self.card_scale else None
+        if measured is None:
+            return False
+        ratio = float(np.median(widths)) / measured
+        return not 1 / DRIFT <= ratio <= DRIFT

@@ -8,8 +8,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.cli_args import CARD_SCALE_HELP, card_scale, non_negative_int, positive_int
+
+if TYPE_CHECKING:
+    from vision.runtime.card_scale import CardScale
 
 
 def _zone_box(text: str) -> tuple[float, float, float, float]:
@@ -152,7 +156,7 @@ def _watch(args: argparse.Namespace) -> int:
     watcher = TableWatcher(reader_detector(reader, args.game), layout)
     mapper = EventMapper(args.game, layout)
     seen = 0
-    measuring = reader.card_scale is None
+    said = reader.card_scale  # the scale last said on stderr (VIS-11)
     try:
         for frame in frames(source):
             seen += 1
@@ -160,9 +164,9 @@ def _watch(args: argparse.Namespace) -> int:
                 line = {"observation": obs.to_dict()}
                 line["proposals"] = [p.to_dict() for p in mapper.propose(obs, args.seat)]
                 print(json.dumps(line), flush=True)
-            if measuring and reader.card_scale is not None:  # measured on this frame
-                measuring = False
-                print(f"tabletop vision watch: {reader.card_scale.describe()}", file=sys.stderr)
+            if reader.card_scale is not said:  # measured on this frame, or drifted
+                said = reader.card_scale
+                print(f"tabletop vision watch: {_scale_line(said)}", file=sys.stderr)
     except CameraError as exc:  # the camera went away: what was printed stands
         print(f"tabletop vision watch: {exc}", file=sys.stderr)
         return 1
@@ -170,6 +174,12 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"tabletop vision watch: no frame could be read from {args.source}", file=sys.stderr)
         return 1
     return 0
+
+
+def _scale_line(scale: CardScale | None) -> str:
+    if scale is None:
+        return "the cards changed size (was the camera moved?): measuring the card scale again"
+    return scale.describe()
 
 
 def _add(sub: argparse._SubParsersAction) -> None:

@@ -79,7 +79,9 @@ class ModelDetectors:
 
     One camera, one card scale (VIS-11): every game's reader sees frames at the same scale,
     measured on the first frames showing cards (``card_scale`` None) or as configured. Saving
-    new zones measures it again (``reset_scale``): the camera may have been moved."""
+    new zones measures it again (``reset_scale``): the camera may have been moved; so do
+    cards read at a size off the measured one (``ScaledReader``'s drift, counted in
+    ``drifts``)."""
 
     def __init__(self, models_dir: str | Path | None = None, card_scale: float | None = None):
         self.models_dir = models_dir
@@ -114,11 +116,13 @@ class ModelDetectors:
     def scale_status(self) -> dict[str, Any]:
         """For the camera status: the scale in use, or whether it is being measured."""
         scale = self._scale()
+        drifts = sum(r.drifts for r in list(self._readers.values()))
         if scale is not None:
-            return {"measuring": False, "fixed": self.card_scale is not None, **scale.to_dict()}
+            fixed = self.card_scale is not None
+            return {"measuring": False, "fixed": fixed, **scale.to_dict(), "drifts": drifts}
         if self.card_scale is not None:  # no game read yet
-            return {"measuring": False, "fixed": True, "scale": self.card_scale}
-        return {"measuring": bool(self._readers), "fixed": False, "scale": None}
+            return {"measuring": False, "fixed": True, "scale": self.card_scale, "drifts": 0}
+        return {"measuring": bool(self._readers), "fixed": False, "scale": None, "drifts": drifts}
 
 
 class FeedSource:
