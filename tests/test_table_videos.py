@@ -134,8 +134,9 @@ def test_score_counts_missed_and_spurious():
 
 def test_the_bench_counts_a_take_back_answer_only_for_a_play_the_family_saw():
     """A take-back question's "another R4" answer (TBL-6) is the family's: the bench counts it
-    for an R4 play that settled at most ANSWER_FRAMES before it and no earlier event took;
-    otherwise the family answered undo or keep, which is neither a play nor spurious."""
+    for an R4 play that settled at most ANSWER_FRAMES before it and no earlier event took,
+    unless the camera logged an R4 just before; otherwise the family answered undo or keep,
+    which is neither a play nor spurious."""
     from types import SimpleNamespace
 
     from referee.events import Event
@@ -150,4 +151,6 @@ def test_the_bench_counts_a_take_back_answer_only_for_a_play_the_family_saw():
     s = score(video, [r4(60)], 1, [r4(14)])  # the answer, given first, takes the first play
     assert (s.matched, s.missed, s.spurious, s.latency_frames) == (2, [], [], [4, 10])
     s = score(video, [r4(60)], 1, [r4(190)])  # long after any R4: undo or keep
+    assert (s.matched, s.missed, s.spurious) == (1, [(50, "R4")], [])
+    s = score(video, [r4(45)], 1, [r4(55)])  # the camera had just logged an R4: kept
     assert (s.matched, s.missed, s.spurious) == (1, [(50, "R4")], [])

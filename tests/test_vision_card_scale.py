@@ -189,11 +189,12 @@ def test_cards_drifting_in_size_measure_the_scale_again_a_few_odd_ones_do_not() 
     assert measured is not None
     at_scale, recheck = (0, measured.scale), (PROBE_PASSES, 1.0)
     fake.width = 200 * (DRIFT - 0.05)  # a little larger: kept
-    assert frames(RECHECK_EVERY) == [at_scale] * (RECHECK_EVERY - 1) + [recheck]
+    # a recheck: the measuring passes (for the check), then the frame at the scale as ever
+    assert frames(RECHECK_EVERY) == [at_scale] * (RECHECK_EVERY - 1) + [recheck, at_scale]
     frames(RECHECK_EVERY * (DRIFT_CARDS // 2 - 1))  # the rechecks have read DRIFT_CARDS
     # the camera moved: cards read off the measured size bring the next recheck sooner
     fake.width = 400
-    assert frames(RECHECK_SOON) == [at_scale] * (RECHECK_SOON - 1) + [recheck]
+    assert frames(RECHECK_SOON) == [at_scale] * (RECHECK_SOON - 1) + [recheck, at_scale]
     assert reader.card_scale == measured and reader.drifts == 0  # 2 of the last 6 at 400
     frames(RECHECK_SOON)  # 4 of the last 6 at 400 px: the median is off
     assert reader.measuring and reader.drifts == 1
@@ -203,7 +204,9 @@ def test_cards_drifting_in_size_measure_the_scale_again_a_few_odd_ones_do_not() 
     # moved so far that nothing reads at the scale: rechecked after RECHECK_AFTER frames
     fake.width, fake.only_measuring = 1000, True
     at_scale = (0, reader.card_scale.scale)
-    assert frames(RECHECK_AFTER + 1) == [at_scale] * RECHECK_AFTER + [recheck]
+    assert frames(RECHECK_AFTER) == [at_scale] * RECHECK_AFTER
+    found = reader(frame)  # the recheck: two cards by the passes, the scale's reading kept
+    assert len(found) == 0 and fake.calls[-2:] == [recheck, at_scale]
     frames((RECHECK_AFTER + 1) * (DRIFT_CARDS // 2 - 1))
     assert reader.measuring and reader.drifts == 2
 

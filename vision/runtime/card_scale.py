@@ -170,9 +170,7 @@ class ScaledReader:
             ):
                 self._since = self._unread = 0
                 self._off = False
-                found = self.reader.find(frame, zoom_out=PROBE_PASSES)
-                self._watch_drift(card_widths(found, frame.shape))
-                return found
+                return self._recheck(frame)
             found = self.reader.find(frame, 0, self.card_scale.scale)
             widths = card_widths(found, frame.shape)
             self._unread = 0 if widths else self._unread + 1
@@ -186,6 +184,16 @@ class ScaledReader:
         if self._frames >= PROBE_FRAMES and len(self._widths) >= PROBE_CARDS:
             self.card_scale = scale_from_widths(self._widths)
         return found
+
+    def _recheck(self, frame: np.ndarray) -> Detections:
+        """Read ``frame`` with the measuring passes for the drift check only; the frame's
+        reading is still the one at the scale, so a recheck never changes what the watcher
+        sees (the passes read small cards worse than the tiles, and read some cards with
+        other confidences)."""
+        assert self.card_scale is not None
+        scale = self.card_scale.scale
+        self._watch_drift(card_widths(self.reader.find(frame, zoom_out=PROBE_PASSES), frame.shape))
+        return self.reader.find(frame, 0, scale)
 
     def _watch_drift(self, widths: list[float]) -> None:
         """Measure again when the rechecks' last ``DRIFT_CARDS`` cards' median is off the
