@@ -515,7 +515,9 @@ class PaintedPile:
         return [Sighting(card, 0.95, self.box)]
 
 
-def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
+def g7_r7_g7_watched(tmp_path) -> tuple[Tablet, int]:
+    """Deck Dash, G7 starting the pile, Ana has drawn; the camera then sees R7 played on it
+    and G7 on top again where it lay."""
     pile = PaintedPile(["G7", "R7", "G7"])
     app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
     tablet = Tablet(app)
@@ -526,6 +528,11 @@ def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
     for event in (deal, {"kind": "draw", "seat": 0}):
         assert tablet.send(game_id, event).status_code == 201
     watch_to_the_end(tablet)
+    return tablet, game_id
+
+
+def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
+    tablet, game_id = g7_r7_g7_watched(tmp_path)
     played = camera_events(tablet, game_id)
     assert [(i["seq"], i["event"]["payload"]["card"]) for i in played] == [(3, "R7")]
     (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
@@ -544,16 +551,7 @@ def test_ruling_tbl6_a_take_back_question_answered_another_copy_sends_the_twins_
     """G7, R7 on it, G7 again where it lay: the other G7 played on R7 looks the same. The
     family's third answer sends Bea's G7 (she is on turn); a name the question does not offer
     is a 400 that leaves the question open."""
-    pile = PaintedPile(["G7", "R7", "G7"])
-    app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
-    tablet = Tablet(app)
-    tablet.set_pin()
-    tablet.services.zones.save(zones_doc())
-    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
-    deal = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G7"}}
-    for event in (deal, {"kind": "draw", "seat": 0}):
-        assert tablet.send(game_id, event).status_code == 201
-    watch_to_the_end(tablet)
+    tablet, game_id = g7_r7_g7_watched(tmp_path)
     (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
     assert question["choices"] == ["undo", "keep", "another"]
     (another,) = question["answers"]
