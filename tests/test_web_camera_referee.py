@@ -296,6 +296,13 @@ def test_accept_of_unknown_questions_games_and_suggestionless_prompts(tmp_path):
     bare = board.add(game_id, {"prompt": "unknown_card", "message": "Which card?"})
     r = tablet.post(f"/api/games/{game_id}/prompts/{bare.id}/accept")
     assert r.status_code == 409 and "no suggested event" in r.json["error"]
+    r = tablet.post(f"/api/games/{game_id}/prompts/{bare.id}/accept", {"answer": "another"})
+    assert r.status_code == 400 and "its answers: none besides its suggestion" in r.json["error"]
+    odd = {"prompt": "taken_back", "message": "?", "answers": [{"name": "another"}]}
+    eventless = board.add(game_id, odd)
+    r = tablet.post(f"/api/games/{game_id}/prompts/{eventless.id}/accept", {"answer": "another"})
+    assert r.status_code == 409 and "answer 'another' sends no event" in r.json["error"]
+    assert tablet.post(f"/api/games/{game_id}/prompts/{eventless.id}/dismiss").status_code == 200
     assert tablet.post(f"/api/games/{game_id}/prompts/999/accept").status_code == 404
     assert tablet.post(f"/api/games/{game_id}/prompts/x/accept").status_code == 404
     assert tablet.post(f"/api/games/{game_id + 7}/prompts/{bare.id}/accept").status_code == 404

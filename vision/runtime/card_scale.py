@@ -50,8 +50,9 @@ PROBE_CARDS = 4  # … and cards in all, before the scale is fixed
 # DRIFT times larger or smaller than the measured one, the scale is measured again. A
 # recheck comes every RECHECK_EVERY frames; after RECHECK_AFTER frames in a row that read no
 # card; and RECHECK_SOON frames after the last one when a frame's cards read off the measured
-# size by DRIFT (a hint, not proof). A camera that stays put costs two passes every
-# RECHECK_EVERY frames.
+# size by DRIFT (a hint, not proof). A recheck never changes the frame's reading (it is
+# still read at the scale), so a camera that stays put costs three extra detector passes
+# every RECHECK_EVERY frames.
 RECHECK_EVERY = 20
 RECHECK_AFTER = 10
 RECHECK_SOON = 4

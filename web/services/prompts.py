@@ -91,7 +91,10 @@ def chosen_event(prompt: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     if not isinstance(answer, str) or answer not in answers:
         names = ", ".join(repr(n) for n in answers) or "none besides its suggestion"
         raise BadInput(f"accept: this question has no answer {answer!r}; its answers: {names}")
-    return dict(answers[answer]["event"])
+    event = answers[answer].get("event")
+    if not isinstance(event, dict):
+        raise BadInput(f"this question's answer {answer!r} sends no event", 409)
+    return dict(event)
 
 
 class PromptBoard:
