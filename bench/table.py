@@ -124,24 +124,23 @@ def score(
     or up to ``EARLY_FRAMES`` before while the hand still overlapped the pile but the card
     already lay on top of it (not a later play of the same face). ``offers``: a take-back
     question's "another copy was played" answer, which the family taps only when it is
-    true: it matches a play of its card that settled up to ``ANSWER_FRAMES`` before it and
-    that no earlier event matched, unless the camera logged that card within
-    ``ANSWER_FRAMES`` before it (the family sees it in the feed); otherwise the family
-    answered undo or keep (never spurious). Events and answers are matched in the order of
-    their frames."""
+    true: it matches a play of its card that settled up to ``ANSWER_FRAMES`` before it,
+    after the camera's last event (the card the copy lies on), and that no earlier event
+    matched, unless the camera logged that card within ``ANSWER_FRAMES`` before it (the
+    family sees it in the feed); otherwise the family answered undo or keep (never
+    spurious). Events and answers are matched in the order of their frames."""
     pending = list(video.truth.plays)
     spurious: list[dict] = []
     latency: list[int] = []
     matched = 0
     answers = [(frame, True, ev) for frame, ev in offers]
     logged: dict[str, int] = {}  # card -> the frame of the camera's last event of it
+    last = -1  # the frame of the camera's last event
     # in the order they happened: an answer given at once is not taken by a later event
     for frame, answer, ev in sorted([(f, False, e) for f, e in events] + answers, key=_frame):
         card = ev.payload.get("card")
         if answer and frame - logged.get(card, -ANSWER_FRAMES - 1) <= ANSWER_FRAMES:
             continue  # the camera logged that card just before: the family keeps it
-        if not answer:
-            logged[card] = frame
         on_top = video.truth.tops[frame] == card
         hit = next(
             (
@@ -149,13 +148,16 @@ def score(
                 for p in pending
                 if p[1] == card
                 and (
-                    0 <= frame - p[0] <= ANSWER_FRAMES
+                    # another copy, played after the card it lies on was logged
+                    last < p[0] <= frame <= p[0] + ANSWER_FRAMES
                     if answer
                     else p[0] <= frame or (on_top and p[0] - frame <= EARLY_FRAMES)
                 )
             ),
             None,
         )
+        if not answer:
+            logged[card], last = frame, frame
         if hit is None:
             if not answer:
                 spurious.append({"frame": frame, "card": card, "kind": ev.kind})

@@ -134,9 +134,9 @@ def test_score_counts_missed_and_spurious():
 
 def test_the_bench_counts_a_take_back_answer_only_for_a_play_the_family_saw():
     """A take-back question's "another R4" answer (TBL-6) is the family's: the bench counts it
-    for an R4 play that settled at most ANSWER_FRAMES before it and no earlier event took,
-    unless the camera logged an R4 just before; otherwise the family answered undo or keep,
-    which is neither a play nor spurious."""
+    for an R4 play that settled at most ANSWER_FRAMES before it, after the camera's last
+    event, and no earlier event took, unless the camera logged an R4 just before; otherwise
+    the family answered undo or keep, which is neither a play nor spurious."""
     from types import SimpleNamespace
 
     from referee.events import Event
@@ -154,3 +154,8 @@ def test_the_bench_counts_a_take_back_answer_only_for_a_play_the_family_saw():
     assert (s.matched, s.missed, s.spurious) == (1, [(50, "R4")], [])
     s = score(video, [r4(45)], 1, [r4(55)])  # the camera had just logged an R4: kept
     assert (s.matched, s.missed, s.spurious) == (1, [(50, "R4")], [])
+    # R4 not logged (a question left open), a B8 laid on it and taken back: the family
+    # undoes the B8; the R4 played before it is not "another" one
+    b8 = (30, Event("discard", seat=0, payload={"card": "B8"}))
+    s = score(video, [b8], 1, [r4(40)])
+    assert (s.matched, len(s.missed), len(s.spurious)) == (0, 2, 1)
