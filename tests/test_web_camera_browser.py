@@ -39,30 +39,33 @@ class LowCamera:
 
     def __init__(self, oracle: Oracle) -> None:
         self.oracle = oracle
+        self.status = {"measuring": False, "fixed": False, "scale": 0.45, "cards": 6, "drifts": 0}
 
     def __call__(self, game: str) -> Any:
         return self.oracle.detector_for(game)
 
     def scale_status(self) -> dict[str, Any]:
-        return {"measuring": False, "fixed": False, "scale": 0.45, "cards": 6}
+        return dict(self.status)
 
 
 @pytest.fixture
-def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
+def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event, LowCamera]]:
     """A dashboard whose camera is pile.avi, held back until the test opens ``gate``; the
-    oracle reads G7 and Y9 with low confidence, so both become questions."""
+    oracle reads G7 and Y9 with low confidence, so both become questions; ``LowCamera``'s
+    ``status`` is the card scale the Live page says."""
     gate = threading.Event()
     oracle = Oracle({"G7": 0.45, "Y9": 0.45})
+    camera = LowCamera(oracle)
     cfg = WebConfig(
         db_path=tmp_path / "tabletop.db",
         camera=str(DATA / "pile.avi"),  # what the tablets show; the referee reads PileVideo
         referee_source=lambda: PileVideo(oracle, gate),
-        referee_detector=LowCamera(oracle),
+        referee_detector=camera,
     )
     app = create_app(cfg)
     app.extensions["tabletop"].zones.save(zones_doc())
     served = ServedApp(app, threads=16)
-    yield served.url, app, gate
+    yield served.url, app, gate, camera
     gate.set()
     app.extensions["tabletop"].end_streams()
     app.extensions["tabletop"].referee.stop()
@@ -73,7 +76,7 @@ def served(tmp_path) -> Iterator[tuple[str, Any, threading.Event]]:
 def test_a_camera_question_appears_on_every_tablet_and_accept_sends_the_play(served, browser):
     from playwright.sync_api import expect
 
-    base, app, gate = served
+    base, app, gate, camera = served
     referee = Screen(browser, base, LANDSCAPE)
     unlock(referee, app)
     game_id = referee.api("POST", "/api/games", {"game": "deck-dash", "players": ["Ana", "Bea"]})[
@@ -102,6 +105,10 @@ def test_a_camera_question_appears_on_every_tablet_and_accept_sends_the_play(ser
     expect(live.locator("#prompts button[data-action='accept']").first).to_be_disabled()
     expect(live.locator("#ref-status")).to_contain_text("2 questions", timeout=5000)
     expect(live.locator("#ref-status")).to_contain_text("card scale 0.45 (measured on 6 cards)")
+    camera.status = {"measuring": True, "fixed": False, "scale": None, "drifts": 1}  # bumped
+    expect(live.locator("#ref-status")).to_contain_text(
+        "the cards changed size (camera moved?): measuring the card size again", timeout=8000
+    )
     shot(console, "console-camera-prompt")
     shot(live, "live-camera-prompt")
 

@@ -38,11 +38,15 @@
     dryerStatus(ref && ref.dryers);
     setTimeout(refereeStatus, 3000);
   }
-  /* The camera's card scale (VIS-11): said while measuring, when frames are scaled, and
-     when the cards look too small to read well even enlarged. */
+  /* The camera's card scale (VIS-11): said while measuring (again, after the cards changed
+     size: a bumped camera), when frames are scaled, and when the cards look too small to
+     read well even enlarged. */
   function scaleText(s) {
     if (!s) return "";
-    if (s.measuring) return " · measuring the card size";
+    if (s.measuring) {
+      return s.drifts ? " · the cards changed size (camera moved?): measuring the card size again"
+        : " · measuring the card size";
+    }
     let text = "";
     if (s.scale !== null && s.scale !== 1) {
       text += " · card scale " + s.scale + (s.scale > 1 ? ", on four tiles" : "") +
