@@ -218,6 +218,8 @@ def test_ruling_tbl3_dos_piles_are_left_and_right():
     assert (ev.kind, dict(ev.payload)) == ("play", {"card": "RSKIP", "pile": "right"})
     (ev,) = m.propose(obs("discard_1", [], ["B4"]), seat=0)
     assert ev.payload["pile"] == "left"
+    assert (m.pile_of("discard_1"), m.pile_of("discard_2")) == ("left", "right")
+    assert EventMapper("deck-dash", layout()).pile_of("discard_1") is None  # one pile
 
 
 def test_ruling_tbl3_hit_the_deck_turn_up_when_nobody_is_on_turn():

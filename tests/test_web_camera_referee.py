@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -494,7 +495,7 @@ class PaintedPile:
 
     LEVELS = {"G7": 100, "R7": 180}
 
-    def __init__(self, tops: list[str]) -> None:
+    def __init__(self, tops: list[str], before: dict[int, Callable[[], None]] | None = None):
         import numpy as np
 
         x1, y1, x2, y2 = table_layout().box("discard_1")
@@ -505,10 +506,13 @@ class PaintedPile:
             img[int(y1 * 120) : int(y2 * 120), int(x1 * 160) : int(x2 * 160)] = self.LEVELS[top]
             self.frames += [img] * 8
         self.i = 0
+        self.before = before or {}  # frame index -> what the family does before it is seen
 
     def read(self) -> Frame | None:
         if self.i >= len(self.frames):
             return None
+        if self.i in self.before:
+            self.before[self.i]()
         frame = Frame(self.frames[self.i], round(self.i * 1e9 / FPS), self.i)
         self.i += 1
         return frame
@@ -552,6 +556,32 @@ def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
     snap = tablet.snapshot(game_id)
     assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "undone", "meta"]
     assert snap["view"]["round"]["discard"] == ["G7"]
+
+
+def test_a_play_typed_on_the_tablet_is_not_logged_again_and_its_take_back_offers_undo(tmp_path):
+    """Ana types her R7 on the tablet as she lays it: the camera, seeing R7 arrive, logs
+    nothing more; when G7 shows again the question offers to undo the typed play."""
+    typed: list[int] = []
+
+    def type_r7() -> None:
+        r = tablet.send(game_id, {"kind": "discard", "seat": 0, "payload": {"card": "R7"}})
+        typed.append(r.json["seq"])
+
+    pile = PaintedPile(["G7", "R7", "G7"], before={8: type_r7})
+    app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    tablet.services.zones.save(zones_doc())
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    deal = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G7"}}
+    for event in (deal, {"kind": "draw", "seat": 0}):
+        assert tablet.send(game_id, event).status_code == 201
+    watch_to_the_end(tablet)
+    assert typed == [3] and camera_events(tablet, game_id) == []
+    (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
+    assert question["prompt"] == "taken_back"
+    assert question["suggestion"]["payload"] == {"target": 3}
+    assert question["message"].endswith("undo that play (#3)?")
 
 
 def test_ruling_tbl6_a_take_back_question_answered_another_copy_sends_the_twins_play(tmp_path):

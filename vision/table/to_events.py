@@ -90,6 +90,7 @@ def _parser(game: str) -> Callable[[str], object]:
 
 
 _DD_PLAYS = frozenset({"KEEP2", "D2D1", "D4D3"})
+PILE_KINDS = frozenset({"discard", "play", "turn_up"})  # the events that lay a card on a pile
 
 
 @dataclass
@@ -213,11 +214,18 @@ class EventMapper:
             ]
         return [event]
 
+    def pile_of(self, zone: str) -> str | None:
+        """The pile a discard zone is in the game's events: DOS's ``left``/``right`` (TBL-3);
+        None in games with one discard pile."""
+        if self.game != "dos":
+            return None
+        piles = [z.name for z in self.layout.discard_piles()]
+        return "left" if piles.index(zone) == 0 else "right"
+
     def _pile_event(self, zone: str, card: str, seat: int | None, t_ns: int) -> Event:
         if self.game == "dos":
-            piles = [z.name for z in self.layout.discard_piles()]
-            pile = "left" if piles.index(zone) == 0 else "right"
-            return Event("play", seat, {"card": card, "pile": pile}, t_ns, Source.CAMERA)
+            payload = {"card": card, "pile": self.pile_of(zone)}
+            return Event("play", seat, payload, t_ns, Source.CAMERA)
         if self.game == "hit-the-deck":
             if seat is None:
                 return Event("turn_up", None, {"card": card}, t_ns, Source.CAMERA)

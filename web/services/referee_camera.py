@@ -231,7 +231,6 @@ class _Context:
     seat: int | None = None
     quiet: bool = True  # the game has no events yet: the dealer is setting up
     synced: dict[str, str | None] = field(default_factory=dict)
-    plays: dict[str, tuple[int, str]] = field(default_factory=dict)  # zone -> camera's last
     synced_at: int | None = None  # GameService.changes when last synced
 
 
@@ -426,7 +425,7 @@ class CameraReferee:
                 continue
             for proposal in ctx.mapper.propose(obs, ctx.seat):
                 if isinstance(proposal, Event):
-                    self._append(ctx, proposal, obs.zone)
+                    self._append(ctx, proposal)
                 else:
                     self._ask(ctx, self._taken_back(ctx, obs, proposal.to_dict()))
         wait = " (waiting for the deal)" if ctx.quiet else ""
@@ -545,21 +544,41 @@ class CameraReferee:
                     ctx.mapper.note_top(zone, top)
 
     def _taken_back(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
-        """A card taken back that the camera itself logged: one tap undoes that play (the
-        mapper cannot know its sequence number; we do)."""
+        """A card taken back that is the game's last play on that pile (the camera's, or one
+        typed on the tablet): one tap undoes it (the mapper cannot know its sequence number;
+        the log does)."""
         if prompt.get("prompt") != "taken_back" or prompt.get("suggestion") is not None:
             return prompt
-        play = ctx.plays.get(obs.zone)
-        if play is None or not obs.before or play[1] != obs.before[0]:
+        seq = self._last_play(ctx, obs.zone, obs.before[0]) if obs.before else None
+        if seq is None:
             return prompt
-        undo = Event("undo", payload={"target": play[0]}, t_ns=obs.t_ns, source=Source.CAMERA)
+        undo = Event("undo", payload={"target": seq}, t_ns=obs.t_ns, source=Source.CAMERA)
         return {
             **prompt,
             "suggestion": undo.to_dict(),
-            "message": prompt["message"][:-1] + f" (#{play[0]})?",
+            "message": prompt["message"][:-1] + f" (#{seq})?",
         }
 
-    def _append(self, ctx: _Context, event: Event, zone: str | None = None) -> None:
+    def _last_play(self, ctx: _Context, zone: str, card: str) -> int | None:
+        """The sequence number of the game's last card laid on ``zone``'s pile, if that card
+        is ``card``; None otherwise (or when the log cannot be replayed)."""
+        from vision.table.to_events import PILE_KINDS
+
+        pile = ctx.mapper.pile_of(zone)
+        try:
+            steps = self.games.result(ctx.game_id).steps
+        except BadInput:
+            return None
+        for step in reversed(steps):
+            laid = step.event.get("card")
+            if step.event.kind not in PILE_KINDS or not isinstance(laid, str):
+                continue
+            if pile is not None and step.event.get("pile") != pile:
+                continue
+            return step.seq if laid == card else None
+        return None
+
+    def _append(self, ctx: _Context, event: Event) -> None:
         try:
             out = self.games.append(ctx.game_id, event)
         except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
@@ -568,9 +587,6 @@ class CameraReferee:
             return
         self.counts.events += 1
         self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
-        card = event.get("card")
-        if zone is not None and isinstance(card, str):
-            ctx.plays[zone] = (out["seq"], card)
         self._sync(ctx)
 
     def _ask(self, ctx: _Context, prompt: dict[str, Any]) -> None:
