@@ -526,10 +526,15 @@ class PaintedPile:
         return [Sighting(card, 0.95, self.box)]
 
 
-def g7_r7_g7_watched(tmp_path) -> tuple[Tablet, int]:
+def g7_r7_g7_watched(
+    tmp_path, family: dict[int, Callable[[Tablet, int], None]] | None = None
+) -> tuple[Tablet, int]:
     """Deck Dash, G7 starting the pile, Ana has drawn; the camera then sees R7 played on it
-    and G7 on top again where it lay."""
-    pile = PaintedPile(["G7", "R7", "G7"])
+    and G7 on top again where it lay. ``family``: frame index -> what the family does on
+    the tablet before the camera sees that frame."""
+    game: list[Any] = []  # (tablet, game id) once they exist
+    hooks = {i: (lambda act=act: act(*game)) for i, act in (family or {}).items()}
+    pile = PaintedPile(["G7", "R7", "G7"], before=hooks)
     app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
     tablet = Tablet(app)
     tablet.set_pin()
@@ -538,6 +543,7 @@ def g7_r7_g7_watched(tmp_path) -> tuple[Tablet, int]:
     deal = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G7"}}
     for event in (deal, {"kind": "draw", "seat": 0}):
         assert tablet.send(game_id, event).status_code == 201
+    game += [tablet, game_id]
     watch_to_the_end(tablet)
     return tablet, game_id
 
@@ -563,20 +569,11 @@ def test_a_play_typed_on_the_tablet_is_not_logged_again_and_its_take_back_offers
     nothing more; when G7 shows again the question offers to undo the typed play."""
     typed: list[int] = []
 
-    def type_r7() -> None:
+    def type_r7(tablet: Tablet, game_id: int) -> None:
         r = tablet.send(game_id, {"kind": "discard", "seat": 0, "payload": {"card": "R7"}})
         typed.append(r.json["seq"])
 
-    pile = PaintedPile(["G7", "R7", "G7"], before={8: type_r7})
-    app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
-    tablet = Tablet(app)
-    tablet.set_pin()
-    tablet.services.zones.save(zones_doc())
-    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
-    deal = {"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G7"}}
-    for event in (deal, {"kind": "draw", "seat": 0}):
-        assert tablet.send(game_id, event).status_code == 201
-    watch_to_the_end(tablet)
+    tablet, game_id = g7_r7_g7_watched(tmp_path, {8: type_r7})
     assert typed == [3] and camera_events(tablet, game_id) == []
     (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
     assert question["prompt"] == "taken_back"
