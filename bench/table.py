@@ -387,7 +387,11 @@ def cmd_speed(args: argparse.Namespace) -> dict:
             deck, args.seed, plays=args.plays, still=(args.still // 2, args.still)
         ),
     )
-    det = oracle_detector(video) if args.detector == "oracle" else model_detector()
+    det = (
+        oracle_detector(video)
+        if args.detector == "oracle"
+        else model_detector(card_scale=args.card_scale)
+    )
     det(video.frames[0])  # load models before the clock starts, as the service does
     layout = video.layout
     watcher = TableWatcher(det, layout, tracker=StabilityTracker())
@@ -432,6 +436,7 @@ def cmd_speed(args: argparse.Namespace) -> dict:
             latencies.append((wall_ns - (t0 + hit[0] * period)) / 1e6)
     return {
         "detector": args.detector,
+        "card_scale": args.card_scale or "auto",
         "frames": n,
         "seconds": round(wall, 1),
         "frames_processed": processed,
@@ -522,6 +527,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--still", type=int, default=90, help="longest still stretch, frames")
     s.add_argument("--detector", choices=["oracle", "model"], default="model")
     s.add_argument("--cache", help="keep the rendered video here (pickle) and reuse it")
+    s.add_argument(
+        "--card-scale", type=card_scale, default=1.0, help="model: auto, or the scale (VIS-11)"
+    )
     s.set_defaults(run=cmd_speed)
     t = sub.add_parser("teach")
     t.add_argument("--deck", default="deck-dash")
