@@ -47,7 +47,7 @@ CARD_SCALE_HELP = (
     "how the camera's frames are scaled before finding cards (VIS-11): below 1 shrunk, for a"
     " camera so low that cards look larger than the models learnt; above 1 (at most 1.667)"
     " enlarged on four tiles, for a camera so high that they look smaller; auto (default)"
-    " measures it from the first cards"
+    " measures it from the first cards, and again when they change size (a camera moved)"
 )
 
 
