@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 
@@ -137,23 +138,15 @@ def score(
     logged: dict[str, int] = {}  # card -> the frame of the camera's last event of it
     last = -1  # the frame of the camera's last event
     # in the order they happened: an answer given at once is not taken by a later event
-    for frame, answer, ev in sorted([(f, False, e) for f, e in events] + answers, key=_frame):
+    for frame, answer, ev in sorted(
+        [(f, False, e) for f, e in events] + answers, key=itemgetter(0)
+    ):
         card = ev.payload.get("card")
         if answer and frame - logged.get(card, -ANSWER_FRAMES - 1) <= ANSWER_FRAMES:
             continue  # the camera logged that card just before: the family keeps it
         on_top = video.truth.tops[frame] == card
         hit = next(
-            (
-                p
-                for p in pending
-                if p[1] == card
-                and (
-                    # another copy, played after the card it lies on was logged
-                    last < p[0] <= frame <= p[0] + ANSWER_FRAMES
-                    if answer
-                    else p[0] <= frame or (on_top and p[0] - frame <= EARLY_FRAMES)
-                )
-            ),
+            (p for p in pending if p[1] == card and _counts(p[0], frame, answer, on_top, last)),
             None,
         )
         if not answer:
@@ -168,8 +161,12 @@ def score(
     return Score(len(video.truth.plays), matched, pending, spurious, prompts, latency)
 
 
-def _frame(item: tuple) -> int:
-    return item[0]
+def _counts(settled: int, frame: int, answer: bool, on_top: bool, last: int) -> bool:
+    """Whether a play that settled at frame ``settled`` is the one an event (or a take-back
+    question's answer) at ``frame`` names (``score``)."""
+    if answer:  # another copy, played after the card it lies on was logged
+        return last < settled <= frame <= settled + ANSWER_FRAMES
+    return settled <= frame or (on_top and settled - frame <= EARLY_FRAMES)
 
 
 def run_watcher(

@@ -7,7 +7,7 @@ sees every card larger, and cards well above that range get no box or a box roun
 symbol (`bench/vision_closeups.py --groups`). ``identify`` answers this with extra shrunk
 passes on every photo (VIS-10), three detector passes a picture; a table camera cannot
 afford that on every frame, and needs none of it: its cards are all one size and its mount
-does not move. So the first frames that show cards are read with the extra passes, the
+seldom moves. So the first frames that show cards are read with the extra passes, the
 cards' median width fixes one scale (``ReaderConfig.scale``), and every later frame is
 detected once, shrunk by it. A camera whose cards lie in the learnt range gets 1 (the frames
 as they are). A camera mounted high sees cards smaller than learnt; those are found on 2×2
@@ -160,23 +160,29 @@ class ScaledReader:
         return self.card_scale is None
 
     def __call__(self, frame: np.ndarray) -> Detections:
-        if self.card_scale is not None:
-            if self.card_scale.card_width is None or self.fixed:
-                return self.reader.find(frame, 0, self.card_scale.scale)
-            self._since += 1
-            if (
-                self._since >= RECHECK_EVERY
-                or self._unread >= RECHECK_AFTER
-                or (self._off and self._since >= RECHECK_SOON)
-            ):
-                self._since = self._unread = 0
-                self._off = False
-                return self._recheck(frame)
-            found = self.reader.find(frame, 0, self.card_scale.scale)
-            widths = card_widths(found, frame.shape)
-            self._unread = 0 if widths else self._unread + 1
-            self._off = bool(widths) and self._drifted(widths)
-            return found
+        if self.card_scale is None:
+            return self._probe(frame)
+        if self.card_scale.card_width is None or self.fixed:  # set, not measured
+            return self.reader.find(frame, 0, self.card_scale.scale)
+        return self._at_measured_scale(frame, self.card_scale.scale)
+
+    def _at_measured_scale(self, frame: np.ndarray, scale: float) -> Detections:
+        """A frame at the measured scale, or a recheck when one is due (``RECHECK_*``)."""
+        self._since += 1
+        due = self._since >= RECHECK_EVERY or self._unread >= RECHECK_AFTER
+        if due or (self._off and self._since >= RECHECK_SOON):
+            self._since = self._unread = 0
+            self._off = False
+            return self._recheck(frame, scale)
+        found = self.reader.find(frame, 0, scale)
+        widths = card_widths(found, frame.shape)
+        self._unread = 0 if widths else self._unread + 1
+        self._off = bool(widths) and self._drifted(widths)
+        return found
+
+    def _probe(self, frame: np.ndarray) -> Detections:
+        """A frame read with the measuring passes; its sure cards' widths count towards
+        the scale."""
         found = self.reader.find(frame, zoom_out=PROBE_PASSES)
         widths = card_widths(found, frame.shape)
         if widths:
@@ -186,13 +192,11 @@ class ScaledReader:
             self.card_scale = scale_from_widths(self._widths)
         return found
 
-    def _recheck(self, frame: np.ndarray) -> Detections:
+    def _recheck(self, frame: np.ndarray, scale: float) -> Detections:
         """Read ``frame`` with the measuring passes for the drift check only; the frame's
-        reading is still the one at the scale, so a recheck never changes what the watcher
+        reading is still the one at ``scale``, so a recheck never changes what the watcher
         sees (the passes read small cards worse than the tiles, and read some cards with
         other confidences)."""
-        assert self.card_scale is not None
-        scale = self.card_scale.scale
         self._watch_drift(card_widths(self.reader.find(frame, zoom_out=PROBE_PASSES), frame.shape))
         return self.reader.find(frame, 0, scale)
 

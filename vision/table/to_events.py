@@ -170,7 +170,7 @@ class EventMapper:
         if another:
             return [self._another(obs, card, seat)]
         if taken_back:  # or a twin laid where its twin lay (TBL-6): the family's to say
-            another = self._pile_event(obs.zone, card, seat, obs.t_ns)
+            twin_play = self._pile_event(obs.zone, card, seat, obs.t_ns)
             return [
                 Prompt(
                     "taken_back",
@@ -181,7 +181,7 @@ class EventMapper:
                     obs.confidence,
                     None,  # the tablet knows the logged play's sequence number; we do not
                     ("undo", "keep", "another"),
-                    (Answer("another", f"Another {card} was played", another),),
+                    (Answer("another", f"Another {card} was played", twin_play),),
                 )
             ]
         event = self._pile_event(obs.zone, card, seat, obs.t_ns)
