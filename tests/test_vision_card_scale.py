@@ -26,6 +26,7 @@ from vision.runtime.card_scale import (
     RECHECK_SOON,
     SMALL_CARDS,
     SMALLEST_SHRINK,
+    CameraScale,
     CardScale,
     ScaledReader,
     card_widths,
@@ -37,6 +38,8 @@ from vision.runtime.zoom import detect_tiled
 from vision.table.zones import TableLayout, ZoneKind, rectangle
 
 SEED = 900_023  # never used for training
+# the camera status of a scale set to 0.5 (not measured)
+SET_HALF = {"scale": 0.5, "card_width": None, "cards": 0, "small": False, "drifts": 0}
 
 
 def _read(boxes: list[list[float]], values: list[str], confidence: list[float]) -> Detections:
@@ -161,10 +164,36 @@ def test_a_scale_given_is_used_from_the_first_frame_and_kept_on_reset() -> None:
     reader(np.zeros((480, 640, 3), np.uint8))
     assert fake.calls == [(0, 0.5)]
     assert reader.card_scale == CardScale(0.5, None, 0)
-    started = ScaledReader(fake, measured=CardScale(0.4, 0.26, 8))  # another game's
-    assert not started.measuring
-    started.reset()
-    assert started.measuring
+    with pytest.raises(ValueError, match="fixed"):
+        ScaledReader(fake, scale=0.5, camera=CameraScale())
+
+
+def test_games_on_one_camera_share_its_scale_and_its_drift() -> None:
+    """One camera, one scale (VIS-11): a family plays Deck Dash, then DOS on the same
+    camera, bumps it during DOS, and goes back to Deck Dash. The scale DOS's reader measured
+    again is the one Deck Dash's reader reads at from its first frame back; it does not
+    keep the scale from before the bump until its own rechecks catch up."""
+    camera = CameraScale()
+    deck_dash, dos = _FakeReader(), _FakeReader()
+    first, second = ScaledReader(deck_dash, camera=camera), ScaledReader(dos, camera=camera)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    for _ in range(PROBE_FRAMES):
+        first(frame)
+    before = camera.card_scale
+    assert before is not None and second.card_scale == before and not second.measuring
+    second(frame)
+    assert dos.calls == [(0, before.scale)]  # DOS starts at the measured scale
+    dos.width = deck_dash.width = 400  # the camera was moved nearer
+    while camera.drifts == 0:
+        second(frame)
+    while camera.measuring:
+        second(frame)
+    after = camera.card_scale
+    assert after is not None and after.card_width == 400 / 640 and after != before
+    first(frame)
+    assert deck_dash.calls[-1] == (0, after.scale) and first.drifts == 1
+    first.reset()  # new zones, saved while Deck Dash runs: every game measures again
+    assert second.measuring
 
 
 def test_cards_drifting_in_size_measure_the_scale_again_a_few_odd_ones_do_not() -> None:
@@ -407,13 +436,13 @@ def test_the_camera_referee_shares_one_measured_scale_and_says_it_on_its_status(
     status = models.scale_status()
     assert status["measuring"] is False and status["fixed"] is False and status["drifts"] == 0
     assert 0.3 <= status["scale"] <= 0.6 and status["cards"] >= PROBE_CARDS
-    models("dos")  # the same camera: another game starts from the measured scale
-    assert models._readers["dos"].card_scale == models._readers["deck-dash"].card_scale
+    models("dos")  # the same camera: another game reads through the same scale
+    assert models._readers["dos"].camera is models._readers["deck-dash"].camera
     models.reset_scale()  # new zones saved
     assert models.scale_status()["measuring"] is True
 
     fixed = ModelDetectors(card_scale=0.5)
-    assert fixed.scale_status() == {"measuring": False, "fixed": True, "scale": 0.5, "drifts": 0}
+    assert fixed.scale_status() == {"measuring": False, "fixed": True, **SET_HALF}
     fixed("dos")
     fixed.reset_scale()
     assert fixed.scale_status()["scale"] == 0.5
@@ -439,8 +468,7 @@ def test_serve_takes_the_card_scale_from_its_option_or_the_config(tmp_path: Path
         assert services.referee.status()["card_scale"] == {
             "measuring": False,
             "fixed": True,
-            "scale": 0.5,
-            "drifts": 0,
+            **SET_HALF,
         }
     finally:
         services.camera.close()

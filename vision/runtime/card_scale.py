@@ -126,64 +126,66 @@ def scale_from_widths(widths: list[float]) -> CardScale | None:
     return CardScale(round(scale, 3), median, len(widths))
 
 
-class ScaledReader:
-    """A ``CardReader`` for a table camera: reads with the extra passes until
-    ``PROBE_FRAMES`` frames have shown ``PROBE_CARDS`` cards, then detects on every frame
-    scaled by the measured scale, and measures again when the cards its rechecks read
-    drift in size (``DRIFT``: the camera was moved). ``scale`` fixes the scale instead of
-    measuring it; ``measured`` starts from a scale measured already (by another game's
-    reader)."""
+class CameraScale:
+    """One camera's card scale and the state that measures and rechecks it.
 
-    def __init__(
-        self, reader, scale: float | None = None, measured: CardScale | None = None
-    ) -> None:
-        self.reader = reader
+    Why a separate object: a camera has one scale, whichever game's deck is read through
+    it. Each game has its own reader (its deck's known cards), so the dashboard shares one
+    ``CameraScale`` between them (``ScaledReader(..., camera=)``): a scale one game's reader
+    measures again after the camera was moved is the scale the next game's reader uses, and
+    the status reports it. ``scale`` fixes the scale instead of measuring it."""
+
+    def __init__(self, scale: float | None = None) -> None:
         self.fixed = scale is not None
-        self.card_scale = CardScale(scale, None, 0) if scale is not None else measured
+        self.card_scale: CardScale | None = CardScale(scale, None, 0) if scale is not None else None
+        self.drifts = 0  # how often the cards drifted in size and the scale was measured again
+        self._start_measuring()
+
+    def _start_measuring(self) -> None:
         self._widths: list[float] = []
         self._frames = 0
         self._recent: list[float] = []  # widths the rechecks read (DRIFT)
         self._since = 0  # frames read at the measured scale since the last recheck
         self._unread = 0  # … of which in a row with no card read surely (RECHECK_AFTER)
         self._off = False  # the last frame's cards read off the measured size (RECHECK_SOON)
-        self.drifts = 0  # how often the cards drifted in size and the scale was measured again
 
     def reset(self) -> None:
         """Measure again (the camera may have moved); a fixed scale stays."""
         if not self.fixed:
-            self.card_scale, self._widths, self._frames, self._recent = None, [], 0, []
-            self._since = self._unread = 0
-            self._off = False
+            self.card_scale = None
+            self._start_measuring()
 
     @property
     def measuring(self) -> bool:
         return self.card_scale is None
 
-    def __call__(self, frame: np.ndarray) -> Detections:
+    def read(self, reader, frame: np.ndarray) -> Detections:
+        """``frame`` read by ``reader`` (a ``CardReader``) as the scale's state says: with
+        the measuring passes, at the scale set, or at the measured scale (with rechecks)."""
         if self.card_scale is None:
-            return self._probe(frame)
+            return self._probe(reader, frame)
         if self.card_scale.card_width is None or self.fixed:  # set, not measured
-            return self.reader.find(frame, 0, self.card_scale.scale)
-        return self._at_measured_scale(frame, self.card_scale.scale)
+            return reader.find(frame, 0, self.card_scale.scale)
+        return self._at_measured_scale(reader, frame, self.card_scale.scale)
 
-    def _at_measured_scale(self, frame: np.ndarray, scale: float) -> Detections:
+    def _at_measured_scale(self, reader, frame: np.ndarray, scale: float) -> Detections:
         """A frame at the measured scale, or a recheck when one is due (``RECHECK_*``)."""
         self._since += 1
         due = self._since >= RECHECK_EVERY or self._unread >= RECHECK_AFTER
         if due or (self._off and self._since >= RECHECK_SOON):
             self._since = self._unread = 0
             self._off = False
-            return self._recheck(frame, scale)
-        found = self.reader.find(frame, 0, scale)
+            return self._recheck(reader, frame, scale)
+        found = reader.find(frame, 0, scale)
         widths = card_widths(found, frame.shape)
         self._unread = 0 if widths else self._unread + 1
         self._off = bool(widths) and self._drifted(widths)
         return found
 
-    def _probe(self, frame: np.ndarray) -> Detections:
+    def _probe(self, reader, frame: np.ndarray) -> Detections:
         """A frame read with the measuring passes; its sure cards' widths count towards
         the scale."""
-        found = self.reader.find(frame, zoom_out=PROBE_PASSES)
+        found = reader.find(frame, zoom_out=PROBE_PASSES)
         widths = card_widths(found, frame.shape)
         if widths:
             self._widths += widths
@@ -192,13 +194,13 @@ class ScaledReader:
             self.card_scale = scale_from_widths(self._widths)
         return found
 
-    def _recheck(self, frame: np.ndarray, scale: float) -> Detections:
+    def _recheck(self, reader, frame: np.ndarray, scale: float) -> Detections:
         """Read ``frame`` with the measuring passes for the drift check only; the frame's
         reading is still the one at ``scale``, so a recheck never changes what the watcher
         sees (the passes read small cards worse than the tiles, and read some cards with
         other confidences)."""
-        self._watch_drift(card_widths(self.reader.find(frame, zoom_out=PROBE_PASSES), frame.shape))
-        return self.reader.find(frame, 0, scale)
+        self._watch_drift(card_widths(reader.find(frame, zoom_out=PROBE_PASSES), frame.shape))
+        return reader.find(frame, 0, scale)
 
     def _watch_drift(self, widths: list[float]) -> None:
         """Measure again when the rechecks' last ``DRIFT_CARDS`` cards' median is off the
@@ -218,3 +220,36 @@ class ScaledReader:
             return False
         ratio = float(np.median(widths)) / measured
         return not 1 / DRIFT <= ratio <= DRIFT
+
+
+class ScaledReader:
+    """A ``CardReader`` for a table camera: reads with the extra passes until
+    ``PROBE_FRAMES`` frames have shown ``PROBE_CARDS`` cards, then detects on every frame
+    scaled by the measured scale, and measures again when the cards its rechecks read
+    drift in size (``DRIFT``: the camera was moved). ``scale`` fixes the scale instead of
+    measuring it; ``camera`` shares one camera's scale with other games' readers."""
+
+    def __init__(self, reader, scale: float | None = None, camera: CameraScale | None = None):
+        if camera is not None and scale is not None:
+            raise ValueError("a shared camera scale carries its own fixed scale")
+        self.reader = reader
+        self.camera = camera if camera is not None else CameraScale(scale)
+
+    @property
+    def card_scale(self) -> CardScale | None:
+        return self.camera.card_scale
+
+    @property
+    def drifts(self) -> int:
+        return self.camera.drifts
+
+    @property
+    def measuring(self) -> bool:
+        return self.camera.measuring
+
+    def reset(self) -> None:
+        """Measure again (the camera may have moved); a fixed scale stays."""
+        self.camera.reset()
+
+    def __call__(self, frame: np.ndarray) -> Detections:
+        return self.camera.read(self.reader, frame)

@@ -77,15 +77,18 @@ def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[
 class ModelDetectors:
     """The card models, loaded lazily (once per deck) the first time a game needs them.
 
-    One camera, one card scale (VIS-11): every game's reader sees frames at the same scale,
-    measured on the first frames showing cards (``card_scale`` None) or as configured. Saving
-    new zones measures it again (``reset_scale``): the camera may have been moved; so do
-    cards read at a size off the measured one (``ScaledReader``'s drift, counted in
-    ``drifts``)."""
+    One camera, one card scale (VIS-11): every game's reader reads through the same
+    ``CameraScale``, measured on the first frames showing cards (``card_scale`` None) or as
+    configured. Saving new zones measures it again (``reset_scale``): the camera may have
+    been moved; so do cards read at a size off the measured one (drift, counted in
+    ``drifts``), whichever game's reader sees it."""
 
     def __init__(self, models_dir: str | Path | None = None, card_scale: float | None = None):
+        from vision.runtime.card_scale import CameraScale
+
         self.models_dir = models_dir
         self.card_scale = card_scale
+        self.camera_scale = CameraScale(card_scale)
         self._readers: dict[str, Any] = {}  # game -> ScaledReader
 
     def __call__(self, game: str) -> Detector:
@@ -98,31 +101,31 @@ class ModelDetectors:
         if reader is None:
             folder = Path(self.models_dir) if self.models_dir else MODELS_DIR
             card_reader = CardReader(folder, deck=load_deck(game))
-            reader = ScaledReader(card_reader, self.card_scale, self._scale())
+            reader = ScaledReader(card_reader, camera=self.camera_scale)
             self._readers[game] = reader
 
         return reader_detector(reader, game)
 
-    def _scale(self) -> Any:
-        """The card scale some game's reader uses (measured or fixed), or None."""
-        readers = list(self._readers.values())  # the camera thread may add one meanwhile
-        return next((r.card_scale for r in readers if r.card_scale is not None), None)
-
     def reset_scale(self) -> None:
         """Measure the card scale again (new zones were saved)."""
-        for reader in self._readers.values():
-            reader.reset()
+        self.camera_scale.reset()
 
     def scale_status(self) -> dict[str, Any]:
         """For the camera status: the scale in use, or whether it is being measured."""
-        scale = self._scale()
-        drifts = sum(r.drifts for r in list(self._readers.values()))
+        scale, camera = self.camera_scale.card_scale, self.camera_scale
         if scale is not None:
-            fixed = self.card_scale is not None
-            return {"measuring": False, "fixed": fixed, **scale.to_dict(), "drifts": drifts}
-        if self.card_scale is not None:  # no game read yet
-            return {"measuring": False, "fixed": True, "scale": self.card_scale, "drifts": 0}
-        return {"measuring": bool(self._readers), "fixed": False, "scale": None, "drifts": drifts}
+            return {
+                "measuring": False,
+                "fixed": camera.fixed,
+                **scale.to_dict(),
+                "drifts": camera.drifts,
+            }
+        return {
+            "measuring": bool(self._readers),
+            "fixed": False,
+            "scale": None,
+            "drifts": camera.drifts,
+        }
 
 
 class FeedSource:
