@@ -133,16 +133,27 @@ def test_a_camera_question_appears_on_every_tablet_and_accept_sends_the_play(ser
     expect(live.locator("#prompt-panel")).to_be_hidden(timeout=5000)
 
     # a take-back question (TBL-6): its third button sends the other copy's play instead
-    mapper = EventMapper("deck-dash", table_layout())
-    for before, after in (((), ("Y9",)), (("Y9",), ("G9",))):
-        mapper.propose(Observation("discard_1", before, after, 1, 2, 0.9), seat=0)
-    (back,) = mapper.propose(Observation("discard_1", ("G9",), ("Y9",), 3, 4, 0.9), seat=0)
-    app.extensions["tabletop"].prompts.add(game_id, back.to_dict())
+    def take_back(seat: int | None) -> None:
+        mapper = EventMapper("deck-dash", table_layout())
+        for before, after in (((), ("Y9",)), (("Y9",), ("G9",))):
+            mapper.propose(Observation("discard_1", before, after, 1, 2, 0.9), seat=0)
+        (back,) = mapper.propose(Observation("discard_1", ("G9",), ("Y9",), 3, 4, 0.9), seat)
+        app.extensions["tabletop"].prompts.add(game_id, back.to_dict())
+
+    take_back(seat=0)
     twin = console.locator("#prompts button[data-answer='another']")
     expect(twin).to_have_text("Another Y9 was played", timeout=5000)
     expect(live.locator("#prompts button[data-answer='another']")).to_be_disabled()
     shot(console, "console-camera-take-back")
-    twin.click()
+    console.locator("#prompts li.prompt button[data-action='dismiss']").click()
+    expect(console.locator("#prompt-panel")).to_be_hidden(timeout=5000)
+    # … seen while nobody was on turn, the play names no player: one button per player
+    take_back(seat=None)
+    expect(twin).to_have_text(
+        ["Another Y9 was played: Ana", "Another Y9 was played: Bea"], timeout=5000
+    )
+    expect(live.locator("#prompts button[data-answer='another']").first).to_be_disabled()
+    twin.and_(console.locator("[data-seat='0']")).click()
     expect(console.locator("#feed li").first).to_contain_text("discard · Ana", timeout=5000)
     expect(console.locator("#feed li").first).to_contain_text('card="Y9" [camera]')
     expect(live.locator("#prompt-panel")).to_be_hidden(timeout=5000)

@@ -288,6 +288,30 @@ def test_malformed_accept_requests_are_4xx_with_a_message(tmp_path, body, status
     assert len(tablet.services.prompts.open(game_id)) == 1  # still open for a real answer
 
 
+def test_an_answer_seen_while_nobody_was_on_turn_is_sent_with_the_seat_the_tablet_names(
+    tmp_path,
+):
+    """A take-back's "another" answer from a moment when nobody was on turn names no player
+    (``EventMapper`` gives it the seat on turn, None then): the tablet's seat button sends
+    the answer's event with that seat."""
+    app = make_app(tmp_path)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
+    for event in (DEAL, {"kind": "draw", "seat": 0}):
+        assert tablet.send(game_id, event).status_code == 201
+    play = {"kind": "discard", "payload": {"card": "G5"}, "t_ns": 5, "source": "camera"}
+    question = {"prompt": "taken_back", "message": "?", "answers": [{"name": "another"}]}
+    question["answers"][0].update(label="Another G5 was played", event=play)
+    item = tablet.services.prompts.add(game_id, question)
+    r = tablet.post(
+        f"/api/games/{game_id}/prompts/{item.id}/accept", {"answer": "another", "seat": 0}
+    )
+    assert r.status_code == 201, r.json
+    assert r.json["event"]["seat"] == 0 and r.json["event"]["payload"] == {"card": "G5"}
+    assert tablet.snapshot(game_id)["feed"][-1]["verdicts"][0]["outcome"] == "legal"
+
+
 def test_accept_of_unknown_questions_games_and_suggestionless_prompts(tmp_path):
     app = make_app(tmp_path)
     tablet = Tablet(app)

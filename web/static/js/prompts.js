@@ -2,7 +2,8 @@
    page's own live stream (SSE "prompts", the whole list each time), so a question answered
    on one tablet disappears on every other. Accept sends the suggested event (its original
    time) through the API, another answer's button that answer's event (a take-back question's
-   "Another G7 was played"); Dismiss only clears the question. */
+   "Another G7 was played"); a play seen while nobody was on turn gets one button per player
+   instead. Dismiss only clears the question. */
 "use strict";
 (() => {
   const { el, api, toast } = TT;
@@ -33,14 +34,24 @@
     }
   }
 
+  /* A play the camera saw while nobody was on turn names no player: the tablet asks whose. */
+  function needsSeat(ev) {
+    return Boolean(ev && game && ev.seat == null && (ev.kind === "play" || ev.kind === "discard"));  // seat null or left out
+  }
+
+  /* One button per player, each sending ``body`` with that seat: "Ana", or "label: Ana". */
+  function seatButtons(p, body, label, off, extra) {
+    return game.players.map((name, i) => el("button", {
+      class: "small ok", "data-action": "accept", "data-seat": i, disabled: off, ...extra,
+      onclick: () => answer(p, "accept", { ...body, seat: i }) }, label ? label + ": " + name : name));
+  }
+
   function item(p) {
     const s = p.suggestion;
     const off = !TT.referee;
     const buttons = [];
-    if (s && p.prompt === "who_played" && game) {
-      game.players.forEach((name, i) => buttons.push(el("button", {
-        class: "small ok", "data-action": "accept", "data-seat": i, disabled: off,
-        onclick: () => answer(p, "accept", { seat: i }) }, name)));
+    if (s && (p.prompt === "who_played" || needsSeat(s)) && game) {
+      buttons.push(...seatButtons(p, {}, p.prompt === "who_played" ? null : "Yes", off, {}));
     } else if (s && p.prompt === "which_group") {
       const input = el("input", { type: "number", min: "0", value: "0", class: "group", "aria-label": "group number" });
       buttons.push(el("label", { text: "group " }, input));
@@ -51,8 +62,14 @@
         onclick: () => answer(p, "accept") },
         p.prompt === "same_card" ? "Yes, send it" : p.prompt === "taken_back" ? "Undo it" : "Accept"));
     }
-    (p.answers || []).forEach((a) => buttons.push(el("button", { class: "small ok", "data-action": "accept",
-      "data-answer": a.name, disabled: off, onclick: () => answer(p, "accept", { answer: a.name }) }, a.label)));
+    (p.answers || []).forEach((a) => {
+      if (needsSeat(a.event)) {
+        buttons.push(...seatButtons(p, { answer: a.name }, a.label, off, { "data-answer": a.name }));
+      } else {
+        buttons.push(el("button", { class: "small ok", "data-action": "accept", "data-answer": a.name,
+          disabled: off, onclick: () => answer(p, "accept", { answer: a.name }) }, a.label));
+      }
+    });
     buttons.push(el("button", { class: "small", "data-action": "dismiss", disabled: off,
       onclick: () => answer(p, "dismiss") }, "Dismiss"));
     const sure = typeof p.confidence === "number" ? Math.round(p.confidence * 100) + "% sure" : null;
