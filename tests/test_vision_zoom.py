@@ -80,6 +80,13 @@ def test_of_nested_boxes_the_better_read_one_stays() -> None:
     assert keep.tolist() == [1, 2, 3]
     apart = np.array([[100, 100, 60, 90, 0.0], [300, 100, 60, 90, 0.0]])
     assert suppress_nested(apart, np.array([0.9, 0.8])).tolist() == [0, 1]
+    # a close-up's corner index found loosely, its box reaching past the card's edge: 3/4
+    # of it lies on the card (whole card x 220–420, y 90–390; index x 205–265, y 90–170)
+    index = [235, 130, 60, 80, 0.0]
+    assert suppress_nested(np.array([whole, index]), np.array([0.9, 0.75])).tolist() == [0]
+    # a card half on another twice its size is no part of it
+    half_on = [230, 130, 80, 160, 0.0]  # 47 % of it lies on the whole card
+    assert suppress_nested(np.array([whole, half_on]), np.array([0.9, 0.75])).tolist() == [0, 1]
 
 
 def test_ruling_vis10_identify_reads_close_up_photos(tmp_path: Path, capsys) -> None:

@@ -11,7 +11,7 @@ from referee.cli_args import fraction, non_negative_int, positive_int
 
 ANY_DECK = "any"  # ``--deck any``: read any colour with any value (VIS-9 off)
 # identify reads photos taken from any distance, so it also looks at them shrunk by 2 and 4
-# (vision.runtime.zoom): close-ups 48 → 146 of 160 read, table scenes −9 of 3 149 faces.
+# (vision.runtime.zoom): close-ups 48 → 150 of 160 read, table scenes −9 of 3 149 faces.
 # eval scores table scenes as the table camera sees them, with none.
 IDENTIFY_ZOOM_OUT = 2
 
