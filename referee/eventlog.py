@@ -215,6 +215,19 @@ class EventLog:
             out.append((entry.seq, entry.event))
         return out
 
+    def log_lines(self, game_id: int) -> list[str]:
+        """The game as a JSON-lines log (docs/EVENTS.md, what ``tabletop replay`` reads): a
+        header with its game, players and options, then every stored event as stored, in
+        order, so undo and overrule targets keep their numbers. An entry that no longer
+        decodes is written as it is too (on one line): the replay then names it, and nothing
+        is left out."""
+        record = self.game(game_id)
+        header = {"game": record.game, "players": list(record.players), "options": record.options}
+        rows = self._conn().execute(
+            "SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [json.dumps(header), *(" ".join(body.splitlines()) for (body,) in rows)]
+
     def rebuild(self, game_id: int) -> ReplayResult:
         """The game's current state, replayed from its log."""
         record = self.game(game_id)

@@ -95,6 +95,11 @@ CASES: list[tuple[str, int, str]] = [
     ("hw replay --speed 0 {t}/o.jsonl", 2, "--speed: 0 is too small"),
     ("serve --port 99999", 2, "--port: 99999 is too large"),
     ("serve --threads 0", 2, "--threads: 0 is too small"),
+    ("log 0 --db {t}/binary.bin", 2, "game_id: 0 is too small"),
+    # a dashboard game's log: no database, not a database, no such game, nowhere to write
+    ("log --db {t}/missing.db", 2, "no database at"),
+    ("log 1 --db {t}/binary.bin", 2, "cannot read the database"),
+    ("log --config {t}/binary.bin", 2, "binary.bin"),
     # models folders without their files, or with a file that is no model
     ("vision identify --models {t}/empty-folder {t}/not-an-image.jpg", 2, "no such model file"),
     (

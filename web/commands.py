@@ -16,7 +16,9 @@ from referee.cli_args import CARD_SCALE_HELP, card_scale, port, positive_int
 FROM_CONFIG = object()  # an option not given: the config file (or the default) decides
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _config(args: argparse.Namespace, command: str) -> Any:
+    """The dashboard's settings: the config file (or the defaults), then ``--db`` or
+    ``$TABLETOP_DB``; None after naming what is wrong with the file."""
     from web.config import DEFAULT_CONFIG, ConfigError, WebConfig, load_file
 
     cfg = WebConfig()
@@ -25,12 +27,19 @@ def _serve(args: argparse.Namespace) -> int:
         if args.config or config_path.exists():
             cfg = load_file(config_path, cfg)
     except ConfigError as exc:
-        print(f"tabletop serve: {exc}", file=sys.stderr)
-        return 2
+        print(f"tabletop {command}: {exc}", file=sys.stderr)
+        return None
     if args.db:
         cfg.db_path = Path(args.db)
     elif "TABLETOP_DB" in os.environ:
         cfg.db_path = Path(os.environ["TABLETOP_DB"])
+    return cfg
+
+
+def _serve(args: argparse.Namespace) -> int:
+    cfg = _config(args, "serve")
+    if cfg is None:
+        return 2
     if args.host:
         cfg.host = args.host
     if args.port:
@@ -102,6 +111,47 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _log(args: argparse.Namespace) -> int:
+    """``tabletop log [GAME_ID]``: a dashboard game as the JSON-lines log ``tabletop replay``
+    reads (to keep a game, share it, or replay it elsewhere); without a number, the games the
+    database holds."""
+    import sqlite3
+    import time
+
+    from referee.eventlog import EventLog, LogError
+
+    cfg = _config(args, "log")
+    if cfg is None:
+        return 2
+    if not cfg.db_path.is_file():  # never create an empty database by asking what it holds
+        print(f"tabletop log: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
+        return 2
+    try:
+        log = EventLog(cfg.db_path)
+        if args.game_id is None:
+            for g in log.games():
+                started = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created_at))
+                state = "running" if g.ended_at is None else "ended"
+                print(f"{g.id:>5}  {g.game:<13} {started}  {state:<8} {', '.join(g.players)}")
+            return 0
+        text = "".join(line + "\n" for line in log.log_lines(args.game_id))
+    except LogError as exc:
+        print(f"tabletop log: {exc} in {cfg.db_path}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:  # not a database, no permission
+        print(f"tabletop log: cannot read the database {cfg.db_path}: {exc}", file=sys.stderr)
+        return 2
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"tabletop log: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _close(services: Any) -> None:
     """End the streams, the camera referee's thread and the camera."""
     services.end_streams(timeout=2.0)
@@ -164,3 +214,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help=CARD_SCALE_HELP,
     )
     p.set_defaults(handler=_serve)
+
+    p = sub.add_parser(
+        "log", help="a dashboard game's event log, for `tabletop replay`; or list the games"
+    )
+    p.add_argument(
+        "game_id", nargs="?", type=positive_int, help="the game's number (none: list the games)"
+    )
+    p.add_argument("-o", "--output", help="file to write (default: standard output)")
+    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
+    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.set_defaults(handler=_log)

@@ -177,6 +177,19 @@ def history_csv() -> Response:
     )
 
 
+@bp.get("/games/<int:game_id>/log.jsonl")
+def game_log(game_id: int) -> Response:
+    """The game's event log as a file ``tabletop replay`` reads (docs/EVENTS.md): to keep a
+    game, share it, or replay it on a computer."""
+    games = services().games
+    name = games.record(game_id).game
+    return Response(
+        "".join(line + "\n" for line in games.log_lines(game_id)),
+        mimetype="application/x-ndjson",
+        headers={"Content-Disposition": f"attachment; filename=tabletop-{name}-{game_id}.jsonl"},
+    )
+
+
 @bp.get("/zones")
 def zones() -> Response:
     return jsonify(services().zones.load())
