@@ -85,7 +85,7 @@ def test_dropped_camera_reconnects_and_keeps_delivering():
 
 
 def test_a_reconnecting_camera_reports_each_change_of_status_once():
-    """`vision watch` prints these: a camera lost (or never opened) says so once, not once
+    """`vision watch` prints these: a camera lost (or not there yet) says so once, not once
     per retry, and says so again when it is back."""
     FlakyCamera.opened = 0
     told = []
@@ -101,7 +101,22 @@ def test_a_reconnecting_camera_reports_each_change_of_status_once():
     dead = ReconnectingSource(never, max_retries=3, sleep=lambda s: None, on_status=told.append)
     with pytest.raises(CameraError):
         dead.read()
-    assert told == ["camera lost: no camera at cam:9"]
+    assert told == ["no camera yet: no camera at cam:9 (trying again until it is there)"]
+
+    tries = []
+
+    def plugged_in_on_the_third_try():
+        tries.append(1)
+        if len(tries) < 3:
+            raise CameraError("no camera at cam:0")
+        return FlakyCamera()
+
+    told.clear()
+    late = ReconnectingSource(
+        plugged_in_on_the_third_try, sleep=lambda s: None, on_status=told.append
+    )
+    assert late.read() is not None and late.reconnects == 0  # found, not reconnected
+    assert told == ["no camera yet: no camera at cam:0 (trying again until it is there)", "ok"]
 
 
 def test_a_missing_camera_or_video_is_said_in_our_one_line_not_in_opencvs(capfd, tmp_path):
@@ -131,7 +146,7 @@ def test_reconnect_gives_up_after_max_retries():
     source = ReconnectingSource(never, max_retries=2, sleep=lambda s: None)
     with pytest.raises(CameraError):
         source.read()
-    assert source.status.startswith("camera lost")
+    assert source.status.startswith("no camera yet") and source.reconnects == 0
 
 
 def test_zone_geometry_and_smallest_zone_wins():

@@ -218,6 +218,7 @@ class ReconnectingSource:
         # camera is lost, or never opened, instead of going quiet while it retries
         self.on_status = on_status
         self._status = "starting"
+        self._delivered = False  # a frame was read once: a failure now is a camera lost
         self.reconnects = 0
 
     @property
@@ -237,13 +238,19 @@ class ReconnectingSource:
             try:
                 if self._source is None:
                     self._source = self._open()
-                    if self.status != "starting":
+                    if self._delivered:
                         self.reconnects += 1
                 frame = self._source.read()
+                self._delivered = True
                 self.status = "ok"
                 return frame
             except CameraError as exc:
-                self.status = f"camera lost: {exc}"
+                # before its first frame the camera may not be plugged in yet: it is waited for
+                self.status = (
+                    f"camera lost: {exc}"
+                    if self._delivered
+                    else f"no camera yet: {exc} (trying again until it is there)"
+                )
                 if self._source is not None:
                     self._source.close()
                     self._source = None
