@@ -87,8 +87,7 @@ class ModelDetectors:
         from vision.runtime.card_scale import CameraScale
 
         self.models_dir = models_dir
-        self.card_scale = card_scale
-        self.camera_scale = CameraScale(card_scale)
+        self.camera_scale = CameraScale(card_scale)  # card_scale None: measured
         self._readers: dict[str, Any] = {}  # game -> ScaledReader
 
     def __call__(self, game: str) -> Detector:
@@ -112,7 +111,8 @@ class ModelDetectors:
 
     def scale_status(self) -> dict[str, Any]:
         """For the camera status: the scale in use, or whether it is being measured."""
-        scale, camera = self.camera_scale.card_scale, self.camera_scale
+        camera = self.camera_scale
+        scale = camera.card_scale
         if scale is not None:
             return {
                 "measuring": False,
