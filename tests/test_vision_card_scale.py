@@ -39,6 +39,9 @@ from vision.table.zones import TableLayout, ZoneKind, rectangle
 
 SEED = 900_023  # never used for training
 # the camera status of a scale set to 0.5 (not measured)
+# a call of the measuring passes (``find_any_size``): shrunk by 2 and 4, and on tiles
+# enlarged by ENLARGE when the cards are smaller than SMALL_CARDS
+MEASURING = (PROBE_PASSES, ENLARGE, SMALL_CARDS)
 SET_HALF = {"scale": 0.5, "card_width": None, "cards": 0, "small": False, "drifts": 0}
 
 
@@ -127,14 +130,23 @@ class _FakeReader:
     """Records how it was asked to read; every frame shows two cards ``width`` (200) px wide."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[int, float]] = []
+        self.calls: list[tuple[float, ...]] = []
         self.width = 200.0
         self.only_measuring = False  # cards found only by the measuring passes
 
     def find(self, frame: np.ndarray, zoom_out: int = 0, scale: float = 1.0) -> Detections:
         self.calls.append((zoom_out, scale))
-        if self.only_measuring and zoom_out == 0:
+        if self.only_measuring:
             return Detections.empty()
+        return self._cards()
+
+    def find_any_size(
+        self, frame: np.ndarray, zoom_out: int, enlarged: float, small: float
+    ) -> Detections:
+        self.calls.append((zoom_out, enlarged, small))
+        return self._cards()
+
+    def _cards(self) -> Detections:
         w = self.width
         return _read([[100, 100, w, 1.5 * w, 0], [400, 200, w, 1.5 * w, 0]], ["7", "2"], [0.9, 0.8])
 
@@ -150,11 +162,11 @@ def test_a_scaled_reader_measures_on_its_first_cards_then_detects_once_shrunk() 
     assert not reader.measuring and reader.card_scale is not None
     assert reader.card_scale.scale == pytest.approx(LEARNT_MIDDLE / (200 / 640), abs=1e-3)
     reader(frame)
-    assert fake.calls == [(PROBE_PASSES, 1.0)] * PROBE_FRAMES + [(0, reader.card_scale.scale)]
+    assert fake.calls == [MEASURING] * PROBE_FRAMES + [(0, reader.card_scale.scale)]
     reader.reset()  # new zones: the camera may have moved
     assert reader.measuring
     reader(frame)
-    assert fake.calls[-1] == (PROBE_PASSES, 1.0)
+    assert fake.calls[-1] == MEASURING
 
 
 def test_a_scale_given_is_used_from_the_first_frame_and_kept_on_reset() -> None:
@@ -216,7 +228,7 @@ def test_cards_drifting_in_size_measure_the_scale_again_a_few_odd_ones_do_not() 
     frames(PROBE_FRAMES)
     measured = reader.card_scale
     assert measured is not None
-    at_scale, recheck = (0, measured.scale), (PROBE_PASSES, 1.0)
+    at_scale, recheck = (0, measured.scale), MEASURING
     fake.width = 200 * (DRIFT - 0.05)  # a little larger: kept
     # a recheck: the measuring passes (for the check), then the frame at the scale as ever
     assert frames(RECHECK_EVERY) == [at_scale] * (RECHECK_EVERY - 1) + [recheck, at_scale]
@@ -322,6 +334,38 @@ def test_ruling_vis11_a_high_camera_finds_its_small_cards_on_enlarged_tiles() ->
     as_is = sum(cards_read_right(plain(photo), truth) for photo, truth in rest)
     tiled = sum(cards_read_right(scaled(photo), truth) for photo, truth in rest)
     assert tiled >= 0.75 * faces and tiled >= as_is + 0.25 * faces, (tiled, as_is, faces)
+
+
+def test_ruling_vis11_a_high_cameras_first_frames_are_read_on_the_tiles_too() -> None:
+    """VIS-11: while the scale is measured, a frame whose zoom passes find only small cards
+    (or none) is also read on the enlarged tiles: a high camera's first frames (the start
+    card, the first plays) read its small cards, and measure it sooner. A frame of large
+    cards is not: on the tiles their big symbols are found as cards."""
+    reader = CardReader()
+    passes: list[tuple[int, ...]] = []
+    detect = reader.detect
+
+    def counted(image: np.ndarray) -> Detections:
+        passes.append(image.shape[:2])
+        return detect(image)
+
+    reader.detect = counted  # type: ignore[method-assign]
+    far, near = _tables(0.5, 6, SEED + 8, 50), _tables(2.5, 3, SEED + 9, 67)
+    faces = sum(len(truth) for _, truth in far)
+    zoomed = sum(cards_read_right(reader.find(p, zoom_out=PROBE_PASSES), t) for p, t in far)
+    passes.clear()
+    read = sum(
+        cards_read_right(reader.find_any_size(p, PROBE_PASSES, ENLARGE, SMALL_CARDS), t)
+        for p, t in far
+    )
+    assert len(passes) == 7 * len(far)  # as is, shrunk by 2 and 4, four tiles
+    assert read >= 0.8 * faces and read >= zoomed + 0.2 * faces, (read, zoomed, faces)
+    passes.clear()
+    for photo, truth in near:
+        assert cards_read_right(
+            reader.find_any_size(photo, PROBE_PASSES, ENLARGE, SMALL_CARDS), truth
+        )
+    assert len(passes) == 3 * len(near)  # large cards: no tiles
 
 
 def test_ruling_vis11_a_camera_moved_nearer_mid_game_measures_its_scale_again() -> None:

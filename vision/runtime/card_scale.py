@@ -7,8 +7,9 @@ sees every card larger, and cards well above that range get no box or a box roun
 symbol (`bench/vision_closeups.py --groups`). ``identify`` answers this with extra shrunk
 passes on every photo (VIS-10), three detector passes a picture; a table camera cannot
 afford that on every frame, and needs none of it: its cards are all one size and its mount
-seldom moves. So the first frames that show cards are read with the extra passes, the
-cards' median width fixes one scale (``ReaderConfig.scale``), and every later frame is
+seldom moves. So the first frames that show cards are read with the extra passes (and on
+the tiles below, when they find only small cards or none), the cards' median width fixes one
+scale (``ReaderConfig.scale``), and every later frame is
 detected once, shrunk by it. A camera whose cards lie in the learnt range gets 1 (the frames
 as they are). A camera mounted high sees cards smaller than learnt; those are found on 2×2
 enlarged tiles of the frame (``vision.runtime.zoom.detect_tiled``, four detector passes).
@@ -32,27 +33,34 @@ LEARNT_MIDDLE = 67 / 640
 # by a fifth of it). Training-style tables shrunk onto a mirrored frame, 40 a row, faces read
 # as they are / on tiles (at full size: 185 of 196): cards ×0.9 186 / 155, ×0.8 (median 51
 # px) 182 / 173, ×0.7 182 / 180, ×0.65 (43 px) 171 / 182, ×0.5 (36 px) 145 / 186, ×0.35 82 / 159
-# Even found on the tiles, small cards are read less well (×0.5: 258 of 320 faces against
-# 353 of 374 at ×1, bench/vision_card_scale.py; game videos 2.2× farther: 18 of 21 plays
-# either way, bench.table videos --nearer 0.45), and twice the pixels of the same view read
-# no more (×0.5: 258 of 320 either way, --capture 2), so the scale also says to mount lower.
+# Even found on the tiles, small cards are read less well (×0.5: 298 of 320 faces, ×0.35 269,
+# against 354 of 374 at ×1, bench/vision_card_scale.py; game videos 2.2× farther: 18 of 21
+# plays either way, bench.table videos --nearer 0.45), and twice the pixels of the same view
+# read little more (×0.5 297, ×0.35 278, --capture 2), so the scale also says to mount lower.
 SMALL_CARDS = 44 / 640
 ENLARGE = 5 / 3
 SMALLEST_SHRINK = 0.2  # a card filling the frame: more is a photo, not a table camera
-PROBE_PASSES = 2  # extra shrunk passes while measuring (by 2 and 4: identify's)
+# while measuring, the frame is read as it is and shrunk by 2 and 4 (identify's passes, for
+# cards larger than learnt) and, when those find only boxes narrower than SMALL_CARDS or
+# none, on the 2×2 tiles too (seven passes): without the tiles a high camera's first frames
+# read few of its small cards, and took more frames to measure (bench/vision_card_scale.py,
+# 80 tables a row, card-scale column without → with: ×0.35 188 → 269 of 320 faces, ×0.5 258
+# → 298, ×0.65 300 → 303, ×1 353 → 354 of 374, ×2 … ×3 unchanged). Only then: on a frame of
+# large cards the tiles find the cards' big symbols as cards.
+PROBE_PASSES = 2
 MEASURED_CONFIDENCE = 0.5  # cards read less surely than this are not measured
 PROBE_FRAMES = 3  # frames showing cards …
 PROBE_CARDS = 4  # … and cards in all, before the scale is fixed
 # a camera bumped or moved mid-game. Cards read at the measured scale cannot tell by
 # themselves: at the wrong scale what is read is what fits it (a large card's symbol read as
 # a card of about the learnt size). So some frames are rechecked — read with the measuring
-# passes — and when the median of the last DRIFT_CARDS cards the rechecks read is more than
-# DRIFT times larger or smaller than the measured one, the scale is measured again. A
-# recheck comes every RECHECK_EVERY frames; after RECHECK_AFTER frames in a row that read no
-# card; and RECHECK_SOON frames after the last one when a frame's cards read off the measured
-# size by DRIFT (a hint, not proof). A recheck never changes the frame's reading (it is
-# still read at the scale), so a camera that stays put costs three extra detector passes
-# every RECHECK_EVERY frames.
+# passes (``measuring_read``) — and when the median of the last DRIFT_CARDS cards the
+# rechecks read is more than DRIFT times larger or smaller than the measured one, the scale
+# is measured again. A recheck comes every RECHECK_EVERY frames; after RECHECK_AFTER frames
+# in a row that read no card; and RECHECK_SOON frames after the last one when a frame's cards
+# read off the measured size by DRIFT (a hint, not proof). A recheck never changes the
+# frame's reading (it is still read at the scale), so a camera that stays put costs three
+# extra detector passes every RECHECK_EVERY frames (seven where its cards are small).
 RECHECK_EVERY = 20
 RECHECK_AFTER = 10
 RECHECK_SOON = 4
@@ -108,6 +116,13 @@ def card_widths(found: Detections, frame_shape: tuple[int, ...]) -> list[float]:
         if value != "other" and confidence >= MEASURED_CONFIDENCE:
             widths.append(float(min(box[2], box[3])) / long_side)
     return widths
+
+
+def measuring_read(reader, frame: np.ndarray) -> Detections:
+    """``frame`` read with the measuring passes: as it is, shrunk (``PROBE_PASSES``), and on
+    the enlarged tiles when those find only small cards or none (``CardReader.find_any_size``),
+    so cards of any size a table camera may see are found."""
+    return reader.find_any_size(frame, PROBE_PASSES, ENLARGE, SMALL_CARDS)
 
 
 def scale_from_widths(widths: list[float]) -> CardScale | None:
@@ -185,7 +200,7 @@ class CameraScale:
     def _probe(self, reader, frame: np.ndarray) -> Detections:
         """A frame read with the measuring passes; its sure cards' widths count towards
         the scale."""
-        found = reader.find(frame, zoom_out=PROBE_PASSES)
+        found = measuring_read(reader, frame)
         widths = card_widths(found, frame.shape)
         if widths:
             self._widths += widths
@@ -199,7 +214,7 @@ class CameraScale:
         reading is still the one at ``scale``, so a recheck never changes what the watcher
         sees (the passes read small cards worse than the tiles, and read some cards with
         other confidences)."""
-        self._watch_drift(card_widths(reader.find(frame, zoom_out=PROBE_PASSES), frame.shape))
+        self._watch_drift(card_widths(measuring_read(reader, frame), frame.shape))
         return reader.find(frame, 0, scale)
 
     def _watch_drift(self, widths: list[float]) -> None:

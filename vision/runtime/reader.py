@@ -20,7 +20,13 @@ from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor, unletterbox_obb
 from vision.runtime.onnx_model import OnnxModel, load_model
 from vision.runtime.rectify import crop_side, rectify
-from vision.runtime.zoom import detect_shrunk, detect_tiled, detect_zoomed_out, suppress_nested
+from vision.runtime.zoom import (
+    detect_shrunk,
+    detect_tiled,
+    detect_zoomed_out,
+    merged,
+    suppress_nested,
+)
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DETECTOR, SYMBOL, COLOR = "card-detector.onnx", "card-symbol.onnx", "card-color.onnx"
@@ -252,5 +258,22 @@ class CardReader:
         if zoom_out <= 0:
             return self.read(frame_bgr, detect(frame_bgr))
         found = detect_zoomed_out(detect, frame_bgr, int(zoom_out), self.config.iou)
+        read = self.read(frame_bgr, found)
+        return read[suppress_nested(read.obb, read.confidence)]
+
+    def find_any_size(
+        self, frame_bgr: np.ndarray, zoom_out: int, enlarged: float, small: float
+    ) -> Detections:
+        """Cards of any size a table camera may see (the card scale's measuring read): the
+        frame as it is and shrunk ``zoom_out`` times (cards as large as learnt or larger)
+        and, when those passes find no box or boxes whose median width is under ``small``
+        (a share of the frame's long side), also its 2×2 tiles ``enlarged`` times larger
+        (cards smaller than learnt). The tiles only then: on a frame of large cards they
+        find the cards' big symbols as cards."""
+        iou = self.config.iou
+        found = detect_zoomed_out(self.detect, frame_bgr, int(zoom_out), iou)
+        widths = np.minimum(found.obb[:, 2], found.obb[:, 3]) / max(frame_bgr.shape[:2])
+        if not len(found) or float(np.median(widths)) < small:
+            found = merged([found, detect_tiled(self.detect, frame_bgr, 1 / enlarged, iou)], iou)
         read = self.read(frame_bgr, found)
         return read[suppress_nested(read.obb, read.confidence)]
