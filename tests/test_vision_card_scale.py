@@ -14,6 +14,7 @@ from vision.evaluate import cards_read_right
 from vision.render.closeups import render_far_table, render_near_table
 from vision.runtime.card_scale import (
     DRIFT,
+    DRIFT_AT_ONCE,
     DRIFT_CARDS,
     ENLARGE,
     LEARNT_MAX,
@@ -132,6 +133,7 @@ class _FakeReader:
     def __init__(self) -> None:
         self.calls: list[tuple[float, ...]] = []
         self.width = 200.0
+        self.cards = 2  # how many cards every frame shows (at most 3)
         self.only_measuring = False  # cards found only by the measuring passes
 
     def find(self, frame: np.ndarray, zoom_out: int = 0, scale: float = 1.0) -> Detections:
@@ -148,7 +150,9 @@ class _FakeReader:
 
     def _cards(self) -> Detections:
         w = self.width
-        return _read([[100, 100, w, 1.5 * w, 0], [400, 200, w, 1.5 * w, 0]], ["7", "2"], [0.9, 0.8])
+        boxes = [[100, 100, w, 1.5 * w, 0], [400, 200, w, 1.5 * w, 0], [250, 350, w, 1.5 * w, 0]]
+        n = self.cards
+        return _read(boxes[:n], ["7", "2", "9"][:n], [0.9, 0.8, 0.7][:n])
 
 
 def test_a_scaled_reader_measures_on_its_first_cards_then_detects_once_shrunk() -> None:
@@ -260,6 +264,31 @@ def test_cards_drifting_in_size_measure_the_scale_again_a_few_odd_ones_do_not() 
             fixed(frame)
     assert set(fake.calls[start:]) == {(0, 0.5)}
     assert fixed.card_scale == CardScale(0.5, None, 0) and fixed.drifts == 0
+
+
+def test_one_recheck_showing_several_cards_all_off_size_measures_again_at_once() -> None:
+    """A camera moved with DRIFT_AT_ONCE cards in view: the first recheck that reads them
+    all off the measured size by DRIFT measures again, without waiting for DRIFT_CARDS
+    cards over several rechecks. Two cards held up to the lens do not (the test above)."""
+    fake = _FakeReader()
+    fake.cards = DRIFT_AT_ONCE
+    reader = ScaledReader(fake)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    for _ in range(PROBE_FRAMES):
+        reader(frame)
+    assert not reader.measuring
+    fake.width = 200 * (DRIFT + 0.1)  # moved nearer: every card larger
+    for _ in range(RECHECK_SOON):  # off-size cards bring the recheck sooner
+        reader(frame)
+    assert reader.measuring and reader.drifts == 1 and fake.calls[-2] == MEASURING
+    fake.width = 200 * (DRIFT - 0.1)  # measured again; then cards within DRIFT of it: kept
+    for _ in range(PROBE_FRAMES):
+        reader(frame)
+    measured = reader.card_scale
+    fake.width = measured.card_width * 640 * 0.8  # not off by DRIFT
+    for _ in range(RECHECK_EVERY):
+        reader(frame)
+    assert reader.card_scale == measured and reader.drifts == 1
 
 
 def test_a_far_table_taken_with_twice_the_pixels_is_the_same_view() -> None:

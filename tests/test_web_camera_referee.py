@@ -234,13 +234,18 @@ def test_a_low_confidence_reading_is_a_prompt_accept_sends_it_dismiss_does_not(t
     assert len(camera_events(tablet, game_id)) == 1
 
 
-def test_who_played_and_refused_answers_keep_the_question(tmp_path):
-    app = make_app(tmp_path)
-    tablet = Tablet(app)
+def dealt_game(tmp_path: Path) -> tuple[Tablet, int]:
+    """A Deck Dash game for Ana and Bea, dealt, Ana on turn having drawn."""
+    tablet = Tablet(make_app(tmp_path))
     tablet.set_pin()
     game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
     for event in (DEAL, {"kind": "draw", "seat": 0}):
         assert tablet.send(game_id, event).status_code == 201
+    return tablet, game_id
+
+
+def test_who_played_and_refused_answers_keep_the_question(tmp_path):
+    tablet, game_id = dealt_game(tmp_path)
     board = tablet.services.prompts
     suggestion = Event("discard", None, {"card": "G7"}, 123, source=_camera())
     item = board.add(
@@ -294,12 +299,7 @@ def test_an_answer_seen_while_nobody_was_on_turn_is_sent_with_the_seat_the_table
     """A take-back's "another" answer from a moment when nobody was on turn names no player
     (``EventMapper`` gives it the seat on turn, None then): the tablet's seat button sends
     the answer's event with that seat."""
-    app = make_app(tmp_path)
-    tablet = Tablet(app)
-    tablet.set_pin()
-    game_id = tablet.new_game("deck-dash", ("Ana", "Bea"))
-    for event in (DEAL, {"kind": "draw", "seat": 0}):
-        assert tablet.send(game_id, event).status_code == 201
+    tablet, game_id = dealt_game(tmp_path)
     play = {"kind": "discard", "payload": {"card": "G5"}, "t_ns": 5, "source": "camera"}
     question = {"prompt": "taken_back", "message": "?", "answers": [{"name": "another"}]}
     question["answers"][0].update(label="Another G5 was played", event=play)

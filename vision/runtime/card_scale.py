@@ -66,6 +66,12 @@ RECHECK_AFTER = 10
 RECHECK_SOON = 4
 DRIFT = 1.4
 DRIFT_CARDS = 6
+# … or at once when one recheck reads at least DRIFT_AT_ONCE sure cards all off the measured
+# width by DRIFT the same way: a moved camera with cards in view is measured again without
+# waiting for three rechecks, while one or two cards held up to the lens change nothing
+# (bench/vision_card_scale.py --moved --n 320: moved 2.5× nearer 273 → 321 of 667 faces;
+# 2 cards at once would read 351 but re-measure for a pair held up; 2× farther 1 229 → 1 230)
+DRIFT_AT_ONCE = 3
 
 
 @dataclass(frozen=True)
@@ -220,13 +226,23 @@ class CameraScale:
     def _watch_drift(self, widths: list[float]) -> None:
         """Measure again when the rechecks' last ``DRIFT_CARDS`` cards' median is off the
         measured one by more than ``DRIFT`` either way (a bumped camera; a few cards held up
-        to it move the median little)."""
+        to it move the median little), or at once when this recheck's ``DRIFT_AT_ONCE`` or
+        more cards all are."""
         if not widths:
             return
         self._recent = (self._recent + widths)[-DRIFT_CARDS:]
-        if len(self._recent) >= DRIFT_CARDS and self._drifted(self._recent):
+        at_once = len(widths) >= DRIFT_AT_ONCE and self._all_drifted(widths)
+        if at_once or (len(self._recent) >= DRIFT_CARDS and self._drifted(self._recent)):
             self.reset()
             self.drifts += 1
+
+    def _all_drifted(self, widths: list[float]) -> bool:
+        """Every width is more than ``DRIFT`` times off the measured one, the same way."""
+        measured = self.card_scale.card_width if self.card_scale else None
+        if measured is None:
+            return False
+        ratios = np.asarray(widths) / measured
+        return bool((ratios > DRIFT).all() or (ratios < 1 / DRIFT).all())
 
     def _drifted(self, widths: list[float]) -> bool:
         """The widths' median is more than ``DRIFT`` times off the measured one."""
