@@ -69,7 +69,7 @@ class Screen:
 
     def __init__(self, browser: Any, base: str, viewport: dict[str, int] = LANDSCAPE) -> None:
         self.base = base
-        self.ctx = browser.new_context(viewport=viewport)
+        self.ctx = browser.new_context(viewport=viewport, accept_downloads=True)
         self.page = self.ctx.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -228,6 +228,10 @@ def test_setup_then_play_then_history(server, browser):
     console.wait_for_url("**/history/*", wait_until="domcontentloaded")
     expect(console.locator("#winners")).to_contain_text("Mia, Leo, Zoe")
     shot(console, "history-game")
+    with console.expect_download() as download:  # the game as a file `tabletop replay` reads
+        console.click("#download-log")
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert json.loads(lines[0])["players"] == ["Mia", "Leo", "Zoe"] and len(lines) == 1 + 2
     history = referee.go("/history")
     expect(history.locator("#games-table")).to_contain_text("Mia, Leo, Zoe")
     expect(history.locator("#stats-table")).to_contain_text("Zoe")
