@@ -9,10 +9,10 @@ passes on every photo (VIS-10), three detector passes a picture; a table camera 
 afford that on every frame, and needs none of it: its cards are all one size and its mount
 seldom moves. So the first frames that show cards are read with the extra passes (and on
 the tiles below, when they find only small cards or none), the cards' median width fixes one
-scale (``ReaderConfig.scale``), and every later frame is
-detected once, shrunk by it. A camera whose cards lie in the learnt range gets 1 (the frames
-as they are). A camera mounted high sees cards smaller than learnt; those are found on 2×2
-enlarged tiles of the frame (``vision.runtime.zoom.detect_tiled``, four detector passes).
+scale (``ReaderConfig.scale``), and every later frame is detected once, shrunk by it. A
+camera whose cards lie in the learnt range gets 1 (the frames as they are). A camera mounted
+high sees cards smaller than learnt; those are found on 2×2 enlarged tiles of the frame
+(``vision.runtime.zoom.detect_tiled``, four detector passes).
 A mount that is bumped or moved mid-game shows up as cards read at another size than
 measured (or, moved far, none read at all): the scale is then measured again.
 """
@@ -218,8 +218,8 @@ class CameraScale:
     def _recheck(self, reader, frame: np.ndarray, scale: float) -> Detections:
         """Read ``frame`` with the measuring passes for the drift check only; the frame's
         reading is still the one at ``scale``, so a recheck never changes what the watcher
-        sees (the passes read small cards worse than the tiles, and read some cards with
-        other confidences)."""
+        sees (the passes read some cards with other confidences, and a bumped camera's
+        cards at another size)."""
         self._watch_drift(card_widths(measuring_read(reader, frame), frame.shape))
         return reader.find(frame, 0, scale)
 
