@@ -11,7 +11,9 @@ piles, clutter); a factor above 1 crops one round a card and enlarges it (``benc
 vision_closeups.py --groups``'s), below 1 shrinks it amid its mirror images. A face counts
 when the right card is named on a box overlapping it by IoU > 0.5; "extra" are the boxes
 left over (not counted below 1: the mirror images hold cards too); ms is the reader's wall
-time per photo on this machine.
+time per photo on this machine. "while measuring" splits the card-scale column: faces read
+right on the photos read while the scale was being measured, of the faces they showed (day
+25 found a high camera losing most of its faces there).
 
 ``--capture N``: the camera takes N times the pixels a side (the same view; factors up to 1/N).
 ``--moved``: each camera first measures its scale at the learnt height (×1 photos, not
@@ -64,7 +66,7 @@ def main() -> None:
     plain = CardReader(args.models)
     zoomed = CardReader(args.models, config=ReaderConfig(zoom_out=2))
     head = "".join(f"{f'{w}: read / extra, ms':>30}" for w in WAYS)
-    print(f"{'cards':<10}{'faces':>7}{head}   scales measured")
+    print(f"{'cards':<10}{'faces':>7}{head}{'while measuring':>18}   scales measured")
     for factor in factors:
         render = (
             render_near_table if factor >= 1 else partial(render_far_table, capture=args.capture)
@@ -72,6 +74,7 @@ def main() -> None:
         rng = np.random.default_rng(args.seed)
         faces = 0
         read, extra, ms = (dict.fromkeys(WAYS, 0.0) for _ in range(3))
+        probing = [0, 0]  # card-scale faces read right, and shown, while measuring
         scales = []
         per_camera = max(1, args.n // args.cameras)
         for cam in range(args.cameras):
@@ -88,6 +91,7 @@ def main() -> None:
                     continue
                 photo, truth = table
                 faces += len(truth)
+                measuring = scaled.measuring
                 for way, reader in readers.items():
                     t = time.perf_counter()
                     d = reader(photo)
@@ -95,6 +99,9 @@ def main() -> None:
                     right = cards_read_right(d, truth)
                     read[way] += right
                     extra[way] += len(d) - right
+                    if way == "card scale" and measuring:
+                        probing[0] += right
+                        probing[1] += len(truth)
             measured = scaled.card_scale
             scales.append("-" if measured is None else f"{measured.scale:g}")
             if args.moved:
@@ -102,7 +109,8 @@ def main() -> None:
         photos = per_camera * args.cameras
         left = {w: f"{extra[w]:.0f}" if factor >= 1 else "-" for w in WAYS}
         cells = "".join(f"{f'{read[w]:.0f} / {left[w]}, {ms[w] / photos:.0f}':>30}" for w in WAYS)
-        print(f"{f'x{factor:g}':<10}{faces:>7}{cells}   {' '.join(scales)}")
+        while_measuring = f"{probing[0]} / {probing[1]}"
+        print(f"{f'x{factor:g}':<10}{faces:>7}{cells}{while_measuring:>18}   {' '.join(scales)}")
 
 
 if __name__ == "__main__":

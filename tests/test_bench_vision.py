@@ -98,6 +98,9 @@ def test_the_card_scale_bench_reads_near_tables_as_is_scaled_and_zoomed() -> Non
     assert rows[0][-1] == "1"  # a camera at the learnt height keeps its frames
     assert 0.2 <= float(rows[1][-1]) < 0.6  # one three times nearer shrinks them
     assert int(rows[1][6]) > int(rows[1][2])  # and reads more of its cards than as is
+    for row in rows:  # of which while measuring: "read / shown", within the card-scale column
+        probed, shown = int(row[-4]), int(row[-2])
+        assert 0 <= probed <= shown <= int(row[1]) and probed <= int(row[6])
 
 
 def test_the_card_scale_bench_moves_a_measured_camera_and_it_measures_again() -> None:
