@@ -238,19 +238,18 @@ class CameraScale:
 
     def _all_drifted(self, widths: list[float]) -> bool:
         """Every width is more than ``DRIFT`` times off the measured one, the same way."""
-        measured = self.card_scale.card_width if self.card_scale else None
-        if measured is None:
-            return False
-        ratios = np.asarray(widths) / measured
-        return bool((ratios > DRIFT).all() or (ratios < 1 / DRIFT).all())
+        ratios = self._ratios(widths)
+        return bool(len(ratios) and ((ratios > DRIFT).all() or (ratios < 1 / DRIFT).all()))
 
     def _drifted(self, widths: list[float]) -> bool:
         """The widths' median is more than ``DRIFT`` times off the measured one."""
+        ratios = self._ratios(widths)
+        return bool(len(ratios)) and not 1 / DRIFT <= float(np.median(ratios)) <= DRIFT
+
+    def _ratios(self, widths: list[float]) -> np.ndarray:
+        """Each width over the measured one; none while no width is measured."""
         measured = self.card_scale.card_width if self.card_scale else None
-        if measured is None:
-            return False
-        ratio = float(np.median(widths)) / measured
-        return not 1 / DRIFT <= ratio <= DRIFT
+        return np.asarray(widths if measured else [], float) / (measured or 1.0)
 
 
 class ScaledReader:

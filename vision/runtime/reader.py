@@ -258,8 +258,7 @@ class CardReader:
         if zoom_out <= 0:
             return self.read(frame_bgr, detect(frame_bgr))
         found = detect_zoomed_out(detect, frame_bgr, int(zoom_out), self.config.iou)
-        read = self.read(frame_bgr, found)
-        return read[suppress_nested(read.obb, read.confidence)]
+        return self._read_unnested(frame_bgr, found)
 
     def find_any_size(
         self, frame_bgr: np.ndarray, zoom_out: int, enlarged: float, small: float
@@ -275,5 +274,10 @@ class CardReader:
         widths = np.minimum(found.obb[:, 2], found.obb[:, 3]) / max(frame_bgr.shape[:2])
         if not len(found) or float(np.median(widths)) < small:
             found = merged([found, detect_tiled(self.detect, frame_bgr, 1 / enlarged, iou)], iou)
+        return self._read_unnested(frame_bgr, found)
+
+    def _read_unnested(self, frame_bgr: np.ndarray, found: Detections) -> Detections:
+        """Boxes of several passes read, then of boxes nested in each other the better read
+        kept (``suppress_nested``: a card's part, or a group of cards, found as a card)."""
         read = self.read(frame_bgr, found)
         return read[suppress_nested(read.obb, read.confidence)]

@@ -181,10 +181,9 @@ def history_csv() -> Response:
 def game_log(game_id: int) -> Response:
     """The game's event log as a file ``tabletop replay`` reads (docs/EVENTS.md): to keep a
     game, share it, or replay it on a computer."""
-    games = services().games
-    name = games.record(game_id).game
+    name, lines = services().games.log_file(game_id)
     return Response(
-        "".join(line + "\n" for line in games.log_lines(game_id)),
+        "".join(line + "\n" for line in lines),
         mimetype="application/x-ndjson",
         headers={"Content-Disposition": f"attachment; filename=tabletop-{name}-{game_id}.jsonl"},
     )

@@ -171,10 +171,11 @@ class GameService:
         except LogError:
             raise BadInput(f"there is no game {game_id}", 404) from None
 
-    def log_lines(self, game_id: int) -> list[str]:
-        """The game as the JSON-lines log ``tabletop replay`` reads (404 for no such game)."""
-        self.record(game_id)
-        return self.log.log_lines(game_id)
+    def log_file(self, game_id: int) -> tuple[str, list[str]]:
+        """(the game's name, its JSON-lines log as ``tabletop replay`` reads it); 404 for no
+        such game."""
+        name = self.record(game_id).game
+        return name, self.log.log_lines(game_id)
 
     def _head(self, game_id: int) -> int:
         conn = getattr(self._local, "conn", None)
