@@ -76,20 +76,30 @@ class LogEntry:
 
 
 class EventLog:
-    """Thread-safe access to the log; each thread gets its own connection."""
+    """Thread-safe access to the log; each thread gets its own connection.
 
-    def __init__(self, path: str | Path) -> None:
+    ``read_only=True`` opens an existing file without writing to it (no schema, no journal
+    change): for tools that only look, such as ``tabletop log``, beside a running server."""
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
+        self.read_only = read_only
+        if str(path) != ":memory:" and not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._write_lock = threading.Lock()
-        with self._conn() as conn:
-            conn.executescript(SCHEMA)
+        if not read_only:
+            with self._conn() as conn:
+                conn.executescript(SCHEMA)
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
+            if self.read_only:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=10, isolation_level=None)
+                self._local.conn = conn
+                return conn
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")

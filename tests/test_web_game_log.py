@@ -108,3 +108,30 @@ def test_an_entry_that_no_longer_reads_is_kept_in_the_file_and_named_by_replay(t
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(LogFileError, match=":9: "):
         replay_file(path)
+
+
+def test_tabletop_log_only_reads_the_database_it_is_pointed_at(tmp_path, capsys):
+    """Looking at a database never writes to it: another program's SQLite file gets a clear
+    error and keeps its bytes (no tables added), and a log file the user may only read (a
+    copy from another table, a backup) still lists its games."""
+    other = tmp_path / "recipes.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE recipes (name TEXT)")
+    conn.close()
+    before = other.read_bytes()
+    assert main(["log", "--db", str(other)]) == 2
+    assert "tabletop log: cannot read the database" in capsys.readouterr().err
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["recipes.db"]  # no -wal, no -shm
+
+    tablet, game_id = played(tmp_path / "table")
+    db = tablet.services.games.db_path
+    tablet.services.games.log.close()
+    kept = tmp_path / "backup.db"
+    with sqlite3.connect(db) as source, sqlite3.connect(kept) as copy:
+        source.backup(copy)
+    kept.chmod(0o444)
+    assert main(["log", "--db", str(kept)]) == 0
+    assert capsys.readouterr().out.split()[:2] == ["1", "dos"]
+    assert main(["log", str(game_id), "--db", str(kept)]) == 0
+    assert capsys.readouterr().out == tablet.client.get(f"/api/games/{game_id}/log.jsonl").text

@@ -127,7 +127,7 @@ def _log(args: argparse.Namespace) -> int:
         print(f"tabletop log: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
         return 2
     try:
-        log = EventLog(cfg.db_path)
+        log = EventLog(cfg.db_path, read_only=True)
         if args.game_id is None:
             for g in log.games():
                 started = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created_at))
