@@ -101,8 +101,8 @@ def test_eval_reports_map_and_identity(tmp_path: Path, capsys) -> None:
     assert "mAP50" in text and "card identity" in text
     report = json.loads(out.read_text())
     assert report["images"] == 6 and report["faces"] > 0
-    # a regression guard, well below the measured figures (models/cards.md: identity 0.937,
-    # mAP50 0.923 on 200 held-out scenes): a broken pipeline scores ~0
+    # a regression guard, well below the measured figures (models/cards.md: identity 0.962,
+    # mAP50 0.944 on 200 held-out scenes): a broken pipeline scores ~0
     assert report["identity_accuracy"] >= 0.2
     assert report["mAP50"] >= 0.15
     assert report["unreadable_images"] == []
