@@ -134,6 +134,7 @@ def test_scoreboard_updates_live_after_a_referee_event(server, browser):
     board = viewer.go("/scoreboard")
     expect(total(board, 0)).to_have_text("0")
     expect(board.locator("#sb-title")).to_contain_text("Deck Dash")
+    expect(board.locator("#players .player.leader")).to_have_count(0)  # level: no star
 
     console = referee.go("/console")
     expect(console.locator("#feed li")).to_have_count(len(BOB_FINISHES) - 1)
@@ -143,6 +144,7 @@ def test_scoreboard_updates_live_after_a_referee_event(server, browser):
     # No reload: the open scoreboard hears the verdict over SSE.
     expect(total(board, 0)).to_have_text("12", timeout=5000)
     expect(total(board, 1)).to_have_text("0")
+    expect(board.locator("#players .player.leader")).to_have_attribute("data-seat", "1")
     expect(board.locator("#sb-rounds")).to_contain_text("12")
     expect(console.locator("#feed")).to_contain_text("Bob finished and wins Dash 1.")
     shot(board, "scoreboard-portrait")

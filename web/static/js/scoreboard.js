@@ -21,10 +21,12 @@
     else if (sb.turn !== null && sb.turn !== undefined) status = "· " + sb.players[sb.turn] + " to play";
     document.getElementById("sb-status").textContent = status;
     const box = document.getElementById("players");
+    // a star for whoever is ahead; when everyone is level (as every game starts) nobody is
+    const ahead = sb.leaders.length < sb.players.length ? sb.leaders : [];
     box.replaceChildren(...sb.players.map((name, i) => {
       const cls = ["player"];
       if (sb.turn === i && !sb.finished) cls.push("turn");
-      if (sb.leaders.includes(i)) cls.push("leader");
+      if (ahead.includes(i)) cls.push("leader");
       if (sb.winners.includes(i)) cls.push("winner");
       if (lastTotals && lastTotals[i] !== sb.totals[i]) cls.push("flash");
       const extra = Object.entries(sb.extra || {})
