@@ -227,7 +227,9 @@ def cmd_videos(args: argparse.Namespace) -> dict:
     lat: list[int] = []
     per = []
     for seed in range(args.seeds):
-        video = render_video(deck, 1000 + seed, style=args.style, plays=args.plays)
+        video = render_video(
+            deck, 1000 + seed, style=args.style, plays=args.plays, twins=args.twins
+        )
         if args.nearer != 1:
             video = nearer(video, args.nearer)
         det = (
@@ -250,7 +252,7 @@ def cmd_videos(args: argparse.Namespace) -> dict:
     totals["latency_frames_p50"] = float(np.percentile(lat, 50)) if lat else None
     totals["latency_frames_max"] = max(lat) if lat else None
     scale = {"card_scale": args.card_scale or "auto", "nearer": args.nearer}
-    return {"detector": args.detector, **scale, **totals, "per_video": per}
+    return {"detector": args.detector, **scale, "twins": args.twins, **totals, "per_video": per}
 
 
 def _dryer_canon(d) -> list:
@@ -511,6 +513,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     v.add_argument("--nearer", type=float, default=1.0, help="a camera this many times nearer")
     v.add_argument(
         "--card-scale", type=card_scale, default=1.0, help="model: auto, or the scale (VIS-11)"
+    )
+    v.add_argument(
+        "--twins", type=float, default=0.0, help="share of plays of the top card's twin (TBL-6)"
     )
     v.set_defaults(run=cmd_videos)
     d = sub.add_parser("dryers")

@@ -124,6 +124,34 @@ def test_ruling_tbl1_unreadable_boxes_occlude_and_unnamed_cards_are_marked():
     assert s[3].label == UNREAD and not s[3].occluder
 
 
+def test_ruling_tbl6_the_readers_box_angle_reaches_the_sighting_as_the_long_side():
+    """A rotated box's angle names the card's long side (0–180°), whichever side the box
+    calls its width; ``identify``'s JSON keeps its four fields, the watcher gets the angle."""
+    from vision.runtime.detections import Detections
+    from vision.table.adapter import reader_detector
+
+    obb = np.array(
+        [
+            [320, 240, 60, 90, np.radians(10)],  # upright card turned 10°: long side 100°
+            [100, 100, 90, 60, np.radians(-30)],  # lying card: long side along the box's w
+            [200, 300, 60, 90, np.radians(95)],  # 95° + 90° = 185° → 5°
+        ],
+        np.float32,
+    )
+    dets = Detections(
+        obb,
+        np.full(3, 0.9, np.float32),
+        np.zeros(3, np.int64),
+        np.array(["red", "blue", "green"], object),
+        np.array(["7", "3", "5"], object),
+    )
+    assert np.allclose(dets.angles, [100.0, 150.0, 5.0], atol=1e-3)
+    assert set(dets.cards()[0]) == {"color", "value", "confidence", "box"}
+    sightings = reader_detector(lambda image: dets, "deck-dash")(np.zeros((480, 640, 3)))
+    assert [(s.label, s.angle) for s in sightings] == [("R7", 100.0), ("B3", 150.0), ("G5", 5.0)]
+    assert to_sightings(dets.cards(), 640, 480, "deck-dash")[0].angle is None
+
+
 def test_ruling_tbl1_motion_inside_a_zone_holds_its_reading_back():
     """A card slid into the pile while a hand hovers is reported only after it settles."""
     layout = TableLayout((rectangle("discard_1", ZoneKind.DISCARD, (0.4, 0.4, 0.6, 0.6)),))
@@ -280,6 +308,45 @@ def test_ruling_tbl6_the_face_under_the_top_again_elsewhere_is_another_copy_aske
     mapper.propose(keep, 1)
     (p,) = mapper.propose(again, 2)
     assert p.kind == "taken_back"
+
+
+def test_ruling_tbl6_a_twin_laid_on_its_twins_spot_at_another_angle_is_asked_about():
+    """A card's angle is part of where it lies: the other R1 laid on the first one's spot
+    but turned is asked about as another copy; a box's angle wobbling by a few degrees, or
+    the same long side seen either way round (179° and 2°), is the same card."""
+    tracker = StabilityTracker(min_frames=3, min_ns=60 * MS)
+    covered = [ZoneReading((), 0.0, occluded=True)] * 3
+    script = (
+        [ZoneReading(("R1",), 0.9, pose=(0.50, 0.50, 179.0))] * 4
+        + covered
+        + [ZoneReading(("R1",), 0.9, pose=(0.50, 0.50, 2.0))] * 4  # 3° apart: the same card
+        + covered
+        + [ZoneReading(("R1",), 0.9, pose=(0.505, 0.50, 24.0))] * 4  # turned 25°: a twin
+        + covered
+        + [ZoneReading(("R1",), 0.9, pose=(0.505, 0.50, 19.0))] * 4  # 5° from it: still it
+    )
+    seen = []
+    for i, reading in enumerate(script):
+        seen += tracker.update(i * 33 * MS, {"discard_1": reading})
+    assert [(o.after, o.moved, o.pose) for o in seen] == [
+        (("R1",), False, (0.50, 0.50, 179.0)),
+        (("R1",), True, (0.505, 0.50, 24.0)),
+    ]
+    (p,) = EventMapper("deck-dash", layout()).propose(seen[1], seat=2)
+    assert isinstance(p, Prompt) and p.kind == "same_card"
+    assert p.suggestion.payload == {"card": "R1"} and seen[1].to_dict()["pose"][2] == 24.0
+
+    # the face under the top again, on its spot but turned: another copy, not a take-back
+    mapper = EventMapper("deck-dash", layout())
+    mapper.propose(Observation("discard_1", (), ("R2",), 5, 105, 0.9, pose=(0.5, 0.5, 90.0)), 0)
+    keep = Observation("discard_1", ("R2",), ("KEEP2",), 205, 305, 0.9, pose=(0.5, 0.5, 60.0))
+    mapper.propose(keep, 1)
+    turned = Observation("discard_1", ("KEEP2",), ("R2",), 405, 505, 0.9, pose=(0.5, 0.5, 120.0))
+    assert [p.kind for p in mapper.propose(turned, 2)] == ["same_card"]
+    with_no_angle = EventMapper("deck-dash", layout())  # a detector without angles: as before
+    with_no_angle.propose(Observation("discard_1", (), ("R2",), 5, 105, 0.9, pose=(0.5, 0.5)), 0)
+    with_no_angle.propose(keep, 1)
+    assert [p.kind for p in with_no_angle.propose(turned, 2)] == ["taken_back"]
 
 
 def test_ruling_tbl1_motion_outside_the_zones_runs_no_detector():

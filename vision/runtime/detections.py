@@ -57,6 +57,15 @@ class Detections:
     def xyxy(self) -> np.ndarray:
         return obb_to_xyxy(self.obb)
 
+    @property
+    def angles(self) -> np.ndarray:
+        """Each box's long side as an angle in degrees, 0 ≤ a < 180 in image coordinates:
+        the same card turned on the table turns it (TBL-6), whichever side the box calls w."""
+        if len(self.obb) == 0:
+            return np.zeros(0, np.float32)
+        w, h, t = self.obb[:, 2], self.obb[:, 3], np.degrees(self.obb[:, 4])
+        return np.mod(t + np.where(h > w, 90.0, 0.0), 180.0).astype(np.float32)
+
     def __getitem__(self, index: int | slice | np.ndarray | list) -> Detections:
         if isinstance(index, int):
             index = [index]

@@ -41,6 +41,7 @@ class CardDetection:
     value: str
     confidence: float
     box: tuple[float, float, float, float]  # pixels
+    angle: float | None = None  # the long side, degrees in [0, 180) (not in identify's JSON)
 
     @staticmethod
     def of(item: Any) -> CardDetection:
@@ -57,8 +58,13 @@ class CardDetection:
         if box is None:
             raise ValueError("a card detection needs a box [x1, y1, x2, y2]")
         x1, y1, x2, y2 = (float(v) for v in box)
+        angle = get("angle")
         return CardDetection(
-            get("color"), str(get("value")), float(get("confidence")), (x1, y1, x2, y2)
+            get("color"),
+            str(get("value")),
+            float(get("confidence")),
+            (x1, y1, x2, y2),
+            None if angle is None else float(angle),
         )
 
 
@@ -85,7 +91,7 @@ def to_sightings(
             out.append(Sighting(NOT_A_CARD, d.confidence, box, occluder=True))
             continue
         token = card_token(game, d.color, d.value)
-        out.append(Sighting(token or UNREAD, d.confidence, box))
+        out.append(Sighting(token or UNREAD, d.confidence, box, angle=d.angle))
     return out
 
 
@@ -106,5 +112,14 @@ def reader_detector(
     reader: Callable[[np.ndarray], Any], game: str, *, floor: float = 0.25
 ) -> Callable[[np.ndarray], list[Sighting]]:
     """A Vision I ``CardReader`` (frame → ``Detections``) as a watcher ``Detector``, through
-    the same ``identify`` JSON form the command line prints."""
-    return detector_from(lambda image: reader(image).cards(), game, floor=floor)
+    the same ``identify`` JSON form the command line prints, with each box's angle added (a
+    twin laid on its twin at another angle is another card: TBL-6)."""
+
+    def identify(image: np.ndarray) -> list[dict]:
+        dets = reader(image)
+        return [
+            {**card, "angle": round(float(a), 1)}
+            for card, a in zip(dets.cards(), dets.angles, strict=True)
+        ]
+
+    return detector_from(identify, game, floor=floor)

@@ -111,6 +111,8 @@ class _Director:
         self.blur_px = float(rng.uniform(0, 0.8))
         self.hand_rgb, self.hand_a = _hand(rng, float(rng.uniform(80, 110)))
         self.identities = guide_order(deck)
+        self.pile_idents: list[tuple] = []  # the face of each card on the pile, as ``tokens``
+        self._ident: tuple = ()
         self._base: np.ndarray | None = None
 
     def _pile_matrix(self) -> np.ndarray:
@@ -119,10 +121,15 @@ class _Director:
         cy = (y1 + y2) / 2 * H + self.rng.normal(0, 6)
         return _affine(cx, cy, self.width, self.rng.normal(0, 20), CARD_W, CARD_H)
 
-    def new_card(self) -> tuple[Sprite, str]:
+    def new_card(self, twin: bool = False) -> tuple[Sprite, str]:
+        """A random card, or with ``twin`` the other copy of the pile's top card (TBL-6)."""
         from vision.table.labels import card_token
 
-        ident = self.identities[int(self.rng.integers(len(self.identities)))]
+        if twin and self.pile_idents:
+            ident = self.pile_idents[-1]
+        else:
+            ident = self.identities[int(self.rng.integers(len(self.identities)))]
+        self._ident = ident
         token = card_token(self.deck.name, *ident) or "?"
         return card(self.deck, ident, self.style, self.rng), token
 
@@ -216,10 +223,10 @@ class _Director:
     def _entry(self) -> tuple[float, float]:
         return float(self.rng.uniform(0.3, 0.8) * W), H + 40.0
 
-    def play(self, kind: str = "play", keep_frames: int = 0) -> None:
+    def play(self, kind: str = "play", keep_frames: int = 0, twin: bool = False) -> None:
         """A hand brings a card to the pile and leaves. ``take_back`` lifts it again after
-        ``keep_frames`` clear frames."""
-        sprite, token = self.new_card()
+        ``keep_frames`` clear frames; ``twin`` plays the other copy of the top card."""
+        sprite, token = self.new_card(twin)
         entry, target = self._entry(), self._target()
         angle = float(self.rng.normal(0, 20))
         prev = entry
@@ -229,6 +236,7 @@ class _Director:
             prev = pos
         self.pile.append((sprite, self._pile_matrix()))
         self.tokens.append(token)
+        self.pile_idents.append(self._ident)
         self._base = None
         if kind == "take_back":
             # lift the hand just clear of the pile for a moment, then take the card back
@@ -244,6 +252,7 @@ class _Director:
                 prev = pos
             self.pile.pop()
             self.tokens.pop()
+            self.pile_idents.pop()
             self._base = None
             for pos in self._path(8, target, self._entry()):
                 self.emit(self._with_hand(pos, prev, sprite, angle), "hand")
@@ -276,9 +285,11 @@ def render_video(
     plays: int = 4,
     still: tuple[int, int] = (20, 40),
     size: tuple[int, int] = (W, H),
+    twins: float = 0.0,
 ) -> Video:
     """A table video: a starting card, then ``plays`` plays separated by still stretches,
-    with hands passing, a card taken back and a bumped table mixed in."""
+    with hands passing, a card taken back and a bumped table mixed in. ``twins``: the share
+    of plays that put the other copy of the top card on it (TBL-6; Deck Dash has two)."""
     rng = np.random.default_rng(seed)
     d = _Director(deck, style, rng, size)
     back = Sprite(
@@ -302,11 +313,12 @@ def render_video(
     first, token = d.new_card()
     d.pile.append((first, d._pile_matrix()))
     d.tokens.append(token)
+    d.pile_idents.append(d._ident)
     d.truth.plays.append((0, token))
     d.still(int(rng.integers(*still)))
     extras = ["pass", "take_back", "shake"]
     for i in range(plays):
-        d.play()
+        d.play(twin=bool(twins and rng.random() < twins))
         d.still(int(rng.integers(*still)))
         extra = extras[i % len(extras)]
         if extra == "pass":

@@ -27,7 +27,13 @@ from typing import Any
 from referee.events import Event, Source
 from vision.table.adapter import UNREAD
 from vision.table.labels import BACK
-from vision.table.stability import MOVED_TOLERANCE, Observation, lies_elsewhere
+from vision.table.stability import (
+    MOVED_TOLERANCE,
+    TURNED_TOLERANCE,
+    Observation,
+    Pose,
+    lies_elsewhere,
+)
 from vision.table.zones import TableLayout, ZoneKind
 
 DEFAULT_THRESHOLD = 0.6  # below this an observation is a question, not an event
@@ -102,9 +108,10 @@ class EventMapper:
     layout: TableLayout
     threshold: float = DEFAULT_THRESHOLD
     moved_tolerance: float = MOVED_TOLERANCE
+    turned_tolerance: float = TURNED_TOLERANCE
     _tops: dict[str, list[str]] = field(default_factory=dict)
     # where each remembered top lay (None: entered on the tablet, or no box), as ``_tops``
-    _poses: dict[str, list[tuple[float, float] | None]] = field(default_factory=dict)
+    _poses: dict[str, list[Pose | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._parse = _parser(self.game)
@@ -123,7 +130,7 @@ class EventMapper:
         if not history or history[-1] != card:
             self._remember(zone, card, None)
 
-    def _remember(self, zone: str, card: str, pose: tuple[float, float] | None) -> None:
+    def _remember(self, zone: str, card: str, pose: Pose | None) -> None:
         history, poses = self._tops.setdefault(zone, []), self._poses.setdefault(zone, [])
         history.append(card)
         poses.append(pose)
@@ -165,7 +172,9 @@ class EventMapper:
         taken_back = len(history) >= 2 and history[-2] == card and obs.before == (history[-1],)
         # the face under the last card again, but not where that card lay: another copy of it
         # played on the pile (Deck Dash holds two of every card), or the one below nudged
-        another = taken_back and lies_elsewhere(poses[-2], obs.pose, self.moved_tolerance)
+        another = taken_back and lies_elsewhere(
+            poses[-2], obs.pose, self.moved_tolerance, self.turned_tolerance
+        )
         self._remember(obs.zone, card, obs.pose)
         if another:
             return [self._another(obs, card, seat)]

@@ -9,7 +9,7 @@ import numpy as np
 
 from vision.table.frames import Frame
 from vision.table.motion import MotionGate
-from vision.table.stability import Observation, StabilityTracker, ZoneReading
+from vision.table.stability import Observation, Pose, StabilityTracker, ZoneReading
 from vision.table.zones import TableLayout, Zone, ZoneKind
 
 # Piles show one card that matters: the one on top (the largest visible face).
@@ -28,6 +28,7 @@ class Sighting:
     confidence: float
     box: tuple[float, float, float, float]
     occluder: bool = False
+    angle: float | None = None  # the card's long side, degrees in [0, 180), when known
 
     @property
     def center(self) -> tuple[float, float]:
@@ -64,7 +65,10 @@ def read_zone(zone: Zone, sightings: Sequence[Sighting], min_confidence: float) 
     if zone.kind in PILE_KINDS:
         top = max(inside, key=lambda s: s.area)
         cx, cy = top.center
-        return ZoneReading((top.label,), top.confidence, pose=(round(cx, 3), round(cy, 3)))
+        pose: Pose = (round(cx, 3), round(cy, 3))
+        if top.angle is not None:
+            pose = (*pose, round(top.angle, 1))
+        return ZoneReading((top.label,), top.confidence, pose=pose)
     return ZoneReading(tuple(sorted(s.label for s in inside)), min(s.confidence for s in inside))
 
 
