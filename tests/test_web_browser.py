@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.serving import ServedApp
-from tests.test_web_routes import BOB_FINISHES, PIN, write_images
+from tests.test_web_routes import BOB_FINISHES, PIN, Tablet, write_images
 from web import create_app
 from web.config import WebConfig
 
@@ -319,6 +319,13 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
         live = s.go("/live")
         expect(live.locator("#nocam")).to_contain_text("No camera is configured")
         shot(live, "live-no-camera")
+        tablet = Tablet(tmp_app)  # a game running: a viewer's Setup page names it, no "End it"
+        tablet.set_pin()
+        tablet.new_game("deck-dash", ("Ann", "Bob"))
+        setup = s.go("/setup")
+        running = setup.locator("#running")
+        expect(running).to_have_text("Running: Deck Dash · game 1 · Ann, Bob Open console")
+        expect(running.locator("#end-running")).to_have_count(0)
         s.close()
 
 

@@ -79,12 +79,14 @@
     const g = await api("GET", "/api/games/" + cur.data.id);
     if (!g.ok || g.data.game.ended_at) return;
     const box = $("running");
-    box.replaceChildren(el("strong", { text: "Running: " + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
-      el("a", { class: "btn small", href: "/console?game=" + g.data.game.id }, "Open console"), " ",
-      TT.referee ? el("button", { class: "small danger", id: "end-running", onclick: async () => {
-        const r = await api("POST", "/api/games/" + g.data.game.id + "/end", {});
-        if (r.ok) { toast("game ended", "ok"); box.classList.add("hidden"); } else toast(r.data.error, "bad");
-      } }, "End it") : null);
+    // replaceChildren would print a null child as "null": only the referee gets "End it"
+    const parts = [el("strong", { text: "Running: " + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
+      el("a", { class: "btn small", href: "/console?game=" + g.data.game.id }, "Open console")];
+    if (TT.referee) parts.push(" ", el("button", { class: "small danger", id: "end-running", onclick: async () => {
+      const r = await api("POST", "/api/games/" + g.data.game.id + "/end", {});
+      if (r.ok) { toast("game ended", "ok"); box.classList.add("hidden"); } else toast(r.data.error, "bad");
+    } }, "End it"));
+    box.replaceChildren(...parts);
     box.classList.remove("hidden");
   }
 
