@@ -673,8 +673,12 @@ def test_the_hardware_packages_pads_plug_into_the_dashboard(tmp_path):
     try:
         t = Tablet(make_app(tmp_path, pads=pads))
         t.set_pin()
-        assert b'id="pad-0-pad"' in t.client.get("/hardware").data
+        page = t.client.get("/hardware").data.decode()
+        assert 'id="pad-0-pad"' in page and "Seat 0</div>" in page  # no game: seats only
         game_id = t.new_game("wash-dash", ("Ann", "Bob"))
+        page = t.client.get("/hardware").data.decode()  # each pad labelled by who sits there
+        assert "Seat 0 · Ann</div>" in page and "Seat 1 · Bob</div>" in page
+        assert "Seat 2</div>" in page
         assert t.send(game_id, {"kind": "setup"}).status_code < 300
         reveal = {"kind": "reveal", "seat": 0, "payload": {"cards": ["T01", "T02"]}}
         assert t.send(game_id, reveal).status_code < 300

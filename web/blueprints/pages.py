@@ -102,4 +102,15 @@ def hardware() -> str:
         seats=list(s.pads.seats()),
         devices=list(s.pads.devices()),
         virtual=bool(getattr(s.pads, "virtual", False)),
+        players=_running_players(),
     )
+
+
+def _running_players() -> dict[int, str]:
+    """Seat → name in the running game, so a pad is labelled by who sits there."""
+    games = services().games
+    game_id = games.current_id()
+    if game_id is None:
+        return {}
+    record = games.record(game_id)
+    return {} if record.ended_at is not None else dict(enumerate(record.players))
