@@ -112,7 +112,6 @@ class _Director:
         self.hand_rgb, self.hand_a = _hand(rng, float(rng.uniform(80, 110)))
         self.identities = guide_order(deck)
         self.pile_idents: list[tuple] = []  # the face of each card on the pile, as ``tokens``
-        self._ident: tuple = ()
         self._base: np.ndarray | None = None
 
     def _pile_matrix(self) -> np.ndarray:
@@ -121,17 +120,31 @@ class _Director:
         cy = (y1 + y2) / 2 * H + self.rng.normal(0, 6)
         return _affine(cx, cy, self.width, self.rng.normal(0, 20), CARD_W, CARD_H)
 
-    def new_card(self, twin: bool = False) -> tuple[Sprite, str]:
-        """A random card, or with ``twin`` the other copy of the pile's top card (TBL-6)."""
+    def new_card(self, twin: bool = False) -> tuple[Sprite, str, tuple]:
+        """A random card, or with ``twin`` the other copy of the pile's top card (TBL-6):
+        its sprite, token and face."""
         from vision.table.labels import card_token
 
         if twin and self.pile_idents:
             ident = self.pile_idents[-1]
         else:
             ident = self.identities[int(self.rng.integers(len(self.identities)))]
-        self._ident = ident
         token = card_token(self.deck.name, *ident) or "?"
-        return card(self.deck, ident, self.style, self.rng), token
+        return card(self.deck, ident, self.style, self.rng), token, ident
+
+    def lay(self, sprite: Sprite, token: str, ident: tuple) -> None:
+        """Put a card on the discard pile, a little off its middle and turned."""
+        self.pile.append((sprite, self._pile_matrix()))
+        self.tokens.append(token)
+        self.pile_idents.append(ident)
+        self._base = None
+
+    def lift(self) -> None:
+        """Take the pile's top card back."""
+        self.pile.pop()
+        self.tokens.pop()
+        self.pile_idents.pop()
+        self._base = None
 
     def base(self) -> np.ndarray:
         if self._base is None:
@@ -226,7 +239,7 @@ class _Director:
     def play(self, kind: str = "play", keep_frames: int = 0, twin: bool = False) -> None:
         """A hand brings a card to the pile and leaves. ``take_back`` lifts it again after
         ``keep_frames`` clear frames; ``twin`` plays the other copy of the top card."""
-        sprite, token = self.new_card(twin)
+        sprite, token, ident = self.new_card(twin)
         entry, target = self._entry(), self._target()
         angle = float(self.rng.normal(0, 20))
         prev = entry
@@ -234,10 +247,7 @@ class _Director:
         for pos in self._path(n_in, entry, target):
             self.emit(self._with_hand(pos, prev, sprite, angle), "hand")
             prev = pos
-        self.pile.append((sprite, self._pile_matrix()))
-        self.tokens.append(token)
-        self.pile_idents.append(self._ident)
-        self._base = None
+        self.lay(sprite, token, ident)
         if kind == "take_back":
             # lift the hand just clear of the pile for a moment, then take the card back
             hh = self.hand_a.shape[0]
@@ -250,10 +260,7 @@ class _Director:
             for pos in self._path(3, near, target):
                 self.emit(self._with_hand(pos, prev, None, angle), "hand")
                 prev = pos
-            self.pile.pop()
-            self.tokens.pop()
-            self.pile_idents.pop()
-            self._base = None
+            self.lift()
             for pos in self._path(8, target, self._entry()):
                 self.emit(self._with_hand(pos, prev, sprite, angle), "hand")
                 prev = pos
@@ -310,10 +317,8 @@ def render_video(
                 ),
             )
         )
-    first, token = d.new_card()
-    d.pile.append((first, d._pile_matrix()))
-    d.tokens.append(token)
-    d.pile_idents.append(d._ident)
+    first, token, ident = d.new_card()
+    d.lay(first, token, ident)
     d.truth.plays.append((0, token))
     d.still(int(rng.integers(*still)))
     extras = ["pass", "take_back", "shake"]
