@@ -257,6 +257,11 @@ def test_live_calibration_and_pads_pages(server, browser):
     calib.click("#close-zone")
     calib.click("#save-zones")
     expect(calib.locator("#calib-msg")).to_contain_text("Saved 1 zones")
+    # the family reads what a zone is, the log keeps its stored name
+    expect(calib.locator("#zone-list li strong")).to_have_text("Discard pile (DOS: the left one)")
+    expect(calib.locator("#zone-name option[value='seat_1_dryer_bar_2']")).to_have_text(
+        "Seat 1 · dryer bar 2 (top to bottom)"
+    )
     shot(calib, "calibration")
     zones = referee.api("GET", "/api/zones")["data"]["zones"]
     assert zones[0]["name"] == "discard_1" and len(zones[0]["points"]) == 4

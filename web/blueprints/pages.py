@@ -6,7 +6,7 @@ from flask import Blueprint, Response, redirect, render_template, url_for
 
 from web.blueprints.common import game_arg, services
 from web.services import history as hist
-from web.services.zones import zone_names
+from web.services.zones import zone_label, zone_names
 
 bp = Blueprint("pages", __name__)
 
@@ -89,7 +89,7 @@ def calibration() -> str:
         page="calibration",
         camera=s.camera.describe() if s.camera else None,
         camera_error=s.camera_error,
-        names=zone_names(s.config.seats),
+        names=[(name, zone_label(name)) for name in zone_names(s.config.seats)],
     )
 
 

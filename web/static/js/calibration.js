@@ -26,8 +26,14 @@
     poly(current, "#ffffff", false, null);
   }
 
+  /* the words the zone menu shows for a stored name (the page renders them) */
+  const labelOf = (name) => {
+    const option = [...$("zone-name").options].find((o) => o.value === name);
+    return option ? option.textContent : name;
+  };
+
   function list() {
-    $("zone-list").replaceChildren(...zones.map((z) => el("li", {}, el("strong", { text: z.name }), " ",
+    $("zone-list").replaceChildren(...zones.map((z) => el("li", {}, el("strong", { text: labelOf(z.name) }), " ",
       el("span", { class: "muted", text: z.points.length + " points" }))));
   }
 
