@@ -28,6 +28,7 @@ ARGS = [
 ]
 PORTRAIT = {"width": 800, "height": 1280}
 LANDSCAPE = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -314,6 +315,15 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
     expect(page.locator("#send")).to_be_disabled()
     expect(page.locator("#view-only")).to_contain_text("Viewing only")
     shot(page, "console-viewer")
+    phone = Screen(browser, base, PHONE)  # a phone that joined: the menu leaves room for the game
+    board = phone.go("/scoreboard")
+    header = board.locator("header.top").bounding_box()
+    assert header["height"] < PHONE["height"] / 4, header
+    links = board.locator("nav.main a")
+    for i in range(links.count()):
+        expect(links.nth(i)).to_be_in_viewport()
+    shot(board, "scoreboard-phone")
+    phone.close()
     r = viewer.api("POST", "/api/games", {"game": "deck-dash", "players": ["A", "B"]})
     assert r["status"] == 401
     viewer.close()
