@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.serving import ServedApp
-from tests.test_web_routes import BOB_FINISHES, PIN, Tablet, write_images
+from tests.test_web_routes import BOB_FINISHES, DEAL, PIN, Tablet, write_images
 from web import create_app
 from web.config import WebConfig
 
@@ -329,19 +329,30 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
     viewer.close()
     # A second server without a camera: the Live page says so plainly.
     tmp_app = create_app(WebConfig(db_path=Path(app_tmp(server)) / "nocam.db"))
-    with ServedApp(tmp_app, threads=4) as served:
+    with ServedApp(tmp_app, threads=8) as served:
         s = Screen(browser, served.url)
         live = s.go("/live")
         expect(live.locator("#nocam")).to_contain_text("No camera is configured")
         shot(live, "live-no-camera")
         tablet = Tablet(tmp_app)  # a game running: a viewer's Setup page names it, no "End it"
         tablet.set_pin()
-        tablet.new_game("deck-dash", ("Ann", "Bob"))
+        game_id = tablet.new_game("deck-dash", ("Ann", "Bob"))
         setup = s.go("/setup")
         running = setup.locator("#running")
         expect(running).to_have_text("Running: Deck Dash · game 1 · Ann, Bob Open console")
         expect(running.locator("#end-running")).to_have_count(0)
         s.close()
+        assert tablet.send(game_id, DEAL).status_code == 201  # the console's table grows
+        phone = Screen(browser, served.url, PHONE)  # every page fits a phone's width
+        for path in ("/scoreboard", "/console", "/live", "/setup", "/history", "/calibration"):
+            page = phone.go(path)
+            if path == "/console":
+                expect(page.locator("#c-view")).to_contain_text("dashes won")
+            if path == "/scoreboard":
+                expect(page.locator("#players .player")).to_have_count(2)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], (path, width)
+        phone.close()
 
 
 def app_tmp(server: tuple[str, Any]) -> str:
