@@ -519,7 +519,12 @@ class PaintedPile:
 
     LEVELS = {"G7": 100, "R7": 180}
 
-    def __init__(self, tops: list[str], before: dict[int, Callable[[], None]] | None = None):
+    def __init__(
+        self,
+        tops: list[str],
+        before: dict[int, Callable[[], None]] | None = None,
+        confidence: dict[str, float] | None = None,
+    ):
         import numpy as np
 
         x1, y1, x2, y2 = table_layout().box("discard_1")
@@ -531,6 +536,7 @@ class PaintedPile:
             self.frames += [img] * 8
         self.i = 0
         self.before = before or {}  # frame index -> what the family does before it is seen
+        self.confidence = confidence or {}  # card -> how sure the reader is (default 0.95)
 
     def read(self) -> Frame | None:
         if self.i >= len(self.frames):
@@ -547,18 +553,20 @@ class PaintedPile:
     def detect(self, image: Any) -> list[Sighting]:
         level = int(image[60, int(self.box[0] * 160) + 5, 0])
         card = {v: k for k, v in self.LEVELS.items()}[level]
-        return [Sighting(card, 0.95, self.box)]
+        return [Sighting(card, self.confidence.get(card, 0.95), self.box)]
 
 
 def g7_r7_g7_watched(
-    tmp_path, family: dict[int, Callable[[Tablet, int], None]] | None = None
+    tmp_path,
+    family: dict[int, Callable[[Tablet, int], None]] | None = None,
+    confidence: dict[str, float] | None = None,
 ) -> tuple[Tablet, int]:
     """Deck Dash, G7 starting the pile, Ana has drawn; the camera then sees R7 played on it
     and G7 on top again where it lay. ``family``: frame index -> what the family does on
-    the tablet before the camera sees that frame."""
+    the tablet before the camera sees that frame; ``confidence``: how sure the reader is."""
     game: list[Any] = []  # (tablet, game id) once they exist
     hooks = {i: (lambda act=act: act(*game)) for i, act in (family or {}).items()}
-    pile = PaintedPile(["G7", "R7", "G7"], before=hooks)
+    pile = PaintedPile(["G7", "R7", "G7"], before=hooks, confidence=confidence)
     app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
     tablet = Tablet(app)
     tablet.set_pin()
@@ -586,6 +594,23 @@ def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
     snap = tablet.snapshot(game_id)
     assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "undone", "meta"]
     assert snap["view"]["round"]["discard"] == ["G7"]
+
+
+def test_a_take_back_with_no_play_left_to_undo_does_not_ask_to_undo(tmp_path):
+    """R7 read too doubtfully to be logged (a question nobody answered), then taken back:
+    there is no play to undo, so the take-back question does not ask "undo that play?";
+    it still offers the twin."""
+    tablet, game_id = g7_r7_g7_watched(tmp_path, confidence={"R7": 0.5})
+    assert camera_events(tablet, game_id) == []
+    prompts = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
+    assert [p["prompt"] for p in prompts] == ["confirm_card", "taken_back"]
+    question = prompts[1]
+    assert question["suggestion"] is None
+    assert question["message"] == (
+        "R7 was taken back off the pile and G7 is on top again: there is no play of R7 to"
+        " undo. Or was another G7 played?"
+    )
+    assert [a["label"] for a in question["answers"]] == ["Another G7 was played"]
 
 
 def test_a_play_typed_on_the_tablet_is_not_logged_again_and_its_take_back_offers_undo(tmp_path):

@@ -553,8 +553,15 @@ class CameraReferee:
         if prompt.get("prompt") != "taken_back" or prompt.get("suggestion") is not None:
             return prompt
         seq = self._last_play(ctx, obs.zone, obs.before[0]) if obs.before else None
-        if seq is None:
-            return prompt
+        if seq is None:  # not in the log (never logged, or undone already): nothing to undo
+            if not (obs.before and obs.after):
+                return prompt
+            gone, top = obs.before[0], obs.after[0]
+            message = (
+                f"{gone} was taken back off the pile and {top} is on top again: there is no"
+                f" play of {gone} to undo. Or was another {top} played?"
+            )
+            return {**prompt, "message": message}
         undo = Event("undo", payload={"target": seq}, t_ns=obs.t_ns, source=Source.CAMERA)
         return {
             **prompt,
