@@ -39,20 +39,17 @@ _NAMES = [
 
 def zone_label(name: str) -> str:
     """What the calibration page calls a zone: words a family reads, not its stored name."""
-    labels = {
+    z = parse_name(name)
+    seat = f"Seat {z['seat']} · "
+    return {
         "draw_pile": "Draw pile",
-        "discard_1": "Discard pile (DOS: the left one)",
-        "discard_2": "Second discard pile (DOS: the right one)",
-    }
-    if name in labels:
-        return labels[name]
-    m = re.fullmatch(r"seat_(\d)_(area|dryer)(?:_bar_([123]))?", name)
-    if m is None:
-        return name
-    seat, what, bar = m.groups()
-    if bar:
-        return f"Seat {seat} · dryer bar {bar} (top to bottom)"
-    return f"Seat {seat} · " + ("play area (Deck Dash)" if what == "area" else "dryer (Wash Dash)")
+        "discard_pile": "Discard pile (DOS: the left one)"
+        if z["index"] == 1
+        else "Second discard pile (DOS: the right one)",
+        "seat_area": seat + "play area (Deck Dash)",
+        "dryer": seat + "dryer (Wash Dash)",
+        "dryer_bar": seat + f"dryer bar {z['bar']} (top to bottom)",
+    }[z["kind"]]
 
 
 def zone_names(seats: int) -> list[str]:
