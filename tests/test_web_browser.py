@@ -299,9 +299,16 @@ def test_live_calibration_and_pads_pages(server, browser):
     watcher = Screen(browser, base, PORTRAIT)
     other = watcher.go("/hardware")
     other.wait_for_selector("body[data-live='1']")  # the watcher's stream is connected
+    table = Screen(browser, base, PORTRAIT)  # a third tablet on the Live page
+    presses = table.go("/live")
+    presses.wait_for_selector("body[data-live='1']")
+    expect(presses.locator("#presses-none")).to_be_visible()
     pads.click("#pad-2-pad")
     expect(other.locator("#pad-2-pad")).to_have_class("pad-btn lit", timeout=3000)
+    expect(presses.locator("#presses")).to_contain_text("pad · Cy", timeout=3000)
+    expect(presses.locator("#presses-none")).to_be_hidden()
     shot(other, "hardware")
+    table.close()
     watcher.close()
     referee.close()
 

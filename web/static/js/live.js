@@ -117,6 +117,7 @@
   function pad(p) {
     const line = el("div", { text: (p.device + " · " + TT.seatName(snap, p.seat)) +
       (p.accepted === true ? " → " + p.message : p.accepted === false ? " ✗ " + p.message : "") });
+    $("presses-none").classList.add("hidden");
     $("presses").prepend(line);
     while ($("presses").childElementCount > 30) $("presses").lastChild.remove();
   }
