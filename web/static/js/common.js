@@ -49,6 +49,7 @@ const TT = (() => {
   }
 
   /* Live updates: handlers.state(snapshot), .pad(press), .nogame(). EventSource reconnects. */
+  const LOST_AFTER_MS = 3000;
   function stream(handlers, opts) {
     const params = new URLSearchParams();
     const game = (opts && opts.game) || body.dataset.game || "current";
@@ -58,8 +59,26 @@ const TT = (() => {
     for (const name of ["state", "pad", "nogame", "problem", "prompts"]) {
       if (handlers[name]) es.addEventListener(name, (e) => handlers[name](JSON.parse(e.data)));
     }
-    es.addEventListener("open", () => { body.dataset.live = "1"; });
-    es.addEventListener("error", () => { body.dataset.live = "0"; });
+    // data-live follows the stream at once; data-lost (the page's notice) only once it has
+    // been down for LOST_AFTER_MS, so the routine reconnect of an old stream shows nothing
+    // (retries fail every second while the server is gone: the first failure starts the clock)
+    let lostTimer = null;
+    es.addEventListener("open", () => {
+      body.dataset.live = "1";
+      clearTimeout(lostTimer);
+      lostTimer = null;
+      delete body.dataset.lost;
+    });
+    es.addEventListener("error", () => {
+      body.dataset.live = "0";
+      if (lostTimer !== null) return;
+      lostTimer = setTimeout(() => {
+        lostTimer = null;
+        if (body.dataset.live !== "0") return;
+        // a refused stream (an error status) is not retried by the browser: say so
+        body.dataset.lost = es.readyState === EventSource.CLOSED ? "stopped" : "retrying";
+      }, LOST_AFTER_MS);
+    });
     window.addEventListener("pagehide", () => es.close());
     return es;
   }
