@@ -78,8 +78,9 @@ class LogEntry:
 class EventLog:
     """Thread-safe access to the log; each thread gets its own connection.
 
-    ``read_only=True`` opens an existing file without writing to it (no schema, no journal
-    change): for tools that only look, such as ``tabletop log``, beside a running server."""
+    ``read_only=True`` opens an existing file and never writes to it (no schema, no journal
+    change, never created): for tools that only look, such as ``tabletop log``, beside a
+    running server."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
@@ -96,8 +97,7 @@ class EventLog:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             if self.read_only:
-                uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                conn = sqlite3.connect(uri, uri=True, timeout=10, isolation_level=None)
+                conn = self._open_existing()
                 self._local.conn = conn
                 return conn
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
@@ -106,6 +106,17 @@ class EventLog:
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
         return conn
+
+    def _open_existing(self) -> sqlite3.Connection:
+        """A connection to the existing file that this object only reads through. Opened
+        read-write where it may be (never created: ``mode=rw``) so that closing it removes the
+        ``-wal``/``-shm`` files SQLite makes to read a WAL database; read-only where the
+        file may not be written (a backup kept read-only), which leaves them behind."""
+        uri = self.path.resolve().as_uri()
+        try:
+            return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=10, isolation_level=None)
+        except sqlite3.OperationalError:
+            return sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=10, isolation_level=None)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -130,8 +130,33 @@ def test_tabletop_log_only_reads_the_database_it_is_pointed_at(tmp_path, capsys)
     kept = tmp_path / "backup.db"
     with sqlite3.connect(db) as source, sqlite3.connect(kept) as copy:
         source.backup(copy)
-    kept.chmod(0o444)
+    with sqlite3.connect(kept) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    conn.close()
     assert main(["log", "--db", str(kept)]) == 0
     assert capsys.readouterr().out.split()[:2] == ["1", "dos"]
     assert main(["log", str(game_id), "--db", str(kept)]) == 0
     assert capsys.readouterr().out == tablet.client.get(f"/api/games/{game_id}/log.jsonl").text
+    # reading a WAL file makes -wal/-shm files; the tool's connection, the last, removes them
+    assert not kept.with_name("backup.db-wal").exists()
+    assert not kept.with_name("backup.db-shm").exists()
+
+
+def test_tabletop_log_reads_a_file_it_may_not_write(tmp_path, capsys, monkeypatch):
+    """A backup kept read-only (where the user may not write it) opens read-only."""
+    tablet, game_id = played(tmp_path)
+    db = str(tablet.services.games.db_path)
+    connect, modes = sqlite3.connect, []
+
+    def no_writing(target, *args, **kwargs):  # as SQLite answers for a file one may not write
+        modes.append(str(target).rsplit("?", 1)[-1] if kwargs.get("uri") else "path")
+        if kwargs.get("uri") and str(target).endswith("mode=rw"):
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return connect(target, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", no_writing)
+    assert main(["log", str(game_id), "--db", db]) == 0
+    assert modes == ["mode=rw", "mode=ro"]
+    assert capsys.readouterr().out.splitlines()[0] == (
+        '{"game": "deck-dash", "players": ["Ann", "Bob"], "options": {}}'
+    )

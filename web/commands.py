@@ -126,8 +126,8 @@ def _log(args: argparse.Namespace) -> int:
     if not cfg.db_path.is_file():  # never create an empty database by asking what it holds
         print(f"tabletop log: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
         return 2
+    log = EventLog(cfg.db_path, read_only=True)
     try:
-        log = EventLog(cfg.db_path, read_only=True)
         if args.game_id is None:
             for g in log.games():
                 started = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created_at))
@@ -141,6 +141,8 @@ def _log(args: argparse.Namespace) -> int:
     except sqlite3.Error as exc:  # not a database, no permission
         print(f"tabletop log: cannot read the database {cfg.db_path}: {exc}", file=sys.stderr)
         return 2
+    finally:
+        log.close()  # the last connection to a WAL file tidies its -wal/-shm away
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
