@@ -108,9 +108,5 @@ def hardware() -> str:
 
 def _running_players() -> dict[int, str]:
     """Seat → name in the running game, so a pad is labelled by who sits there."""
-    games = services().games
-    game_id = games.current_id()
-    if game_id is None:
-        return {}
-    record = games.record(game_id)
-    return {} if record.ended_at is not None else dict(enumerate(record.players))
+    running = services().games.running()
+    return dict(enumerate(running.players)) if running is not None else {}

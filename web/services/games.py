@@ -190,10 +190,14 @@ class GameService:
     def current_id(self) -> int | None:
         """The latest game still running, else the latest game, else None."""
         games = self.log.games()
-        running = [g for g in games if g.ended_at is None]
-        if running:
-            return running[-1].id
+        running = _latest_running(games)
+        if running is not None:
+            return running.id
         return games[-1].id if games else None
+
+    def running(self) -> GameRecord | None:
+        """The latest game still running, if any."""
+        return _latest_running(self.log.games())
 
     def create(self, game: Any, players: Any, options: Any) -> int:
         if not isinstance(game, str) or not game.strip():
@@ -401,3 +405,7 @@ class GameService:
             snap = {"game": {"id": game_id}, "error": exc.message}
         snap["why"] = why
         self.hub.publish("game", snap)
+
+
+def _latest_running(games: list[GameRecord]) -> GameRecord | None:
+    return next((g for g in reversed(games) if g.ended_at is None), None)

@@ -552,11 +552,9 @@ class CameraReferee:
         the log does)."""
         if prompt.get("prompt") != "taken_back" or prompt.get("suggestion") is not None:
             return prompt
-        seq = self._last_play(ctx, obs.zone, obs.before[0]) if obs.before else None
+        gone, top = obs.before[0], obs.after[0]  # a take-back always names both
+        seq = self._last_play(ctx, obs.zone, gone)
         if seq is None:  # not in the log (never logged, or undone already): nothing to undo
-            if not (obs.before and obs.after):
-                return prompt
-            gone, top = obs.before[0], obs.after[0]
             message = (
                 f"{gone} was taken back off the pile and {top} is on top again: there is no"
                 f" play of {gone} to undo. Or was another {top} played?"
