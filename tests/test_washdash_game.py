@@ -274,3 +274,24 @@ def test_example_log_replays_through_the_cli():
     assert board["winners"] == [board["totals"].index(max(board["totals"]))]
     assert data["verdicts"][-1]["outcome"] == "game_end"
     assert data["state"]["draw_pile"] == 0 and data["state"]["owed_forfeit"] == []
+
+
+def test_ruling_wd13_between_rounds_the_board_waits_for_the_next_revealer():
+    """Once a round is over the table waits for the player to the active player's left;
+    the scoreboard's turn (the tablet's "… to play") must name them, not the last revealer."""
+    order = _events_boxed_order()
+    pile = order[20:]
+    events = [Event("setup", payload={"order": order})]
+    assert GAME.scoreboard(play(4, events).state).turn == 0  # the oldest reveals first
+    events.append(Event("reveal", seat=0, payload={"cards": pile[:3]}))
+    assert GAME.scoreboard(play(4, events).state).turn == 0  # round 1 runs: seat 0 is active
+    for seat, card in enumerate(pile[:3]):
+        events.append(Event("done", seat=seat, payload={"card": card, "dryer": solved(card)}))
+    result = play(4, events)
+    said = [v.reason for v in result.steps[-1].verdicts if v.outcome is Outcome.INFO]
+    assert "P1 reveals the next round." in said
+    assert GAME.scoreboard(result.state).turn == 1
+    state, verdicts = GAME.apply(
+        result.state, Event("reveal", seat=0, payload={"cards": pile[3:6]})
+    )
+    assert state is result.state and verdicts[0].reason == "It is P1's turn to reveal."

@@ -37,6 +37,7 @@ from referee.washdash.state import (
     game_over,
     holdings,
     needs_task,
+    next_revealer,
     round_over,
     totals,
     winners,
@@ -219,7 +220,7 @@ class WashDash:
                         owed[0],
                     )
                 ]
-            active = state.first if rnd is None else (rnd.active + 1) % state.n
+            active = next_revealer(state, deck)
             count = min(CARDS_PER_ROUND[state.n], len(state.pile))
         if seat is not None and seat != active:
             return state, [illegal(f"It is {state.players[active]}'s turn to reveal.", seat)]
@@ -550,7 +551,7 @@ class WashDash:
         if len(state.pile) == 0:
             out.append(self._game_end(state))
         else:
-            nxt = (rnd.active + 1) % state.n
+            nxt = next_revealer(state, deck)
             out.append(info(f"{state.players[nxt]} reveals the next round.", nxt))
         return out
 
@@ -584,14 +585,12 @@ class WashDash:
         rounds = state.rounds + ((alloc.scores,) if over else ())
         finished = game_over(state, deck)
         held = holdings(state, deck, alloc)
-        rnd = state.current
-        active = state.first if rnd is None else rnd.active
         return Scoreboard(
             game=self.name,
             players=state.players,
             totals=totals(state, deck, alloc),
-            round=len(state.rounds) + (1 if rnd is not None else 0),
-            turn=active if state.started and not finished else None,
+            round=len(state.rounds) + (1 if state.current is not None else 0),
+            turn=next_revealer(state, deck) if state.started and not finished else None,
             rounds=rounds,
             finished=finished,
             winners=winners(state, deck, alloc) if finished else (),

@@ -134,6 +134,15 @@ def round_over(state: WashDashState, deck: Deck) -> bool:
     return len(rnd.claims) == len(rnd.tasks)  # claims are for distinct revealed tasks
 
 
+def next_revealer(state: WashDashState, deck: Deck) -> int:
+    """The seat whose move the table waits for: the active player while a round runs (or
+    draws on), the player to their left once it is over (WD-13), the oldest before any."""
+    rnd = state.current
+    if rnd is None:
+        return state.first
+    return (rnd.active + 1) % state.n if round_over(state, deck) else rnd.active
+
+
 def game_over(state: WashDashState, deck: Deck) -> bool:
     return round_over(state, deck) and len(state.pile) == 0
 
