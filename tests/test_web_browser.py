@@ -423,6 +423,40 @@ def app_tmp(server: tuple[str, Any]) -> str:
     return str(server[1].extensions["tabletop"].config.db_path.parent)
 
 
+def test_hand_counts_typed_as_numbers_deal_in_every_card_game(server, browser):
+    """A family types a table deal's hand counts as "12 12 12", as the field's label reads;
+    each game's deal must get numbers per seat (before: the text, or card names '14'),
+    and a lone number in a "cards … or a count" field is that count."""
+    from playwright.sync_api import expect
+
+    base, app = server
+    referee = Screen(browser, base)
+    unlock(referee, app)
+    deals = {
+        "deck-dash": ({"#f-start": "R5", "#f-hands": "12 12 12"}, "Mia dealt Dash 1"),
+        "dos": ({"#f-hands": "14, 14, 14", "#f-piles": "R3 B5"}, "14 cards each"),
+        "hit-the-deck": ({"#f-hands": "7 7 7"}, "7 cards each"),
+    }
+    for game, (fields, dealt) in deals.items():
+        body = {"game": game, "players": ["Mia", "Leo", "Zoe"]}
+        game_id = referee.api("POST", "/api/games", body)["data"]["id"]
+        page = referee.go(f"/console?game={game_id}")
+        choose(page, "deal", 0)
+        for selector, text in fields.items():
+            page.fill(selector, text)
+        hands = json.loads(page.input_value("#payload"))["hands"]
+        assert hands == [int(fields["#f-hands"].split()[0].strip(","))] * 3, (game, hands)
+        page.click("#send")
+        expect(page.locator("#feed")).to_contain_text(dealt)
+    page = referee.go(f"/console?game={game_id}")  # Hit the Deck: "draw: … or a count"
+    choose(page, "deal", 0)
+    page.fill("#f-draw", "40")
+    assert json.loads(page.input_value("#payload"))["draw"] == 40
+    page.fill("#f-draw", "R3 B4")
+    assert json.loads(page.input_value("#payload"))["draw"] == ["R3", "B4"]
+    referee.close()
+
+
 def test_every_games_every_event_kind_has_a_manual_form(server, browser):
     """Manual entry is generated from event_kinds(): every kind of every installed game
     gets a button, its description and its fields, with no script errors."""

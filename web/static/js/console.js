@@ -30,14 +30,23 @@
     return out;
   }
 
+  /* A field's value from what was typed, guided by its hint. Lists may be typed as tokens
+     ("R3 B5", "12 12 12"); where the hint allows counts, whole numbers become numbers, and a
+     lone number is the count itself ("a card list … or a count"), unless the field is one
+     entry per player ("hands: … count per seat": "7 7" is two hands of 7). */
+  const INT = /^-?\d+$/;
   function typed(hint, raw) {
     const text = raw.trim();
     if (text === "") return undefined;
-    if (/^(int|integer|number|count|n)\b/i.test(hint) && /^-?\d+$/.test(text)) return parseInt(text, 10);
+    if (/^(int|integer|number|count|n)\b/i.test(hint) && INT.test(text)) return parseInt(text, 10);
     if (/^bool/i.test(hint)) return /^(true|yes|1|on)$/i.test(text);
-    if (/^\[|\blist\b|^(the |exactly the )?cards\b/i.test(hint)) {
+    const perSeat = /\bper (player|seat)\b/i.test(hint), counts = /\bcount\b/i.test(hint);
+    if (perSeat || /^\[|\blist\b|^(the |exactly the )?cards\b/i.test(hint)) {
       try { const v = JSON.parse(text); if (Array.isArray(v)) return v; } catch (e) { /* tokens */ }
-      return text.split(/[\s,]+/).filter(Boolean);
+      const tokens = text.split(/[\s,]+/).filter(Boolean);
+      if (!counts) return tokens;
+      if (!perSeat && tokens.length === 1 && INT.test(tokens[0])) return parseInt(tokens[0], 10);
+      return tokens.map((t) => (INT.test(t) ? parseInt(t, 10) : t));
     }
     try { return JSON.parse(text); } catch (e) { return text; }
   }
