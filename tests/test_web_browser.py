@@ -283,6 +283,14 @@ def test_setup_then_play_then_history(server, browser):
     console.click("#send")
     expect(console.locator("#toast")).to_contain_text("Q77")
     expect(console.locator("#feed li")).to_have_count(2)
+    # A play out of turn is stored with its illegal verdict: the toast says it was refused,
+    # in the warning colour, not as a success.
+    choose(console, "discard", 0)
+    console.fill("#f-card", "R3")
+    console.click("#send")
+    expect(console.locator("#toast")).to_contain_text("refused: It's Leo's turn")
+    expect(console.locator("#toast")).to_have_class("toast bad")
+    expect(console.locator("#feed li")).to_have_count(3)
     console.click("#end-game")
     console.click("#end-game")  # a second tap confirms
     console.wait_for_url("**/history/*", wait_until="domcontentloaded")
@@ -291,7 +299,7 @@ def test_setup_then_play_then_history(server, browser):
     with console.expect_download() as download:  # the game as a file `tabletop replay` reads
         console.click("#download-log")
     lines = Path(download.value.path()).read_text().splitlines()
-    assert json.loads(lines[0])["players"] == ["Mia", "Leo", "Zoe"] and len(lines) == 1 + 2
+    assert json.loads(lines[0])["players"] == ["Mia", "Leo", "Zoe"] and len(lines) == 1 + 3
     history = referee.go("/history")
     expect(history.locator("#games-table")).to_contain_text("Mia, Leo, Zoe")
     expect(history.locator("#stats-table")).to_contain_text("Zoe")

@@ -140,7 +140,10 @@
       if (r) stopOverrule();
     } else {
       const r = await post("/events", event, null);
-      if (r) toast("#" + r.seq + " " + (r.verdicts.map((v) => v.reason).join(" · ") || "recorded"), "ok");
+      if (r) {
+        const refused = r.verdicts.some((v) => v.outcome === "illegal");  /* stored, not played */
+        toast("#" + r.seq + " " + (refused ? "refused: " : "") + (r.verdicts.map((v) => v.reason).join(" · ") || "recorded"), refused ? "bad" : "ok");
+      }
     }
   }
 
@@ -162,7 +165,7 @@
     const buttons = [];
     if (TT.referee && !snap.game.ended_at) {
       if (!isMeta && item.verdicts.length && item.status !== "undone" && item.review !== "accepted")
-        buttons.push(el("button", { class: "small ok", "data-action": "accept", onclick: () => post("/accept", { seq: item.seq }, "accepted #" + item.seq) }, "Accept"));
+        buttons.push(el("button", { class: "small ok", "data-action": "accept", title: "The verdict stands: mark it reviewed (the game does not change)", onclick: () => post("/accept", { seq: item.seq }, "accepted #" + item.seq) }, "Accept"));
       if (!isMeta && item.event && item.status !== "undone")
         buttons.push(el("button", { class: "small", "data-action": "overrule", onclick: () => startOverrule(item) }, "Overrule"));
       if (item.status !== "undone" && item.status !== "meta-undone" && item.event)
