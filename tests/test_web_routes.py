@@ -396,6 +396,32 @@ def test_history_pages_and_exports(referee):
     assert referee.client.get("/history/999").status_code == 404
 
 
+def test_history_says_a_game_the_rules_finished_is_over_before_it_is_ended(referee):
+    """A game won by the rules (here Deck Dash to one Dash) is not yet ended on the console
+    (an overrule may still change its last event), but History must not call it running:
+    it names the winner, counts it in the players' table, and its page says it is over;
+    the event list names players and payloads, and marks only events that are not "ok"."""
+    r = referee.post(
+        "/api/games", {"game": "deck-dash", "players": ["Ann", "Bob"], "options": {"dash_count": 1}}
+    )
+    game_id = int(r.json["id"])
+    for event in BOB_FINISHES:
+        assert referee.send(game_id, event).status_code in (200, 201)
+    assert referee.snapshot(game_id)["scoreboard"]["finished"] is True
+    history = referee.client.get("/api/history").json
+    summary = history["games"][0]
+    assert summary["running"] is True and summary["finished"] is True and summary["over"] is True
+    assert summary["winner_names"] == ["Bob"]
+    bob = next(p for p in history["players"] if p["player"] == "Bob")
+    assert bob == {"player": "Bob", "games": 1, "wins": 1, "ended": 1}
+    page = referee.client.get("/history").data.decode()
+    assert ">running<" not in page and "game over, not yet ended" in page
+    detail = referee.client.get(f"/history/{game_id}").data.decode()
+    assert "over by the rules, not yet ended on the console" in detail
+    assert "lay · Bob · cards=R1 R1 R2 R2 R3 R3" in detail and "seat 1" not in detail
+    assert '<span class="tag">ok</span>' not in detail
+
+
 def test_garbage_to_every_route_never_gives_a_5xx(referee):
     """Every rule in the url_map, with hostile paths, queries and bodies, as a viewer and as
     the referee: always a 4xx (or a success), never a 5xx or a traceback."""

@@ -77,7 +77,12 @@ def history_game(game_id: int) -> str:
     summary = hist.summary(s.games, game_id)
     snap = s.games.snapshot(game_id)
     return render_template(
-        "history_game.html", s=summary, feed=snap["feed"], page="history", iso=hist.iso
+        "history_game.html",
+        s=summary,
+        feed=snap["feed"],
+        page="history",
+        iso=hist.iso,
+        describe=hist.describe,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +28,7 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
         "ended": iso(record.ended_at),
         "running": record.ended_at is None,
         "finished": bool(record.result and record.result.get("finished")),
+        "over": record.ended_at is not None,
         "error": None,
     }
     board = None
@@ -56,6 +58,9 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
         round=board.get("round", 0),
         lower_is_better=board.get("lower_is_better", True),
     )
+    if record.ended_at is None and board.get("finished"):
+        out["finished"] = True  # over by the rules; the console has not ended it yet
+    out["over"] = out["over"] or out["finished"]
     out["winner_names"] = [out["players"][w] for w in out["winners"] if w < len(out["players"])]
     return out
 
@@ -65,17 +70,38 @@ def all_summaries(games: GameService) -> list[dict[str, Any]]:
 
 
 def player_stats(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per player name: games played, games won (ended games only count wins)."""
+    """Per player name: games played, games over (ended on the console, early or not, or
+    finished by the rules) and won; only games over count wins."""
     stats: dict[str, dict[str, Any]] = {}
     for s in summaries:
         for seat, name in enumerate(s["players"]):
             row = stats.setdefault(name, {"player": name, "games": 0, "wins": 0, "ended": 0})
             row["games"] += 1
-            if not s["running"]:
+            if s["over"]:
                 row["ended"] += 1
                 if seat in s["winners"]:
                     row["wins"] += 1
     return sorted(stats.values(), key=lambda r: (-r["wins"], -r["games"], r["player"]))
+
+
+def describe(event: dict[str, Any] | None, players: list[str]) -> str:
+    """An event in a line, as the console writes it: kind · player · payload."""
+    if not isinstance(event, dict):
+        return "unreadable entry"
+    parts = [str(event.get("kind", "?"))]
+    seat = event.get("seat")
+    if isinstance(seat, int) and not isinstance(seat, bool):
+        parts.append(players[seat] if 0 <= seat < len(players) else f"seat {seat}")
+    payload = event.get("payload")
+    if isinstance(payload, dict) and payload:
+        parts.append(", ".join(f"{k}={_value(v)}" for k, v in payload.items()))
+    return " · ".join(parts)
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v):
+        return " ".join(str(x) for x in v)
+    return json.dumps(v) if isinstance(v, (dict, list)) else str(v)
 
 
 def to_csv(summaries: list[dict[str, Any]]) -> str:

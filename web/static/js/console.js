@@ -194,7 +194,8 @@
     $("c-title").textContent = s.game.title + " · game " + s.game.id + (s.game.ended_at ? " (ended)" : "");
     const sb = s.scoreboard;
     if (sb) {
-      $("c-meta").textContent = "Round " + sb.round + (sb.turn !== null && sb.turn !== undefined ? " · " + sb.players[sb.turn] + " to play" : "");
+      $("c-meta").textContent = "Round " + sb.round + (sb.turn !== null && sb.turn !== undefined ? " · " + sb.players[sb.turn] + " to play" : "")
+        + (sb.finished && !s.game.ended_at ? " · game over: End game files it in History" : "");
       $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (sb.turn === i ? " turn" : ""), "data-seat": i },
         el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
     }
