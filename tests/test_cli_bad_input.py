@@ -217,3 +217,40 @@ def test_serve_refuses_what_it_cannot_open_in_one_line(
     assert done.returncode == 2, done.stderr
     assert words in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_serve_names_an_address_a_tablet_can_open(monkeypatch):
+    """`make run` binds every interface; the setup line must not send the tablet to its own
+    localhost but to this machine's address on the network (found without sending anything),
+    and fall back to localhost only where there is no network."""
+    from web.commands import tablet_host
+
+    class Routed:
+        def __init__(self, family, kind):
+            self.family = family
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def connect(self, address):
+            self.peer = address
+
+        def getsockname(self):
+            return (
+                ("192.168.1.23", 40000) if self.family == socket.AF_INET else ("fd12::5", 1, 0, 0)
+            )
+
+    monkeypatch.setattr(socket, "socket", Routed)
+    assert tablet_host("0.0.0.0") == "192.168.1.23"
+    assert tablet_host("::") == "[fd12::5]"
+    assert tablet_host("pi.local") == "pi.local"  # a named host is what the tablet types
+
+    class Unrouted(Routed):
+        def connect(self, address):
+            raise OSError("Network is unreachable")
+
+    monkeypatch.setattr(socket, "socket", Unrouted)
+    assert tablet_host("0.0.0.0") == "localhost"

@@ -88,12 +88,12 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"tabletop serve: cannot listen on {cfg.host}:{cfg.port}: {why}", file=sys.stderr)
         _close(services)
         return 2
-    shown = "localhost" if cfg.host in ("0.0.0.0", "::") else cfg.host
+    shown = tablet_host(cfg.host)
     print(f"Tabletop Referee dashboard on http://{shown}:{cfg.port}/  (database {cfg.db_path})")
     if not services.settings.pin_is_set:
         print(
-            f"No referee PIN yet. Open http://{shown}:{cfg.port}/pin/setup and enter "
-            f"setup code {services.settings.setup_code}"
+            f"No referee PIN yet. On the tablet open http://{shown}:{cfg.port}/pin/setup and "
+            f"enter setup code {services.settings.setup_code}"
         )
     referee = services.referee
     if referee is not None:
@@ -109,6 +109,29 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         _close(services)
     return 0
+
+
+def tablet_host(host: str) -> str:
+    """The address a tablet on the same network types for a server bound to ``host``.
+
+    Bound to every interface, the server's own name ``localhost`` is no use to a tablet: name
+    the address this machine reaches its network from (a UDP socket's route; no packet is
+    sent, nothing needs the internet), or ``localhost`` on a machine with no network."""
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    import socket
+
+    family = socket.AF_INET6 if host == "::" else socket.AF_INET
+    probe = ("fd00::1", 9) if family == socket.AF_INET6 else ("10.254.254.254", 9)
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect(probe)
+            address = s.getsockname()[0]
+    except OSError:
+        return "localhost"
+    if address.startswith("127.") or address in ("::1", "0.0.0.0", "::"):
+        return "localhost"
+    return f"[{address}]" if ":" in address else address
 
 
 def _log(args: argparse.Namespace) -> int:
