@@ -258,6 +258,8 @@ def test_setup_then_play_then_history(server, browser):
     unlock(referee, app)
     setup = referee.go("/setup")
     setup.click("#game-choices button[data-game='deck-dash']")
+    first = setup.locator("#player-list input[data-seat='0']")
+    expect(first).to_have_attribute("placeholder", "Player 1's name")  # as the list counts
     setup.fill("#player-list input[data-seat='0']", "Mia")
     setup.fill("#player-list input[data-seat='1']", "Leo")
     setup.click("#add-player")

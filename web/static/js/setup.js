@@ -9,7 +9,7 @@
 
   function renderPlayers() {
     $("player-list").replaceChildren(...players.map((p, i) => el("li", {},
-      el("input", { value: p, placeholder: "Player at seat " + i, "aria-label": "player " + i, "data-seat": i, maxlength: 40,
+      el("input", { value: p, placeholder: "Player " + (i + 1) + "'s name", "aria-label": "player " + (i + 1), "data-seat": i, maxlength: 40,
         oninput: (e) => { players[i] = e.target.value; } }))));
     if (game) $("player-range").textContent = "(" + game.min_players + "–" + game.max_players + ")";
   }
