@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
 
 from referee.dos.cards import Color, DosCard, Symbol, action, number
 
@@ -49,3 +51,13 @@ def full_deck(numbers: str = DEFAULT_NUMBERS) -> list[DosCard]:
 
 def deck_counter(numbers: str = DEFAULT_NUMBERS) -> Counter[DosCard]:
     return Counter(full_deck(numbers))
+
+
+@cache
+def copies_in_deck(numbers: str = DEFAULT_NUMBERS) -> Mapping[DosCard, int]:
+    """Copies of each card in the deck, read-only.
+
+    Cached because the referee asks on every card it sees come out of an unseen hand
+    (DOS-20); a card missing from the mapping is not in this deck at all (DOS-2).
+    """
+    return MappingProxyType(deck_counter(numbers))

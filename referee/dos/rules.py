@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from referee.dos.cards import DosCard, Symbol, format_card, matches, parse_card, parse_cards
-from referee.dos.deck import NUMBER_SETS, deck_counter, full_deck
+from referee.dos.deck import NUMBER_SETS, copies_in_deck, deck_counter, full_deck
 from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn, Turn
 from referee.events import Event, EventError
 from referee.frozen import evolve
@@ -100,6 +100,71 @@ def _under_tops(state: DosState) -> int:
     return sum(len(p) - 1 for p in state.piles)
 
 
+def _can_reshuffle(state: DosState) -> bool:
+    """An empty draw pile is refilled from the discard piles (DOS-16), not under DOS-17."""
+    return not state.options["draw_pile_out_ends_game"] and _under_tops(state) > 0
+
+
+def _not_in_deck(state: DosState, card: DosCard) -> str:
+    numbers = state.options["numbers"]
+    return f"There is no {card.words} in this deck: its numbers are {numbers} (option 'numbers')."
+
+
+def _need_in_deck(state: DosState, card: DosCard, seat: int | None = None) -> None:
+    """The notation reads 0-10 for every deck; the ``numbers`` option says which exist (DOS-2)."""
+    if card not in copies_in_deck(state.options["numbers"]):
+        raise Foul(_not_in_deck(state, card), seat)
+
+
+def _copies_in_stock(state: DosState, card: DosCard) -> int:
+    """Copies of ``card`` surely still in the draw pile.
+
+    After an unseen reshuffle the pile is made of the pool's cards; each unseen draw since
+    may have taken a copy, so at least ``pool copies - unseen draws`` are still there.
+    """
+    stock = state.stock
+    sure = stock.known.count(card)
+    pool = state.stock_pool
+    if pool is not None:
+        sure += max(0, pool.count(card) - (len(pool) - stock.unknown))
+    return sure
+
+
+def _known_copies(state: DosState, card: DosCard) -> dict[str, int]:
+    """Where the referee knows copies of ``card`` to be: each physical card is in one place."""
+    return {
+        "on the discard piles": sum(pile.count(card) for pile in state.piles),
+        "known in hands": sum(hand.known.count(card) for hand in state.hands),
+        "in the draw pile": _copies_in_stock(state, card),
+    }
+
+
+def _need_unseen_copy(state: DosState, card: DosCard, seat: int) -> None:
+    """A card seen coming out of an unseen hand or draw pile is one more copy (DOS-20).
+
+    The referee trusts what it cannot rule out, but a copy beyond the deck's count can be
+    ruled out: it is a misread (camera or tablet). Only copies whose place the referee knows
+    count: a copy shuffled back into the draw pile (DOS-16) counts there until an unseen
+    draw may have taken it.
+    """
+    have = copies_in_deck(state.options["numbers"])[card]
+    where = {place: n for place, n in _known_copies(state, card).items() if n}
+    if sum(where.values()) < have:
+        return
+    places = ", ".join(f"{n} {place}" for place, n in where.items())
+    raise Foul(
+        f"The deck has only {have} {card.words} cards and all {have} are accounted for "
+        f"({places}): this cannot be another one. Check the card.",
+        seat,
+    )
+
+
+def _remind_dos(state: DosState, seat: int, out: Out) -> None:
+    """Whatever play left ``seat`` on two cards uncalled, tell them they can be caught (DOS-12)."""
+    if seat in state.exposed:
+        out.append(info(f"{state.name(seat)} is down to two cards: say DOS!", seat))
+
+
 def _set_hand(state: DosState, seat: int, hand: Hidden[DosCard], *, played: bool) -> DosState:
     """Store a changed hand and keep the DOS-call bookkeeping (DOS-12) in step with it."""
     hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
@@ -126,7 +191,7 @@ def _empty_stock_note(state: DosState, out: Out) -> None:
         return
     if state.options["draw_pile_out_ends_game"]:
         out.append(info("The draw pile is empty: the game ends after this turn."))
-    elif _under_tops(state) > 0:
+    elif _can_reshuffle(state):
         out.append(
             prompt(
                 "The draw pile is empty: shuffle the discard piles (keep both top cards) "
@@ -347,9 +412,7 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
         named.update(stock)
     for card, copies in named.items():
         if card not in deck:
-            raise Foul(
-                f"There is no {card.words} in this deck (numbers {state.options['numbers']})."
-            )
+            raise Foul(_not_in_deck(state, card))
         if copies > deck[card]:
             raise Foul(
                 f"The deck has only {deck[card]} {card.words} cards, the deal names {copies}."
@@ -367,6 +430,7 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
         dealer=dealer,
         hands=new_hands,
         stock=Hidden(unknown=stock) if isinstance(stock, int) else Hidden(tuple(stock)),
+        stock_pool=None,
         piles=((piles[0],), (piles[1],)),
         turn=(dealer + 1) % state.n,
         direction=1,
@@ -406,6 +470,8 @@ def _do_counter(state: DosState, seat: int, card: DosCard, four: PendingFour, ou
     hand = state.hands[seat]
     if not hand.can_remove(card):
         raise Foul(f"{state.name(seat)} does not hold a {card.words}.", seat)
+    if card not in hand.known:
+        _need_unseen_copy(state, card, seat)
     piles = list(state.piles)
     piles[four.pile] = (*piles[four.pile], card)
     state = evolve(
@@ -424,6 +490,7 @@ def _do_counter(state: DosState, seat: int, card: DosCard, four: PendingFour, ou
     )
     if len(state.hands[seat]) == 0:
         return _end_round(state, f"{state.name(seat)} played their last card", out)
+    _remind_dos(state, seat, out)
     return state
 
 
@@ -432,6 +499,7 @@ def _counter(state: DosState, event: Event, out: Out) -> DosState:
     card = parse_card(event.require("card"))
     pile = _pile(event.get("pile")) if event.get("pile") is not None else None
     _need_play(state)
+    _need_in_deck(state, card, seat)
     _need_no_debt(state)
     mine = [f for f in state.pending if f.victim == seat]
     if not mine:
@@ -450,6 +518,7 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
     card = parse_card(event.require("card"))
     pile = _pile(event.require("pile"))
     _need_play(state)
+    _need_in_deck(state, card, seat)
     _need_no_debt(state)
     four = _counter_for(state, seat, card, pile)
     if four is not None:  # pending Draw Fours exist only before the turn's first action
@@ -485,6 +554,8 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
             raise Foul(f"{state.name(seat)} does not hold a {card.words}{held}.", seat)
     if not hand.can_remove(card):
         raise Foul(f"{state.name(seat)} does not hold a {card.words}.", seat)
+    if card not in hand.known:
+        _need_unseen_copy(state, card, seat)
     top = state.top(pile)
     if not matches(card, top):
         raise Foul(
@@ -512,8 +583,7 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
     out.append(legal(f"{state.name(seat)} plays a {card.words} on {where}.", seat, pile=pile))
     if left == 0:
         return _end_round(state, f"{state.name(seat)} played their last card", out)
-    if seat in state.exposed:
-        out.append(info(f"{state.name(seat)} is down to two cards: say DOS!", seat))
+    _remind_dos(state, seat, out)
     return _maybe_finish(state, out)
 
 
@@ -527,8 +597,11 @@ def _draw(state: DosState, event: Event, out: Out) -> DosState:
     named = event.get("card")
     given = parse_card(named) if named is not None else None
     _need_play(state)
+    if given is not None:
+        _need_in_deck(state, given, seat)
     _need_no_debt(state)
     _need_turn(state, seat)
+    settles_fours = bool(state.pending) and not state.current.started
     state = _start_turn(state, out)
     where = f"the {PILE_NAMES[pile]} pile"
     cur = state.current
@@ -540,7 +613,9 @@ def _draw(state: DosState, event: Event, out: Out) -> DosState:
     card: DosCard | None = None
     nothing = False
     if len(state.stock) == 0:
-        if not state.options["draw_pile_out_ends_game"] and _under_tops(state) > 0:
+        if _can_reshuffle(state) and settles_fours:
+            return _draw_waits(state, seat, pile, out)
+        if _can_reshuffle(state):
             raise Foul(
                 "The draw pile is empty: shuffle the discard piles (keep both top cards) "
                 "and enter the reshuffle.",
@@ -555,6 +630,8 @@ def _draw(state: DosState, event: Event, out: Out) -> DosState:
                 raise Foul(f"The top card of the draw pile is {card.words}, not {given.words}.")
         else:
             card = given
+            if given is not None:
+                state = _seen_drawn(state, given, seat)
         state, _, unnamed = _take_from_stock(state, 1)
         extra = (card,) if card is not None else ()
         hand = state.hands[seat].add(extra, 0 if card is not None else unnamed)
@@ -579,6 +656,45 @@ def _draw(state: DosState, event: Event, out: Out) -> DosState:
         ),
     )
     return _maybe_finish(state, out)
+
+
+def _seen_drawn(state: DosState, card: DosCard, seat: int) -> DosState:
+    """A card seen drawn from the unseen draw pile must be one it can hold (DOS-20).
+
+    After an unseen reshuffle the pile holds only the pool's cards, so the card must be
+    among them, and it leaves the pool. Otherwise it is one more copy seen, like a play.
+    """
+    pool = state.stock_pool
+    if pool is None:
+        _need_unseen_copy(state, card, seat)
+        return state
+    if card not in pool:
+        raise Foul(
+            f"The draw pile was shuffled from the discard piles and held no {card.words}: "
+            "check the card.",
+            seat,
+        )
+    at = pool.index(card)
+    return evolve(state, stock_pool=pool[:at] + pool[at + 1 :])
+
+
+def _draw_waits(state: DosState, seat: int, pile: int, out: Out) -> DosState:
+    """The Draw Four this first action settled emptied the draw pile (DOS-10, DOS-16).
+
+    Refusing the draw would also undo the Draw Four's cards, so the draw pile would hold
+    cards again and the reshuffle the referee asks for would be refused: a dead end. So the
+    first action stands (the victim takes what the pile holds and owes the rest) and the
+    draw for the pile waits for the reshuffle, like any draw from an empty pile (DOS-16).
+    """
+    out.append(
+        prompt(
+            f"{state.name(seat)}'s draw for the {PILE_NAMES[pile]} pile waits: enter the "
+            "reshuffle, then the draw again.",
+            seat,
+            pile=pile,
+        )
+    )
+    return state
 
 
 def _end_turn(state: DosState, event: Event, out: Out) -> DosState:
@@ -669,7 +785,9 @@ def _reshuffle(state: DosState, event: Event, out: Out) -> DosState:
                     "the two top cards."
                 )
             stock = Hidden(tuple(cards))
-    state = evolve(state, stock=stock, piles=((state.top(0),), (state.top(1),)))
+    pool = tuple(under) if stock.unknown else None
+    piles = ((state.top(0),), (state.top(1),))
+    state = evolve(state, stock=stock, stock_pool=pool, piles=piles)
     out.append(legal(f"The discard piles are shuffled into a new draw pile of {len(under)}."))
     owed = state.owed
     state = evolve(state, owed=(0,) * state.n)

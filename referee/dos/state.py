@@ -58,6 +58,9 @@ class DosState:
     dealer: int = 0
     hands: tuple[Hidden[DosCard], ...] = ()
     stock: Hidden[DosCard] = field(default_factory=Hidden)  # known cards top-first
+    # After a reshuffle nobody saw: the cards the unseen draw pile was made from, less those
+    # seen drawn since (DOS-20 counts copies with it); None while its make-up is not known.
+    stock_pool: tuple[DosCard, ...] | None = None
     piles: tuple[tuple[DosCard, ...], tuple[DosCard, ...]] = ((), ())  # bottom .. top
     turn: int = 0
     direction: int = 1  # +1 clockwise (seat order), -1 counter-clockwise
