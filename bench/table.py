@@ -78,12 +78,10 @@ def model_detector(
     from vision.runtime.card_scale import ScaledReader
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
+    from vision.table.labels import refereed_deck
 
-    reader = (
-        CardReader(models_dir, deck=load_deck(game))
-        if models_dir
-        else CardReader(deck=load_deck(game))
-    )
+    deck = refereed_deck(game, load_deck(game))  # the cards the game's referee holds
+    reader = CardReader(models_dir, deck=deck) if models_dir else CardReader(deck=deck)
     return reader_detector(ScaledReader(reader, card_scale), game)
 
 

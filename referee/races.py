@@ -16,6 +16,10 @@ Rulings (docs/RULINGS.md):
 * HW-5 a press outside every race window is a fake-out.
 * HW-6 a press after the window is a miss; HW-8 nobody finishing means no winner;
   HW-9 presses from seats outside the race are not evidence.
+
+A game that knows its players passes their ``names`` so the reason reads "Cy slapped last …
+100 ms after Bob" like its other verdicts; the pad tools, which know only the hardware
+config's seat numbers, get "Seat 2 slapped last … after seat 1".
 """
 
 from __future__ import annotations
@@ -141,11 +145,30 @@ def _ms(ns: int) -> str:
     return f"{ns} ns"
 
 
-def _seat_list(seats: Sequence[int]) -> str:
-    names = [f"seat {s}" for s in seats]
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+Names = Sequence[str] | None
+
+
+def _who(seat: int, names: Names) -> str:
+    """How a sentence calls a seat: the player's name when the caller knows it.
+
+    A game's verdicts name players ("It is Bob's turn"); internal seats count from 0, and a
+    bare "seat 2" on a tablet reads like the second player. Without names (the pad tools,
+    whose seats are the hardware config's numbers) it stays "seat N".
+    """
+    return names[seat] if names is not None else f"seat {seat}"
+
+
+def _cap(text: str, names: Names) -> str:
+    """A sentence that starts with a seat: "seat 1 …" → "Seat 1 …". A player's name stays as
+    the family typed it, as in the games' other verdicts ("It is bob's turn")."""
+    return text if names is not None else text[:1].upper() + text[1:]
+
+
+def _seat_list(seats: Sequence[int], names: Names = None) -> str:
+    who = [_who(s, names) for s in seats]
+    if len(who) <= 1:
+        return "".join(who)
+    return ", ".join(who[:-1]) + " and " + who[-1]
 
 
 def _check_seats(seats: Sequence[int]) -> tuple[int, ...]:
@@ -198,23 +221,29 @@ def _pressed_times(evidence: Sequence[SeatTiming]) -> dict[int, int]:
     return {e.seat: e.t_ns for e in evidence if e.status == PRESSED and e.t_ns is not None}
 
 
-def _absent_reason(e: SeatTiming, window: str) -> str:
+def _absent_reason(e: SeatTiming, window: str, names: Names) -> str:
     before = _ms(-(e.relative_ns or 0))
+    who = _who(e.seat, names)
     if e.status == EARLY:
-        return f"seat {e.seat} only slapped before the card ({before} early)"
+        return f"{who} only slapped before the card ({before} early)"
     if e.status == LOCKED_OUT:
-        return f"seat {e.seat} slapped {before} before the card and is locked out"
-    return f"seat {e.seat} did not slap within {window}"
+        return f"{who} slapped {before} before the card and is locked out"
+    return f"{who} did not slap within {window}"
 
 
 def last_slapper(
-    trigger_ns: int, seats: Sequence[int], presses: Sequence[Press], rules: RaceRules
+    trigger_ns: int,
+    seats: Sequence[int],
+    presses: Sequence[Press],
+    rules: RaceRules,
+    names: Names = None,
 ) -> RaceDecision:
     """Who slapped last after ``trigger_ns`` (Hit the Deck With A Hand).
 
     Seats that did not slap inside the window — missed, only early, or locked out — are
     all last (HW-1). Otherwise the latest slap loses, together with every slap closer to
-    it than ``rules.tie_ns`` (HW-2).
+    it than ``rules.tie_ns`` (HW-2). ``names`` (indexed by seat) words the reason with the
+    players' names instead of seat numbers.
     """
     seats = _check_seats(seats)
     evidence = _timings(trigger_ns, seats, presses, rules)
@@ -223,21 +252,21 @@ def last_slapper(
     if absent:
         losers = tuple(e.seat for e in absent)
         window = _ms(rules.window_ns)
-        reason = "; ".join(_absent_reason(e, window) for e in absent) + "."
-        reason = reason[0].upper() + reason[1:]
+        reason = _cap("; ".join(_absent_reason(e, window, names) for e in absent) + ".", names)
         if len(losers) > 1:
             both = "both" if len(losers) == 2 else "all"
-            reason += f" {_seat_list(losers).capitalize()} {both} count as last."
+            reason += f" {_cap(_seat_list(losers, names), names)} {both} count as last."
         else:
-            reason += f" Seat {losers[0]} counts as last."
+            reason += f" {_cap(_who(losers[0], names), names)} counts as last."
         tie = len(losers) > 1
         return RaceDecision(losers, tie, evidence, reason, "last_slapper", trigger_ns, rules)
     latest = max(times.values())
     tied = tuple(s for s, t in times.items() if latest - t < rules.tie_ns or t == latest)
     after = _ms(latest - trigger_ns)
     if len(tied) > 1:
+        who = _cap(_seat_list(tied, names), names)
         reason = (
-            f"{_seat_list(tied).capitalize()} slapped {after} after the card, closer together "
+            f"{who} slapped {after} after the card, closer together "
             f"than the clock can tell ({_ms(rules.tie_ns)}): a tie for last."
         )
         return RaceDecision(tied, True, evidence, reason, "last_slapper", trigger_ns, rules)
@@ -246,21 +275,28 @@ def last_slapper(
     if others:
         t_prev, s_prev = others[-1]
         reason = (
-            f"Seat {loser} slapped last, {after} after the card — "
-            f"{_ms(latest - t_prev)} after seat {s_prev}."
+            f"{_cap(_who(loser, names), names)} slapped last, {after} after the card — "
+            f"{_ms(latest - t_prev)} after {_who(s_prev, names)}."
         )
     else:
-        reason = f"Seat {loser} slapped {after} after the card (the only seat)."
+        reason = (
+            f"{_cap(_who(loser, names), names)} slapped {after} after the card (the only seat)."
+        )
     return RaceDecision((loser,), False, evidence, reason, "last_slapper", trigger_ns, rules)
 
 
 def first_finisher(
-    start_ns: int, seats: Sequence[int], presses: Sequence[Press], rules: RaceRules
+    start_ns: int,
+    seats: Sequence[int],
+    presses: Sequence[Press],
+    rules: RaceRules,
+    names: Names = None,
 ) -> RaceDecision:
     """Who pressed first after ``start_ns`` (Wash Dash "done", first bonus).
 
     Early and locked-out seats cannot win; presses closer to the first than ``rules.tie_ns``
     share the win (HW-2). Nobody inside the window → no winner (``seats`` empty).
+    ``names`` as for ``last_slapper``.
     """
     seats = _check_seats(seats)
     evidence = _timings(start_ns, seats, presses, rules)
@@ -272,8 +308,9 @@ def first_finisher(
     tied = tuple(s for s, t in times.items() if t - first < rules.tie_ns or t == first)
     after = _ms(first - start_ns)
     if len(tied) > 1:
+        who = _cap(_seat_list(tied, names), names)
         reason = (
-            f"{_seat_list(tied).capitalize()} pressed {after} after the start, closer together "
+            f"{who} pressed {after} after the start, closer together "
             f"than the clock can tell ({_ms(rules.tie_ns)}): a tie for first."
         )
         return RaceDecision(tied, True, evidence, reason, "first_finisher", start_ns, rules)
@@ -282,11 +319,11 @@ def first_finisher(
     if others:
         t_next, s_next = others[0]
         reason = (
-            f"Seat {winner} was first, {after} after the start — "
-            f"{_ms(t_next - first)} ahead of seat {s_next}."
+            f"{_cap(_who(winner, names), names)} was first, {after} after the start — "
+            f"{_ms(t_next - first)} ahead of {_who(s_next, names)}."
         )
     else:
-        reason = f"Seat {winner} was first, {after} after the start."
+        reason = f"{_cap(_who(winner, names), names)} was first, {after} after the start."
     return RaceDecision((winner,), False, evidence, reason, "first_finisher", start_ns, rules)
 
 

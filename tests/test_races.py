@@ -40,6 +40,27 @@ def test_last_slapper_picks_latest_and_shows_evidence():
     assert out["evidence"][1]["relative_ms"] == 310.0
 
 
+def test_race_reasons_use_names_when_given_and_seats_otherwise() -> None:
+    names = ["Ann", "bob", "Cy"]  # a name is written as given, never re-capitalised
+    t0, rules = T0, RULES
+    presses = [Press(0, t0 + 100 * MS), Press(1, t0 + 200 * MS)]
+    d = last_slapper(t0, [0, 1, 2], presses, rules, names)
+    assert d.reason == "Cy did not slap within 3.00 s. Cy counts as last."
+    d = last_slapper(t0, [0, 1, 2], [presses[0]], rules, names)
+    assert d.reason == (
+        "bob did not slap within 3.00 s; Cy did not slap within 3.00 s. "
+        "bob and Cy both count as last."
+    )
+    d = last_slapper(t0, [0, 1], presses, rules, names)
+    assert d.reason == "bob slapped last, 200 ms after the card — 100 ms after Ann."
+    d = first_finisher(t0, [0, 1], presses, rules, names)
+    assert d.reason == "Ann was first, 100 ms after the start — 100 ms ahead of bob."
+    d = last_slapper(t0, [0, 1], [Press(0, t0), Press(1, t0)], rules, names)
+    assert d.reason.startswith("Ann and bob slapped 0 ns after the card, closer together")
+    d = last_slapper(t0, [0, 1], presses, rules)  # the pad tools: hardware seat numbers
+    assert d.reason == "Seat 1 slapped last, 200 ms after the card — 100 ms after seat 0."
+
+
 def test_first_finisher_picks_earliest():
     presses = [Press(3, T0 + 9_000 * MS), Press(4, T0 + 8_500 * MS)]
     d = first_finisher(T0, [3, 4], presses, RaceRules(window_ns=60_000 * MS))

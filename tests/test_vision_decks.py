@@ -62,6 +62,27 @@ def test_ruling_vis3_hit_the_deck_numbers_one_to_nine() -> None:
     assert sorted(int(s.value) for s in deck.cards if s.value.isdigit()) == list(range(1, 10))
 
 
+def test_ruling_vis3_a_games_camera_names_only_its_referee_decks_cards() -> None:
+    """The profile reads 1-9 (it renders the training and evaluation tables); Hit the Deck
+    is played with the referee's deck.json (HTD-1: 1-5), so the camera refereeing that game
+    must choose among 1-5 and never answer a 3 as an 8 the referee would refuse."""
+    from vision.table.labels import refereed_deck
+    from web.services.referee_camera import ModelDetectors
+
+    profile = load_deck("hit-the-deck")
+    narrowed = refereed_deck("hit-the-deck", profile)
+    values = {s.value for s in narrowed.cards}
+    assert values == {"1", "2", "3", "4", "5", "cut", "flip", "hitnumber", "hitcolor", "hithand"}
+    assert narrowed.allows("red", "5") and not narrowed.allows("red", "8")
+    assert profile.allows("red", "8")  # the profile itself is unchanged
+    for game in ("dos", "deck-dash"):  # their camera profiles already match their decks
+        assert refereed_deck(game, load_deck(game)) == load_deck(game)
+    detectors = ModelDetectors()
+    detectors("hit-the-deck")
+    reader = detectors._readers["hit-the-deck"].reader
+    assert reader.deck == narrowed
+
+
 def test_ruling_vis4_dos_action_cards_are_coloured() -> None:
     deck = load_deck("dos")
     for value, copies in (("draw4", 3), ("draw2", 4), ("skip", 4), ("reverse", 4)):

@@ -15,7 +15,7 @@ from referee.cards import CardParseError
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
-from referee.hitthedeck import slaps
+from referee.hitthedeck import known, slaps
 from referee.hitthedeck.cards import HtdCard, Type, format_card, parse_card
 from referee.hitthedeck.deck import composition, deck_size
 from referee.hitthedeck.flow import finish_round, settle
@@ -34,6 +34,8 @@ Result = tuple[HtdState, list[Verdict]]
 
 # Events that move the game on; they may not happen while a slap race is open (HTD-13).
 TURN_KINDS = frozenset({"deal", "turn_up", "shuffle", "play", "draw", "pass", "cut", "flip"})
+# After these a forgotten yell can no longer be reported (HTD-18), even in an ended round.
+NEXT_ACTIONS = TURN_KINDS | {"hand"}
 
 
 class Illegal(Exception):
@@ -535,7 +537,8 @@ def _race_close(state: HtdState, event: Event) -> Result:
         return slaps.close_race(state, last)
     if state.held:
         return slaps.resolve_held(state)
-    if state.closed_race is not None:  # e.g. the pads' window timer after everyone slapped
+    if state.closed_race is not None or state.reopen is not None:
+        # e.g. the pads' window timer after everyone slapped (or after the round ended)
         return state, [info("The slap race was already judged.")]
     raise Illegal("There is no slap race to close.")
 
@@ -543,6 +546,8 @@ def _race_close(state: HtdState, event: Event) -> Result:
 def _forgot_yell(state: HtdState, event: Event) -> Result:
     if event.seat is not None:
         _seat(state, event)
+    if state.race is None and state.closed_race is None and state.reopen is not None:
+        return _resume_round(state, event)
     race = state.race or state.closed_race
     if race is None:
         raise Illegal("No Hit the Deck with a Hand card is waiting for its yell.")
@@ -553,6 +558,31 @@ def _forgot_yell(state: HtdState, event: Event) -> Result:
     if race.yell_penalised:
         raise Illegal(f"{_name(state, race.by)} already drew for not yelling.", race.by)
     return slaps.forgot_yell(state, race.by)
+
+
+def _resume_round(state: HtdState, event: Event) -> Result:
+    """A forgotten yell reported after its player went out on the Hand card.
+
+    HTD-20: a player who forgot to yell draws and play goes on, so they did not go out after
+    all: the round (and the game, HTD-21) resumes from just before it ended, the four cards
+    owed. Allowed until the next action (HTD-18), i.e. while ``state.reopen`` is kept.
+    """
+    before = state.reopen
+    assert before is not None and before.closed_race is not None
+    by = before.closed_race.by
+    if event.seat is not None and event.seat != by:
+        raise Illegal(
+            f"{_name(state, by)} played the Hand card, so only they had to yell.", event.seat
+        )
+    ended = "game" if state.phase is Phase.GAME_OVER else "round"
+    resumed, verdicts = slaps.forgot_yell(before, by)
+    note = info(
+        f"So {_name(state, by)} has not gone out: the {ended} is not over after all and play "
+        f"goes on with {_name(state, resumed.turn)} (HTD-20).",
+        by,
+        resumed=ended,
+    )
+    return resumed, [*verdicts, note]
 
 
 def _hand(state: HtdState, event: Event) -> Result:
@@ -575,8 +605,13 @@ def _hand(state: HtdState, event: Event) -> Result:
         if missing:
             what = ", ".join(c.name for c in missing.elements())
             raise Illegal(f"{_name(state, seat)} also holds {what}.", seat)
-        points = hand_points(c for c in cards if c is not None)
+        shown = tuple(c for c in cards if c is not None)
+        points = hand_points(shown)
+        state = _set_hand(state, seat, Hidden(shown, 0))  # now seen: counts for HTD-1 checks
     assert points is not None
+    problem = known.points_problem(state, seat, points)
+    if problem:
+        raise Illegal(problem, seat)
     pts = list(state.round_points)
     pts[seat] = points
     state = evolve(state, round_points=tuple(pts))
@@ -603,6 +638,27 @@ HANDLERS: Mapping[str, Callable[[HtdState, Event], Result]] = {
 }
 
 
+def _named(event: Event) -> list[HtdCard]:
+    """The cards an event shows face up (turned up, played, drawn, revealed, a hand)."""
+    return [_card(t, event.kind) for t in known.named_by(event.kind, event.payload)]
+
+
+def _in_the_deck(cards: list[HtdCard]) -> None:
+    """HTD-1: a card named face up must be one of ``deck.json``'s (checked before the rules,
+    so a misread card is named as such rather than as a bad play)."""
+    for card in cards:
+        problem = known.missing_from_deck(card)
+        if problem:
+            raise Illegal(problem)
+
+
+def _not_too_many(state: HtdState, cards: list[HtdCard]) -> None:
+    """HTD-1: after the event, no card is placed more often than the deck holds it."""
+    problem = known.too_many(state, cards)
+    if problem:
+        raise Illegal(problem)
+
+
 def apply(state: HtdState, event: Event) -> Result:
     """The next state and the verdicts (see module docstring)."""
     handler = HANDLERS.get(event.kind)
@@ -612,7 +668,9 @@ def apply(state: HtdState, event: Event) -> Result:
         )
     start = state
     verdicts: list[Verdict] = []
+    named = _named(event) if state.option("strict_deck") else []
     try:
+        _in_the_deck(named)
         late_closers = event.kind not in ("slap", "race_close")
         if late_closers and state.race is not None and event.t_ns is not None:
             end = slaps.deadline(state, state.race)
@@ -629,8 +687,11 @@ def apply(state: HtdState, event: Event) -> Result:
                     "everyone has slapped or its time is up (HTD-13)."
                 )
             state = evolve(state, closed_race=None)
+        if event.kind in NEXT_ACTIONS and state.reopen is not None:
+            state = evolve(state, reopen=None)  # too late to report the yell now (HTD-18)
         state, more = handler(state, event)
         verdicts += more
+        _not_too_many(state, named)
         if event.kind in TURN_KINDS and state.held:
             state, more = slaps.resolve_held(state)
             verdicts += more

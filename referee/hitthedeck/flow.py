@@ -74,8 +74,20 @@ def _draw_owed(state: HtdState) -> Result:
     return state, verdicts
 
 
+def yell_still_open(state: HtdState, out: int) -> bool:
+    """Whether ``out`` went out on a Hand card whose forgotten yell may still be reported.
+
+    HTD-18 allows the report until the next turn action; HTD-20 says a player who forgot to
+    yell draws and play goes on. The round therefore ends now (the scores show at once) but
+    can be resumed by ``forgot_yell`` before the next action.
+    """
+    closed = state.closed_race
+    return closed is not None and closed.by == out and not closed.yell_penalised
+
+
 def end_round(state: HtdState, out: int) -> Result:
     """``out`` ran out of cards: score every hand the referee can see, ask for the rest."""
+    reopen = state if yell_still_open(state, out) else None
     points: list[int | None] = []
     for seat, hand in enumerate(state.hands):
         if seat == out:
@@ -95,6 +107,7 @@ def end_round(state: HtdState, out: int) -> Result:
         require=None,
         drawn=(),
         closed_race=None,
+        reopen=reopen,
     )
     verdicts = [info(f"{state.players[out]} has no cards left: the round is over.", out)]
     missing = [s for s, p in enumerate(points) if p is None]

@@ -9,6 +9,7 @@ from referee.events import Event
 from referee.game import GameError, OptionSpec, Scoreboard, check_players, resolve_options
 from referee.hitthedeck import engine
 from referee.hitthedeck.cards import format_card
+from referee.hitthedeck.deck import deck_size
 from referee.hitthedeck.state import HtdState, Phase
 from referee.verdicts import Verdict
 
@@ -64,9 +65,22 @@ EVENT_KINDS: Mapping[str, str] = {
     "flip": "seat flips both piles; card: the card revealed on the new discard pile",
     "slap": "seat slapped the pile; t_ns (required): monotonic ns at the pad/camera/tablet",
     "race_close": "end the slap race now; last: [seats] when people, not pads, say who was last",
-    "forgot_yell": "the Hand card was played without the yell (seat optional: its player)",
+    "forgot_yell": "the Hand card was played without the yell (seat optional: its player); "
+    "until the next turn action, even after its player went out on it (HTD-18, HTD-20)",
     "hand": "end of round, a hand the referee could not see; cards: list, or points: number",
 }
+
+
+def _check_hands_fit(players: int, opts: Mapping[str, Any]) -> None:
+    """Refuse at set-up a hand size no deal could give (as DOS does): every hand plus the
+    card turned up must come out of deck.json. ``strict_deck`` off means the box is not
+    deck.json (HTD-1), so its size proves nothing then."""
+    size, deck = opts["hand_size"], deck_size()
+    if opts["strict_deck"] and players * size + 1 > deck:
+        raise GameError(
+            f"{players} hands of {size} and a card to turn up do not fit the {deck}-card "
+            f"deck (deck.json, HTD-1): at most {(deck - 1) // players} cards each"
+        )
 
 
 class HitTheDeck:
@@ -87,6 +101,7 @@ class HitTheDeck:
         for key in ("race_tie_ns", "early_lockout_ms"):
             if opts[key] < 0:
                 raise GameError(f"option {key!r} must not be negative, got {opts[key]}")
+        _check_hands_fit(len(names), opts)
         n = len(names)
         return HtdState(
             players=names,

@@ -58,12 +58,15 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
     if trigger is None and held:
         trigger = min(p.t_ns for p in held)  # HTD-14: the first slap stands in for the card
     joined: tuple[Press, ...] = held
+    faked: tuple[int, ...] = ()
     if trigger is not None and held:
         early = fake_outs(held, [trigger], rules)
         joined = tuple(p for p in held if p not in early)
+        faked = tuple(sorted({p.seat for p in early}))
         state, more = penalise_fake_outs(state, early)
         verdicts += more
-    state = evolve(state, held=(), race=Race(by, trigger, joined), closed_race=None)
+    race = Race(by, trigger, joined, timed=t_ns is not None, faked=faked)
+    state = evolve(state, held=(), race=race, closed_race=None)
     if not yelled:
         state, more = forgot_yell(state, by)
         verdicts += more
@@ -87,8 +90,10 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         end = deadline(state, race)
         if end is not None and t_ns > end:
             state, verdicts = close_race(state)  # the window is over: judge first
+        elif race.timed and before_card(state, race.trigger_ns, t_ns):
+            return early_slap(state, press)
         else:
-            trigger = race.trigger_ns if race.trigger_ns is not None else t_ns
+            trigger = stand_in(race, t_ns)
             if seat in slapped_seats(state, race):
                 note = f"{state.players[seat]} slapped again; only the first slap counts."
             else:
@@ -98,7 +103,11 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
             )
             state, more = close_if_everyone_slapped(state)
             return state, [info(note, seat, t_ns=t_ns), *more]
-    if state.closed_race is not None:
+    closed = state.closed_race
+    if closed is not None and closed.timed and before_card(state, closed.trigger_ns, t_ns):
+        state, more = early_slap(state, press)
+        return state, [*verdicts, *more]
+    if closed is not None:
         return state, [
             *verdicts,
             info(
@@ -119,6 +128,51 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
             pending="fake_out",
         ),
     ]
+
+
+def before_card(state: HtdState, trigger_ns: int | None, t_ns: int) -> bool:
+    """Whether a slap is timed before the Hand card (and before any early-lockout span).
+
+    Such a slap is a fake-out whenever its event arrives, before or after the card's: the
+    slaps' own times decide, not the order the camera, pads and tablet deliver them (HTD-15).
+    """
+    if trigger_ns is None:
+        return False
+    lockout = state.race_rules().early_lockout_ns or 0
+    return t_ns < trigger_ns - lockout
+
+
+def stand_in(race: Race, t_ns: int) -> int:
+    """The race's trigger after a slap at ``t_ns``: the card's own time, or else the
+    earliest slap's (HTD-14) — by time, not by arrival."""
+    if race.trigger_ns is None:
+        return t_ns
+    if not race.timed:
+        return min(race.trigger_ns, t_ns)
+    return race.trigger_ns
+
+
+def early_slap(state: HtdState, press: Press) -> Result:
+    """A slap timed before the Hand card, seen after it: a fake-out that does not count in
+    the race (HTD-15), as if it had arrived first. A seat pays once for the slaps before one
+    card, so a camera echoing a pad (or a bounce) is not a second fake-out."""
+    race = state.race if state.race is not None else state.closed_race
+    assert race is not None
+    if press.seat in race.faked:
+        return state, [
+            info(
+                f"{state.players[press.seat]}'s slap before the Hand card is already counted "
+                "as a fake-out.",
+                press.seat,
+                t_ns=press.t_ns,
+            )
+        ]
+    faked = tuple(sorted({*race.faked, press.seat}))
+    if state.race is not None:
+        state = evolve(state, race=evolve(state.race, faked=faked))
+    else:
+        state = evolve(state, closed_race=evolve(race, faked=faked))
+    return penalise_fake_outs(state, [press])
 
 
 def penalise_fake_outs(state: HtdState, presses: Sequence[Press]) -> Result:
@@ -164,7 +218,7 @@ def close_race(state: HtdState, decided: Sequence[int] | None = None) -> Result:
         names = ", ".join(state.players[s] for s in losers) or "nobody"
         reason = f"The table says the last to slap was {names}."
     else:
-        decision = last_slapper(trigger, range(state.n), race.presses, rules)
+        decision = last_slapper(trigger, range(state.n), race.presses, rules, state.players)
         losers = decision.seats
         reason = decision.reason
         genuine_tie = decision.tie and all(
@@ -186,7 +240,14 @@ def close_race(state: HtdState, decided: Sequence[int] | None = None) -> Result:
                 **data,
             )
         )
-    closed = ClosedRace(race.by, trigger, trigger + rules.window_ns, race.yell_penalised)
+    closed = ClosedRace(
+        race.by,
+        trigger,
+        trigger + rules.window_ns,
+        race.yell_penalised,
+        timed=race.timed,
+        faked=race.faked,
+    )
     return evolve(state, race=None, closed_race=closed), verdicts
 
 

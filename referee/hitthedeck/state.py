@@ -64,6 +64,8 @@ class Race:
     trigger_ns: int | None
     presses: tuple[Press, ...] = ()
     yell_penalised: bool = False
+    timed: bool = True  # trigger_ns is the card's own time, not a slap standing in (HTD-14)
+    faked: tuple[int, ...] = ()  # seats already paying a fake-out for a slap before the card
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class ClosedRace:
     trigger_ns: int
     deadline_ns: int
     yell_penalised: bool
+    timed: bool = True
+    faked: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,9 @@ class HtdState:
     out_seat: int | None = None  # the seat that ran out of cards
     round_points: tuple[int | None, ...] = ()  # during SCORING: each seat's points so far
     winners: tuple[int, ...] = ()
+    # The PLAY state just before a player went out on a Hand card whose yell may still be
+    # reported (HTD-18, HTD-20): ``forgot_yell`` before the next action resumes the round.
+    reopen: HtdState | None = None
 
     def option(self, name: str) -> Any:
         return dict(self.options)[name]

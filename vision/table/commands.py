@@ -133,13 +133,14 @@ def _watch(args: argparse.Namespace) -> int:
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
     from vision.table.frames import CameraError, ReconnectingSource, frames, open_source
+    from vision.table.labels import refereed_deck
     from vision.table.to_events import EventMapper
     from vision.table.watcher import TableWatcher
     from vision.table.zones import TableLayout, ZoneError
 
     try:
         layout = TableLayout.load(args.zones)
-        deck = load_deck(args.deck or args.game)
+        deck = load_deck(args.deck) if args.deck else refereed_deck(args.game, load_deck(args.game))
         cards = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
         reader = ScaledReader(cards, args.card_scale)
         source = open_source(args.source)

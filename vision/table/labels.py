@@ -8,6 +8,10 @@ one to the other, so a zone reading can be handed to an engine unchanged.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from vision.decks import DeckProfile
+
 GAMES = ("deck-dash", "dos", "hit-the-deck", "wash-dash")
 
 _DD_ACTIONS = {
@@ -57,3 +61,40 @@ def card_token(game: str, color: str | None, value: str) -> str | None:
             return f"HIT{letter}" if letter else None
         return None  # hitnumber: the number it carries is not read (TBL-3)
     raise ValueError(f"no card notation for game {game!r}; games: {', '.join(GAMES[:3])}")
+
+
+def referee_tokens(game: str) -> frozenset[str] | None:
+    """Every token the game's referee deck holds, where the deck is data the referee checks
+    plays against (Hit the Deck's ``deck.json``, HTD-1; DOS's default numbers, DOS-2); None
+    for a game whose camera profile and referee deck are the same by construction."""
+    if game == "hit-the-deck":
+        from referee.hitthedeck.cards import format_card as htd_format
+        from referee.hitthedeck.deck import composition
+
+        return frozenset(htd_format(card) for card in composition())
+    if game == "dos":
+        from referee.dos.cards import format_card as dos_format
+        from referee.dos.deck import full_deck
+
+        return frozenset(dos_format(card) for card in full_deck())
+    return None
+
+
+def refereed_deck(game: str, profile: DeckProfile) -> DeckProfile:
+    """The camera profile narrowed to what the game's referee deck holds (VIS-3).
+
+    The profile is the models' reading vocabulary, and renders the training and evaluation
+    tables, so it stays wide (Hit the Deck 1-9); the game is played with the referee's deck
+    (1-5). Reading for a game, a 3 must not be answered as an 8 the deck cannot hold: a card
+    kind is kept when one of its identities is a token the deck holds, or names none (the
+    number on a "with a number" card, a colourless reading: the tablet is asked, TBL-3)."""
+    held = referee_tokens(game)
+    if held is None:
+        return profile
+    keep = []
+    for spec in profile.cards:
+        colors: tuple[str | None, ...] = profile.colors if spec.colored else (None,)
+        tokens = [card_token(game, color, spec.value) for color in colors]
+        if any(token is None or token in held for token in tokens):
+            keep.append(spec)
+    return replace(profile, cards=tuple(keep))

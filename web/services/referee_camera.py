@@ -95,11 +95,12 @@ class ModelDetectors:
         from vision.runtime.card_scale import ScaledReader
         from vision.runtime.reader import MODELS_DIR, CardReader
         from vision.table.adapter import reader_detector
+        from vision.table.labels import refereed_deck
 
         reader = self._readers.get(game)
         if reader is None:
             folder = Path(self.models_dir) if self.models_dir else MODELS_DIR
-            card_reader = CardReader(folder, deck=load_deck(game))
+            card_reader = CardReader(folder, deck=refereed_deck(game, load_deck(game)))
             reader = ScaledReader(card_reader, camera=self.camera_scale)
             self._readers[game] = reader
 
