@@ -434,6 +434,16 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["width"], (path, width)
         phone.close()
+        # A game the rules have won but nobody has ended yet: Setup says it is over.
+        assert tablet.post(f"/api/games/{game_id}/end").status_code == 200
+        body = {"game": "deck-dash", "players": ["Ann", "Bob"], "options": {"dash_count": 1}}
+        won = tablet.post("/api/games", body).json["id"]
+        for event in BOB_FINISHES:
+            tablet.send(won, event)
+        s = Screen(browser, served.url)
+        running = s.go("/setup").locator("#running")
+        expect(running).to_contain_text("Game over, not yet ended: Deck Dash · game 2")
+        s.close()
 
 
 def app_tmp(server: tuple[str, Any]) -> str:

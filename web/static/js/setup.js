@@ -80,7 +80,8 @@
     if (!g.ok || g.data.game.ended_at) return;
     const box = $("running");
     // replaceChildren would print a null child as "null": only the referee gets "End it"
-    const parts = [el("strong", { text: "Running: " + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
+    const over = g.data.scoreboard && g.data.scoreboard.finished;  /* won by the rules, not yet ended */
+    const parts = [el("strong", { text: (over ? "Game over, not yet ended: " : "Running: ") + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
       el("a", { class: "btn small", href: "/console?game=" + g.data.game.id }, "Open console")];
     if (TT.referee) parts.push(" ", el("button", { class: "small danger", id: "end-running", onclick: async () => {
       const r = await api("POST", "/api/games/" + g.data.game.id + "/end", {});
