@@ -20,6 +20,7 @@ from web.services.games import GameService
 from web.services.hub import Hub
 from web.services.pads import PadPress, PadService, VirtualPads
 from web.services.prompts import PromptBoard
+from web.services.race_timer import RaceTimer
 from web.services.referee_camera import CameraReferee, ModelDetectors, feed_source
 from web.services.settings import Settings
 from web.services.zones import ZoneStore
@@ -65,10 +66,13 @@ class Services:
     throttle: Throttle = field(default_factory=Throttle)
     pad_log: list[dict[str, Any]] = field(default_factory=list)
     referee: CameraReferee | None = None  # the camera refereeing the game (with a camera)
+    race_timer: RaceTimer | None = None  # closes slap races when their window ends (HTD-13)
 
     def end_streams(self, timeout: float = 5.0) -> bool:
         """Ask every live stream to finish and wait (up to ``timeout``) until they have; call
-        before closing the server. True when none is left."""
+        before closing the server. True when none is left. Pending race timers go too."""
+        if self.race_timer is not None:
+            self.race_timer.close()
         self.hub.close()
         deadline = time.monotonic() + timeout
         while self.streams.active and time.monotonic() < deadline:
@@ -187,6 +191,8 @@ def create_app(config: Any = None) -> Flask:
         prompts=PromptBoard(hub),
     )
     services.referee = _camera_referee(cfg, services)
+    if cfg.race_timer:
+        services.race_timer = RaceTimer(services.games)
     app.extensions["tabletop"] = services
     _bridge_pads(services)
 

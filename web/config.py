@@ -48,6 +48,9 @@ class WebConfig:
     # the camera's card scale (VIS-11): None = measured from the first frames showing cards;
     # a number in (0, 5/3] = how the detector sees frames (< 1 shrunk, > 1 enlarged tiles)
     card_scale: float | None = None
+    # The pads' window timer closes a slap race when its window ends (HTD-13); tests that
+    # time races themselves turn it off.
+    race_timer: bool = True
     testing: bool = False
     # Injected services (tests, the hardware and vision packages).
     camera_feed: Any = None

@@ -7,7 +7,7 @@ from typing import Any
 
 from referee.events import Event
 from referee.game import GameError, OptionSpec, Scoreboard, check_players, resolve_options
-from referee.hitthedeck import engine
+from referee.hitthedeck import engine, slaps
 from referee.hitthedeck.cards import format_card
 from referee.hitthedeck.deck import deck_size
 from referee.hitthedeck.state import HtdState, Phase
@@ -159,6 +159,9 @@ class HitTheDeck:
                 else {
                     "by": race.by,
                     "trigger_ns": race.trigger_ns,
+                    # when the window ends (None until the card or a slap gives a time):
+                    # the pads' window timer closes the race then (HTD-13)
+                    "deadline_ns": slaps.deadline(state, race),
                     "slaps": [p.to_dict() for p in race.presses],
                 }
             ),

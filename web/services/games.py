@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,6 +142,9 @@ class GameService:
         # bumped on every published change (create, event, review, end): readers in a loop
         # (the camera referee) look at the database again only when it has moved
         self.changes = 0
+        # called with (game id, snapshot) after each published change, outside the lock
+        # (the pads' race timer); a listener's error is logged, never the caller's
+        self.listeners: list[Callable[[int, dict[str, Any]], None]] = []
 
     # -- catalogue -----------------------------------------------------------------------
     def catalogue(self) -> list[dict[str, Any]]:
@@ -405,6 +408,11 @@ class GameService:
             snap = {"game": {"id": game_id}, "error": exc.message}
         snap["why"] = why
         self.hub.publish("game", snap)
+        for listener in list(self.listeners):
+            try:
+                listener(game_id, snap)
+            except Exception:
+                log.exception("a listener of game %s failed", game_id)
 
 
 def _latest_running(games: list[GameRecord]) -> GameRecord | None:

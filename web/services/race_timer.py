@@ -1,0 +1,107 @@
+"""The pads' window timer: a slap race is judged when its window ends (HTD-13).
+
+The rules read no clock, so a race closes when every seat has slapped, at a ``race_close``
+event, or at the first later event stamped past the window. With pads, a seat that never
+slaps would otherwise leave the race open until someone touched the tablet. So once a race
+has a deadline and at least one slap (pads or camera: a tablet-only table, whose people
+judge with ``race_close last=[…]``, is never overruled by a clock), this timer sends
+``race_close`` when the window has passed, if the same race is still open then.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from referee.events import Event, Source
+from web.errors import BadInput
+
+log = logging.getLogger(__name__)
+
+MARGIN_NS = 50_000_000  # after the deadline, so a slap stamped at its last instant is in
+
+
+class Timer(Protocol):
+    daemon: bool
+
+    def start(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+Schedule = Callable[[float, Callable[[], None]], Timer]
+
+
+class Games(Protocol):
+    listeners: list[Callable[[int, dict[str, Any]], None]]
+
+    def snapshot(self, game_id: int) -> dict[str, Any]: ...
+
+    def append(self, game_id: int, event: Event) -> dict[str, Any]: ...
+
+
+def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(trigger, deadline) of the game's open race that a slap has joined, else None."""
+    if (snap.get("game") or {}).get("ended_at"):
+        return None
+    race = (snap.get("view") or {}).get("race")
+    if not isinstance(race, Mapping) or not race.get("slaps"):
+        return None
+    trigger, deadline = race.get("trigger_ns"), race.get("deadline_ns")
+    if not isinstance(trigger, int) or not isinstance(deadline, int):
+        return None
+    return trigger, deadline
+
+
+class RaceTimer:
+    """Listens to a ``GameService``; one pending close per (game, race)."""
+
+    def __init__(
+        self,
+        games: Games,
+        clock: Callable[[], int] = time.monotonic_ns,
+        schedule: Schedule = threading.Timer,
+    ) -> None:
+        self.games = games
+        self.clock = clock
+        self.schedule = schedule
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[int, int], Timer] = {}
+        games.listeners.append(self.changed)
+
+    def changed(self, game_id: int, snap: dict[str, Any]) -> None:
+        race = open_race(snap)
+        if race is None:
+            return
+        trigger, deadline = race
+        key = (game_id, trigger)
+        with self._lock:
+            if key in self._pending:
+                return
+            delay = max(0.0, (deadline + MARGIN_NS - self.clock()) / 1e9)
+            timer = self.schedule(delay, lambda: self._fire(game_id, trigger))
+            timer.daemon = True
+            self._pending[key] = timer
+        timer.start()
+
+    def _fire(self, game_id: int, trigger: int) -> None:
+        with self._lock:
+            self._pending.pop((game_id, trigger), None)
+        try:
+            race = open_race(self.games.snapshot(game_id))
+            if race is None or race[0] != trigger:
+                return  # closed meanwhile (everyone slapped, a later event, the tablet)
+            self.games.append(game_id, Event("race_close", source=Source.PAD))
+        except BadInput as exc:  # the game ended or moved on meanwhile
+            log.info("race timer, game %s: %s", game_id, exc.message)
+        except Exception:  # a timer thread has no caller to tell: say it in the log
+            log.exception("race timer, game %s: could not close the race", game_id)
+
+    def close(self) -> None:
+        with self._lock:
+            timers, self._pending = list(self._pending.values()), {}
+        for timer in timers:
+            timer.cancel()
