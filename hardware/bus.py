@@ -3,16 +3,23 @@
 Edges arrive on the pin factory's thread (lgpio's alert thread) or on a web request's
 thread (virtual pads); consumers — the referee loop, the dashboard, ``hw test`` — each
 subscribe with a callback or take their own queue.
+
+A subscriber that raises is logged and skipped: the publisher is the pin factory's edge
+thread (or a press), and one consumer's failure (a locked database, a bug in a dashboard
+listener) must neither stop the other consumers nor reach the device that saw the edge.
 """
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 
 class EventBus(Generic[T]):
@@ -43,7 +50,11 @@ class EventBus(Generic[T]):
             self._subscribers = [s for s in self._subscribers if s != q.put]
 
     def publish(self, item: T) -> None:
+        """Hand ``item`` to every subscriber; one that raises is logged, the rest still run."""
         with self._lock:
             subscribers = list(self._subscribers)
         for callback in subscribers:
-            callback(item)
+            try:
+                callback(item)
+            except Exception:
+                log.exception("pad event subscriber %r failed on %r", callback, item)

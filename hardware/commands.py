@@ -87,7 +87,7 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from hardware.padlog import read_pad_log, replay_pad_log
+    from hardware.padlog import check_replay, read_pad_log, replay_pad_log
 
     try:
         log = read_pad_log(args.log)
@@ -95,10 +95,9 @@ def _replay(args: argparse.Namespace) -> int:
     except _errors() as exc:
         print(f"tabletop hw replay: {exc}", file=sys.stderr)
         return 2
-    replayed = [d.to_dict() for d in outcome.decisions]
-    same = not log.decisions or replayed == log.decisions
+    check = check_replay(log, outcome)
     if args.json:
-        print(json.dumps({**outcome.to_dict(), "identical": same}))
+        print(json.dumps({**outcome.to_dict(), **check.to_dict()}))
     else:
         print(
             f"{len(log.edges)} edges → {len(outcome.events)} presses, "
@@ -108,9 +107,29 @@ def _replay(args: argparse.Namespace) -> int:
             print(f"  {d.kind}: {d.reason}")
         for e in outcome.fake_outs:
             print(f"  fake-out: seat {e.seat} slapped with no card at t={e.t_ns}")
-        if log.decisions:
-            print("decisions identical to the recording" if same else "DECISIONS DIFFER")
-    return 0 if same else 1
+        _print_check(check)
+    return 1 if check.identical is False else 0
+
+
+def _print_check(check) -> None:  # check: hardware.padlog.ReplayCheck
+    """The verdict in words, one line per thing compared; never "identical" for nothing."""
+    if check.identical is None:
+        print("nothing to compare: the log holds no accepted flags and no decisions")
+        return
+    if check.edges_compared:
+        differ = check.edge_differences
+        if not differ:
+            print(f"accepted presses identical to the recording ({check.edges_compared} edges)")
+        else:
+            print(f"ACCEPTED PRESSES DIFFER on {len(differ)} of {check.edges_compared} edges:")
+            for line in differ[:10]:
+                print(f"  {line}")
+            if len(differ) > 10:
+                print(f"  … and {len(differ) - 10} more")
+    if check.decisions_same is not None:
+        print(
+            "decisions identical to the recording" if check.decisions_same else "DECISIONS DIFFER"
+        )
 
 
 def _pins(args: argparse.Namespace) -> int:

@@ -122,11 +122,17 @@ DEFAULT_MAP: dict[str, Any] = {
 }
 
 
+def _ascii_digits(text: str) -> bool:
+    """Digits ``int()`` reads: ``str.isdigit`` also accepts "²" and other Unicode digits,
+    which ``int()`` then refuses with a traceback instead of a PinMapError."""
+    return text.isascii() and text.isdigit()
+
+
 def _pin(value: Any, where: str) -> int:
     if isinstance(value, str):
         text = value.strip().upper()
         for prefix in ("GPIO", "BCM"):
-            if text.startswith(prefix) and text[len(prefix) :].isdigit():
+            if text.startswith(prefix) and _ascii_digits(text[len(prefix) :]):
                 value = int(text[len(prefix) :])
                 break
         else:
@@ -142,7 +148,7 @@ def _pin(value: Any, where: str) -> int:
 
 def _seat_number(key: Any, where: str) -> int:
     text = str(key).strip()
-    if not text.isdigit():
+    if not _ascii_digits(text):
         raise PinMapError(f"{where}: unknown seat {key!r}; seats are numbered 0–{MAX_SEATS - 1}")
     seat = int(text)
     if seat >= MAX_SEATS:

@@ -9,6 +9,7 @@ drives them: that is the virtual-pads mode the dashboard and terminal use.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -26,6 +27,9 @@ from hardware.mockpins import NsMockFactory, NsMockPin
 from hardware.padevents import PadEvent
 
 EdgeHook = Callable[[int, str, int, bool, bool], None]  # seat, device, t_ns, active, accepted
+Levels = dict[tuple[int, str], bool]  # (seat, device) → active (pressed)
+
+log = logging.getLogger(__name__)
 
 
 class HardwareError(RuntimeError):
@@ -42,11 +46,16 @@ class StampedButton(Button):
     on_edge: Callable[[Any, bool], None] | None = None
 
     def _fire_events(self, ticks: Any, new_active: bool) -> None:
+        """Report the edge, then let gpiozero record the new state — even when the handler
+        raises: otherwise gpiozero's last state stays stale, the button reads as held and
+        the next real edge is taken for no change and lost."""
         previous = self._last_active
         handler = self.on_edge
-        if previous is not None and previous != new_active and handler is not None:
-            handler(ticks, new_active)
-        super()._fire_events(ticks, new_active)
+        try:
+            if previous is not None and previous != new_active and handler is not None:
+                handler(ticks, new_active)
+        finally:
+            super()._fire_events(ticks, new_active)
 
 
 def gpio_available() -> bool:
@@ -90,7 +99,11 @@ class Table:
     """All the devices of one table, and the stream of accepted presses.
 
     Thread-safe: edges from the factory's thread and ``press()`` from web threads are
-    serialised by one lock around debounce and publishing.
+    serialised by one lock around debounce and publishing. A raising edge hook or bus
+    subscriber is logged and skipped, never passed back to the device that saw the edge.
+
+    ``own_factory``: the table created ``factory`` (``Table.open``, a replay) and closes it
+    with its devices; a factory handed in by the caller is the caller's to close.
     """
 
     def __init__(
@@ -100,13 +113,17 @@ class Table:
         *,
         bus: EventBus[PadEvent] | None = None,
         mode: str = "virtual",
+        own_factory: bool = False,
     ) -> None:
         self.config = config
         self.mode = mode
         self.bus: EventBus[PadEvent] = bus or EventBus()
+        self.factory = factory
+        self._own_factory = own_factory and factory is not None
         self._lock = threading.Lock()
         self._press_lock = threading.Lock()
         self._edge_hooks: list[EdgeHook] = []
+        self._active: Levels = {}
         self.inputs: dict[tuple[int, str], StampedButton] = {}
         self.debouncers: dict[tuple[int, str], Debouncer] = {}
         self.leds: dict[int, LED] = {}
@@ -120,6 +137,7 @@ class Table:
                 factory = button.pin_factory  # gpiozero's default, once chosen
                 self.inputs[(seat, device)] = button
                 self.debouncers[(seat, device)] = Debouncer(config.debounce_ns)
+                self._active[(seat, device)] = bool(button.is_active)
             for seat_pins in config.seats:
                 if seat_pins.led is not None:
                     self.leds[seat_pins.seat] = LED(seat_pins.led, pin_factory=factory)
@@ -138,7 +156,7 @@ class Table:
         """Open the table for real (gpio), virtually, or whichever ``auto`` finds."""
         factory, used = make_factory(config, mode)
         try:
-            return cls(config, factory, mode=used)
+            return cls(config, factory, mode=used, own_factory=True)
         except HardwareError:
             raise
         except Exception as exc:
@@ -157,15 +175,28 @@ class Table:
     def _edge(self, seat: int, device: str, t_ns: int, active: bool) -> None:
         with self._lock:
             self.edges_seen += 1
+            self._active[(seat, device)] = active
             accepted = self.debouncers[(seat, device)].edge(t_ns, active)
-            for hook in self._edge_hooks:
-                hook(seat, device, t_ns, active, accepted)
-            if accepted:
+            for hook in list(self._edge_hooks):
+                try:
+                    hook(seat, device, t_ns, active, accepted)
+                except Exception:  # a failing recorder must not stop the pads
+                    log.exception("edge hook %r failed on seat %s %s", hook, seat, device)
+            if accepted:  # the bus logs and skips a raising subscriber
                 self.bus.publish(PadEvent(seat, device, t_ns, time.monotonic_ns()))
 
-    def add_edge_hook(self, hook: EdgeHook) -> Callable[[], None]:
-        """Observe every raw edge (the recorder uses this); returns a remover."""
+    def add_edge_hook(
+        self, hook: EdgeHook, *, start: Callable[[Levels], None] | None = None
+    ) -> Callable[[], None]:
+        """Observe every raw edge (the recorder uses this); returns a remover.
+
+        ``start`` is called first with each input's state (True = pressed), under the same
+        lock as the edges: every edge ``hook`` then sees is a change from those states, and
+        nothing ``start`` writes can come after an edge — so a recording that begins while a
+        pad is held says so in its header and replays exactly."""
         with self._lock:
+            if start is not None:
+                start(dict(self._active))
             self._edge_hooks.append(hook)
 
         def remove() -> None:
@@ -195,6 +226,22 @@ class Table:
         level = not active if self.config.pull_up else active
         self.pin(seat, device).drive(level, at_ns)
 
+    def set_state(self, seat: int, device: str, active: bool) -> None:
+        """Put a virtual input in a state without an edge: no debounce, no event, no hook.
+
+        A replay starts an input that was held when the recording began held, so that its
+        first recorded edge is the release it was on the table (and the release's bounce is
+        dropped by the debounce as it was live)."""
+        self.pin(seat, device)  # a clear KeyError / HardwareError before anything changes
+        button = self.inputs[(seat, device)]
+        with self._lock:
+            handler, button.on_edge = button.on_edge, None
+            try:
+                self.drive(seat, device, active)  # gpiozero records the state, nobody hears
+            finally:
+                button.on_edge = handler
+            self._active[(seat, device)] = bool(button.is_active)
+
     def press(
         self, seat: int, device: str = "pad", at_ns: int | None = None, hold_ns: int = 1_000
     ) -> PadEvent | None:
@@ -220,6 +267,8 @@ class Table:
         return self.leds.get(seat)
 
     def close(self) -> None:
+        """Close every device, then the pin factory if the table created it (GPIO lines,
+        lgpio's chip handle and its callback thread). Safe to call twice."""
         devices: list[Any] = [*self.inputs.values(), *self.leds.values()]
         if self.buzzer is not None:
             devices.append(self.buzzer)
@@ -228,6 +277,9 @@ class Table:
         self.inputs.clear()
         self.leds.clear()
         self.buzzer = None
+        if self._own_factory:
+            self._own_factory = False
+            self.factory.close()
 
     def __enter__(self) -> Table:
         return self

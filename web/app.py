@@ -141,6 +141,10 @@ def _bridge_pads(services: Services) -> None:
             note.update(accepted=True, message=f"event #{out['seq']}", seq=out["seq"])
         except BadInput as exc:
             note.update(accepted=False, message=exc.message)
+        except Exception:  # a locked database, a bug: log it, keep the pads working
+            # This runs on the pad's edge thread: raising here would reach the hardware.
+            log.exception("pad press %s could not be recorded", press)
+            note.update(accepted=False, message="not recorded: server error (see the log)")
         services.pad_log.append(note)
         del services.pad_log[:-50]
         services.hub.publish("pads", note)

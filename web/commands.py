@@ -178,12 +178,16 @@ def _log(args: argparse.Namespace) -> int:
 
 
 def _close(services: Any) -> None:
-    """End the streams, the camera referee's thread and the camera."""
+    """End the streams, the camera referee's thread, the camera and the pads (their GPIO
+    lines and the pin factory's threads are released now, not left to process exit)."""
     services.end_streams(timeout=2.0)
     if services.referee is not None:
         services.referee.stop()
     if services.camera is not None:
         services.camera.close()
+    close_pads = getattr(services.pads, "close", None)  # the dashboard's VirtualPads has none
+    if callable(close_pads):
+        close_pads()
 
 
 def _stop_on_sigterm() -> None:
