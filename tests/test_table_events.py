@@ -216,6 +216,33 @@ def test_ruling_tbl2_a_card_taken_back_is_asked_about_not_played():
     assert m.propose(obs("discard_1", ["R7"], []), seat=2) == []  # pile picked up
 
 
+def test_ruling_tbl2_the_familys_ruling_stands_until_the_pile_changes():
+    """The family undid R7 (still on the pile): R7 taken off, the pile shows G7, what the
+    game says: nothing to ask. Had a card been played on R7 and taken back, that card is
+    asked about as usual. An overrule renames the card seen: taking it back asks about the
+    family's card, not the camera's reading of it."""
+    m = EventMapper("deck-dash", layout())
+    m.note_top("discard_1", "G7")
+    assert m.propose(obs("discard_1", ["G7"], ["R7"]), seat=0)[0].kind == "discard"
+    m.rule("discard_1", "G7")  # undone
+    assert m.propose(obs("discard_1", ["R7"], ["G7"]), seat=1) == []
+    assert m.propose(obs("discard_1", ["G7"], ["R7"]), seat=1)[0].kind == "discard"  # played
+    m.rule("discard_1", "G7")  # undone again, and B2 is played on the R7 left there
+    assert m.propose(obs("discard_1", ["R7"], ["B2"]), seat=1)[0].kind == "discard"
+    (p,) = m.propose(obs("discard_1", ["B2"], ["R7"]), seat=0)
+    assert p.kind == "taken_back" and p.message.startswith("B2 was taken back")
+
+    m = EventMapper("deck-dash", layout())
+    m.note_top("discard_1", "G7")
+    m.propose(obs("discard_1", ["G7"], ["R7"]), seat=0)
+    m.rule("discard_1", "G9")  # overruled: the card seen as R7 is G9
+    (p,) = m.propose(obs("discard_1", ["R7"], ["G7"]), seat=1)
+    assert p.kind == "taken_back" and p.message.startswith("G9 was taken back off the pile")
+    m.rule("discard_1", "Y9")
+    m.note_top("discard_1", "Y3")  # a play typed on the tablet ends a ruling
+    assert m.propose(obs("discard_1", ["Y3"], ["Y9"]), seat=1)[0].kind == "discard"
+
+
 def test_ruling_tbl6_a_take_back_question_also_offers_another_copy_played():
     """A twin laid where its twin lay looks exactly like B2 taken back: the question's third
     answer sends the twin's play (by the player on turn, at the time it was seen)."""

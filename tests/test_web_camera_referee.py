@@ -560,13 +560,15 @@ def g7_r7_g7_watched(
     tmp_path,
     family: dict[int, Callable[[Tablet, int], None]] | None = None,
     confidence: dict[str, float] | None = None,
+    tops: tuple[str, ...] = ("G7", "R7", "G7"),
 ) -> tuple[Tablet, int]:
     """Deck Dash, G7 starting the pile, Ana has drawn; the camera then sees R7 played on it
-    and G7 on top again where it lay. ``family``: frame index -> what the family does on
-    the tablet before the camera sees that frame; ``confidence``: how sure the reader is."""
+    and G7 on top again where it lay (``tops``: each card on top for 8 frames). ``family``:
+    frame index -> what the family does on the tablet before the camera sees that frame;
+    ``confidence``: how sure the reader is."""
     game: list[Any] = []  # (tablet, game id) once they exist
     hooks = {i: (lambda act=act: act(*game)) for i, act in (family or {}).items()}
-    pile = PaintedPile(["G7", "R7", "G7"], before=hooks, confidence=confidence)
+    pile = PaintedPile(list(tops), before=hooks, confidence=confidence)
     app = make_app(tmp_path, referee_source=lambda: pile, referee_detector=lambda g: pile.detect)
     tablet = Tablet(app)
     tablet.set_pin()
@@ -655,3 +657,54 @@ def test_ruling_tbl6_a_take_back_question_answered_another_copy_sends_the_twins_
     twin = snap["feed"][-1]
     assert (twin["event"]["payload"], twin["verdicts"][0]["outcome"]) == ({"card": "G7"}, "legal")
     assert tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"] == []
+
+
+# R7 played on G7 and left there from frame 8 to 39 (the family rules at frame 24), then
+# taken off: G7 on top again from frame 40
+R7_LEFT_THERE = ("G7", "R7", "R7", "R7", "R7", "G7", "G7")
+
+
+def rules_on_the_cameras_play(action: str) -> Callable[[Tablet, int], None]:
+    """The family's ruling on the camera's R7 (#3): undo it, or overrule it as G9."""
+
+    def rule(tablet: Tablet, game_id: int) -> None:
+        (played,) = camera_events(tablet, game_id)
+        url = f"/api/games/{game_id}/{action}"
+        body: dict[str, Any] = {"target": played["seq"]}
+        if action == "overrule":
+            body["event"] = {"kind": "discard", "seat": 0, "payload": {"card": "G9"}}
+        assert tablet.post(url, body).status_code == 201
+
+    return rule
+
+
+def test_ruling_tbl2_a_play_the_family_undid_is_not_asked_about_while_it_lies_there(tmp_path):
+    """The family undoes the camera's R7 while it still lies on G7: the camera neither
+    proposes R7 again nor asks whether G7 "was taken back" (it never moved); when R7 is
+    taken off, the pile shows what the game says and nothing is asked either."""
+    tablet, game_id = g7_r7_g7_watched(
+        tmp_path, {24: rules_on_the_cameras_play("undo")}, tops=R7_LEFT_THERE
+    )
+    snap = tablet.snapshot(game_id)
+    assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "undone", "meta"]
+    assert snap["view"]["round"]["discard"] == ["G7"]
+    assert tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"] == []
+
+
+def test_ruling_tbl2_a_play_the_family_overruled_is_not_asked_about_as_taken_back(tmp_path):
+    """The camera read G9 as R7; the family overrules #3 to G9. While the card lies there
+    nothing is asked (no "G9 was taken back … undo #3?", which would undo their own
+    correction); taken off, it is asked about as G9, with no one-tap undo: an undo of an
+    overruled play would leave the overrule's card on the pile."""
+    tablet, game_id = g7_r7_g7_watched(
+        tmp_path, {24: rules_on_the_cameras_play("overrule")}, tops=R7_LEFT_THERE
+    )
+    snap = tablet.snapshot(game_id)
+    assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "overruled", "meta"]
+    assert snap["view"]["round"]["discard"] == ["G7", "G9"]
+    (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
+    assert question["prompt"] == "taken_back" and question["suggestion"] is None
+    assert question["message"] == (
+        "G9 was taken back off the pile and G7 is on top again: #3 was corrected on the"
+        " tablet, so correct it there again. Or was another G7 played?"
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -45,6 +45,9 @@ class Frame:
     image: np.ndarray  # H×W×3 BGR, uint8
     t_ns: int  # monotonic nanoseconds when the frame was exposed (or recorded)
     index: int  # 0-based position in its source
+    # the source lost the camera before this frame (it reconnected): whatever changed on
+    # the table meanwhile was not seen happen, so it has no time (TBL-10)
+    after_gap: bool = False
 
 
 class FrameSource(Protocol):
@@ -233,14 +236,20 @@ class ReconnectingSource:
             self.on_status(value)
 
     def read(self) -> Frame | None:
+        """The next frame, reopening the camera as often as it takes; the first frame after
+        a reconnect is marked ``after_gap`` so the watcher knows it saw nothing meanwhile."""
         failures = 0
         while True:
             try:
+                reopened = False
                 if self._source is None:
                     self._source = self._open()
-                    if self._delivered:
+                    reopened = self._delivered
+                    if reopened:
                         self.reconnects += 1
                 frame = self._source.read()
+                if reopened and frame is not None:
+                    frame = replace(frame, after_gap=True)
                 self._delivered = True
                 self.status = "ok"
                 return frame

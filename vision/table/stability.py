@@ -4,6 +4,13 @@ A hand passing over the pile, motion blur, or a card put down and taken back ins
 the window produce nothing: the new reading must be seen unchanged for ``min_frames``
 frames spanning at least ``min_ns`` before it becomes an observation, and a zone
 that is occluded (a hand over it) resets its candidate.
+
+A gap in the frames (the camera dropped and came back, the watcher stalled) is, for every
+zone, like a hand over it: the camera did not see what happened there. A change first seen
+after a gap — in the first frame after it, or later while the zone was still covered — is
+marked ``after_gap``: its ``t_ns`` is only when the camera came back, not when the card
+was played, so no event may carry it as the card's time (TBL-10). Hit the Deck judges slaps
+against a Hand card's time: a card stamped seconds late would make every slap a fake-out.
 """
 
 from __future__ import annotations
@@ -36,6 +43,16 @@ class Observation:
     confidence: float  # the lowest confidence seen while it was confirmed
     moved: bool = False  # same top card, but it lies elsewhere after a hand was over it
     pose: Pose | None = None  # where the top card lies (normalised centre, angle)
+    # first seen only after a gap in the frames: ``t_ns`` is when the camera came back, not
+    # when the change happened (TBL-10)
+    after_gap: bool = False
+
+    @property
+    def event_t_ns(self) -> int | None:
+        """The time an event proposed from this observation may carry: when the change was
+        first seen, or None after a gap (the referee then treats the event as untimed, e.g.
+        HTD-14's first slap stands in for a Hand card) rather than a time seconds late."""
+        return None if self.after_gap else self.t_ns
 
     def to_dict(self) -> dict:
         return {
@@ -47,6 +64,7 @@ class Observation:
             "confidence": round(self.confidence, 4),
             "moved": self.moved,
             "pose": list(self.pose) if self.pose is not None else None,
+            "after_gap": self.after_gap,
         }
 
 
@@ -58,6 +76,13 @@ MOVED_TOLERANCE = 0.015
 # 55 of 56 plays at 5° (8°: 53, centre only: 47) and asked nothing false; a still card's
 # angle wobbles by up to 1.3° (3.95° with a camera 2.2× farther)
 TURNED_TOLERANCE = 5.0
+# TBL-10: frames further apart than this leave a gap in which the camera saw nothing. Frames
+# reach the watcher every 33 ms from a 30 FPS camera and every 100 ms from the dashboard's
+# feed (10 FPS); a frame skipped by a busy watcher makes 200 ms. A dropped camera is
+# reopened only after 1 s (``ReconnectingSource.retry_s``, ``CameraReferee.retry_s``), so any
+# outage is caught by the times alone. Below 250 ms a card's time is late by less than a
+# quick slap follows it (about 200–300 ms), as the feed's 100 ms already is.
+MAX_GAP_NS = 250_000_000
 
 
 def turned_by(old: float, new: float) -> float:
@@ -89,6 +114,7 @@ class _Candidate:
     frames: int
     confidence: float
     pose: Pose | None = None
+    after_gap: bool = False  # first seen after a gap in the frames (TBL-10)
 
 
 @dataclass
@@ -102,11 +128,32 @@ class StabilityTracker:
     moved_tolerance: float = MOVED_TOLERANCE
     # … or turned by this many degrees (TBL-6)
     turned_tolerance: float = TURNED_TOLERANCE
+    # Frames further apart than this leave a gap: what changed in it has no time (TBL-10)
+    max_gap_ns: int = MAX_GAP_NS
 
     def __post_init__(self) -> None:
         self._candidates: dict[str, _Candidate] = {}
         self._poses: dict[str, Pose] = {}
         self._disturbed: set[str] = set()
+        self._last_ns: int | None = None  # the previous frame's time
+        self._gap = False  # the next frame follows a gap the source reported
+        self._unseen: set[str] = set()  # zones not seen clear since a gap
+
+    def mark_gap(self) -> None:
+        """The next frame follows a gap its times may not show (the camera reconnected, a
+        watcher started on a game already running): treat it as one (TBL-10)."""
+        self._gap = True
+
+    def _note_frame(self, t_ns: int, zones: Iterable[str]) -> None:
+        """A frame further than ``max_gap_ns`` from the one before (or before it: another
+        clock), or one the source says follows a gap, leaves every zone unseen since: like
+        a hand over it, it may hide a play (TBL-6's disturbed) whose time nobody saw."""
+        last, self._last_ns = self._last_ns, t_ns
+        gap = self._gap or (last is not None and not 0 <= t_ns - last <= self.max_gap_ns)
+        self._gap = False
+        if gap:
+            self._unseen.update(zones)
+            self._disturbed.update(zones)
 
     def _moved(self, zone: str, reading: ZoneReading) -> bool:
         if zone not in self._disturbed:
@@ -117,6 +164,7 @@ class StabilityTracker:
 
     def update(self, t_ns: int, readings: Mapping[str, ZoneReading]) -> list[Observation]:
         """Feed one frame's readings (every watched zone, empty ones included)."""
+        self._note_frame(t_ns, readings)
         out = []
         for zone, reading in readings.items():
             if reading.occluded:
@@ -128,6 +176,7 @@ class StabilityTracker:
             if reading.cards == current and not moved:
                 self._candidates.pop(zone, None)
                 self._disturbed.discard(zone)  # seen where it lay: nothing was played on it
+                self._unseen.discard(zone)
                 if reading.pose is not None:
                     self._poses[zone] = reading.pose
                 continue
@@ -145,7 +194,14 @@ class StabilityTracker:
                     )
                 )
             ):
-                cand = _Candidate(reading.cards, t_ns, 0, reading.confidence, reading.pose)
+                cand = _Candidate(
+                    reading.cards,
+                    t_ns,
+                    0,
+                    reading.confidence,
+                    reading.pose,
+                    after_gap=zone in self._unseen,
+                )
                 self._candidates[zone] = cand
             cand.frames += 1
             cand.confidence = min(cand.confidence, reading.confidence)
@@ -160,9 +216,11 @@ class StabilityTracker:
                         cand.confidence,
                         moved,
                         reading.pose,
+                        cand.after_gap,
                     )
                 )
                 self.committed[zone] = cand.cards
+                self._unseen.discard(zone)  # settled: later changes are seen arriving
                 if reading.pose is not None:
                     self._poses[zone] = reading.pose
                 else:
@@ -178,3 +236,4 @@ class StabilityTracker:
             self._candidates.pop(zone, None)
             self._poses.pop(zone, None)
             self._disturbed.discard(zone)
+            self._unseen.discard(zone)

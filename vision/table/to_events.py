@@ -2,10 +2,12 @@
 
 The camera never rules: it proposes. A confident, unambiguous observation becomes an
 ``Event`` with ``source=Source.CAMERA`` and the ``t_ns`` at which the new card *first
-appeared* (not when it was confirmed), so it orders correctly against pad slaps. Anything
-the camera cannot settle alone — a low confidence, a card it cannot name, who played it,
-which group a handoff went onto, a card taken back — becomes a ``Prompt``: a question for
-the tablet carrying the event it would suggest, so one tap confirms it.
+appeared* (not when it was confirmed), so it orders correctly against pad slaps. A card
+first seen after a gap in the frames (the camera was down) has no such time: its event
+carries no ``t_ns`` (TBL-10), like one typed on the tablet, rather than a time seconds
+late. Anything the camera cannot settle alone — a low confidence, a card it cannot name,
+who played it, which group a handoff went onto, a card taken back — becomes a ``Prompt``: a
+question for the tablet carrying the event it would suggest, so one tap confirms it.
 
 Per game (rulings TBL-2 … TBL-5):
 
@@ -21,7 +23,7 @@ Per game (rulings TBL-2 … TBL-5):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.events import Event, Source
@@ -83,6 +85,15 @@ class Prompt:
 Proposal = Event | Prompt
 
 
+@dataclass(frozen=True)
+class Ruling:
+    """The family's word on a pile (an undo or an overrule changed the game's top card):
+    ``top`` lies there although the camera last saw ``seen`` settle (None: nothing)."""
+
+    top: str
+    seen: str | None
+
+
 def _parser(game: str) -> Callable[[str], object]:
     if game == "deck-dash":
         from referee.cards import parse_card
@@ -112,6 +123,8 @@ class EventMapper:
     _tops: dict[str, list[str]] = field(default_factory=dict)
     # where each remembered top lay (None: entered on the tablet, or no box), as ``_tops``
     _poses: dict[str, list[Pose | None]] = field(default_factory=dict)
+    # the family's rulings that stand until their pile visibly changes (``rule``)
+    _ruled: dict[str, Ruling] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._parse = _parser(self.game)
@@ -126,9 +139,48 @@ class EventMapper:
     def note_top(self, zone: str, card: str) -> None:
         """The game says ``card`` lies on top of ``zone`` (the deal's starting card, a play
         typed on the tablet): remember it, so a later card taken back off it is recognised."""
+        self._ruled.pop(zone, None)  # the game moved on: an older ruling is settled
         history = self._tops.setdefault(zone, [])
         if not history or history[-1] != card:
             self._remember(zone, card, None)
+
+    def rule(self, zone: str, top: str) -> None:
+        """The family ruled (an undo, an overrule) that ``top`` lies on ``zone`` although
+        the camera last saw another card settle there, which may still lie there. Their word
+        stands until the pile visibly changes (TBL-2): the card seen there now is neither
+        proposed again nor asked about as a take-back; see ``as_ruled``."""
+        history = self._tops.get(zone) or []
+        self._ruled[zone] = Ruling(top, history[-1] if history else None)
+
+    def as_ruled(self, obs: Observation) -> Observation | None:
+        """``obs`` in the family's terms while a ruling stands on its pile, which ends with
+        this change. None when the pile now shows the ruled card: it agrees with the game,
+        there is nothing to propose. A card the family renamed (an overrule: not the card
+        that lay under it) goes by the family's name, so taking it back asks about *that*
+        play; after an undo the card seen keeps its place in the pile's history, so a card
+        played on it and taken back is still asked about as usual."""
+        ruling = self._ruled.pop(obs.zone, None)
+        if ruling is None:
+            return obs
+        history = self._tops.setdefault(obs.zone, [])
+        poses = self._poses.setdefault(obs.zone, [])
+        undone = history[-2:-1] == [ruling.top]  # the card under the one seen
+        if obs.after[:1] == (ruling.top,):
+            if undone:  # the card undone was taken off: as if it had never been laid
+                del history[-1], poses[-1]
+            elif history:
+                history[-1] = ruling.top
+            else:
+                self._remember(obs.zone, ruling.top, None)
+            if obs.pose is not None:
+                poses[-1] = obs.pose
+            return None
+        seen = (ruling.seen,)
+        if undone or obs.before != seen or tuple(history[-1:]) != seen:
+            return obs
+        history[-1] = ruling.top
+        named = tuple(ruling.top if c == ruling.seen else c for c in obs.after)
+        return replace(obs, before=(ruling.top,), after=named)
 
     def _remember(self, zone: str, card: str, pose: Pose | None) -> None:
         history, poses = self._tops.setdefault(zone, []), self._poses.setdefault(zone, [])
@@ -140,7 +192,8 @@ class EventMapper:
         """``seat``: the player on turn according to the engine (None when nobody is)."""
         zone = self.layout.zone(obs.zone)
         if zone.kind is ZoneKind.DISCARD:
-            return self._pile(obs, seat)
+            ruled = self.as_ruled(obs)
+            return [] if ruled is None else self._pile(ruled, seat)
         if zone.kind is ZoneKind.SEAT and self.game == "deck-dash":
             return self._seat_area(obs, zone.seat, seat)
         return []  # draw pile, other games' seat areas: nothing the referee needs
@@ -148,7 +201,7 @@ class EventMapper:
     # --- piles ------------------------------------------------------------------
     def _another(self, obs: Observation, card: str, seat: int | None) -> Prompt:
         """Was another card of this face played? (TBL-6; one tap sends the play)."""
-        event = self._pile_event(obs.zone, card, seat, obs.t_ns)
+        event = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
         return Prompt(
             "same_card",
             f"Was another {card} played on the pile?",
@@ -179,7 +232,7 @@ class EventMapper:
         if another:
             return [self._another(obs, card, seat)]
         if taken_back:  # or a twin laid where its twin lay (TBL-6): the family's to say
-            twin_play = self._pile_event(obs.zone, card, seat, obs.t_ns)
+            twin_play = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
             return [
                 Prompt(
                     "taken_back",
@@ -193,7 +246,7 @@ class EventMapper:
                     (Answer("another", f"Another {card} was played", twin_play),),
                 )
             ]
-        event = self._pile_event(obs.zone, card, seat, obs.t_ns)
+        event = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
         if card == UNREAD or not self._card_ok(card):
             return [
                 Prompt(
@@ -231,7 +284,7 @@ class EventMapper:
         piles = [z.name for z in self.layout.discard_piles()]
         return "left" if piles.index(zone) == 0 else "right"
 
-    def _pile_event(self, zone: str, card: str, seat: int | None, t_ns: int) -> Event:
+    def _pile_event(self, zone: str, card: str, seat: int | None, t_ns: int | None) -> Event:
         if self.game == "dos":
             payload = {"card": card, "pile": self.pile_of(zone)}
             return Event("play", seat, payload, t_ns, Source.CAMERA)
@@ -265,7 +318,7 @@ class EventMapper:
                 )
             ]
         if not before:
-            event = Event("lay", owner, {"cards": sorted(after)}, obs.t_ns, Source.CAMERA)
+            event = Event("lay", owner, {"cards": sorted(after)}, obs.event_t_ns, Source.CAMERA)
             if obs.confidence < self.threshold:
                 return [
                     Prompt(
@@ -280,7 +333,7 @@ class EventMapper:
             return [event]
         out: list[Proposal] = []
         for card in added:
-            suggestion = Event("handoff", on_turn, {"card": card}, obs.t_ns, Source.CAMERA)
+            suggestion = Event("handoff", on_turn, {"card": card}, obs.event_t_ns, Source.CAMERA)
             who = f"Seat {on_turn}" if on_turn is not None else "Someone"
             out.append(
                 Prompt(

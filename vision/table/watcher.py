@@ -103,8 +103,12 @@ class TableWatcher:
     def process(self, frame: Frame) -> list[Observation]:
         """One frame. The detector runs only when a watched zone that is *not* moving looks
         different from when the detector last saw it: a moving zone is occluded anyway
-        (TBL-1), and hands moving elsewhere on the table cost nothing."""
+        (TBL-1), and hands moving elsewhere on the table cost nothing. A frame the source
+        marks ``after_gap`` (it reconnected) tells the tracker: what changed meanwhile has
+        no time (TBL-10)."""
         self.stats.frames += 1
+        if frame.after_gap:
+            self.tracker.mark_gap()
         gate = self.gate
         moved: set[str] = set()
         if gate is None:

@@ -214,6 +214,12 @@ class LiveFeed(FileFeed):
     def describe(self) -> str:
         return f"live camera {self.spec}"
 
+    @property
+    def reconnects(self) -> int:
+        """How often the camera has been reopened after a drop: the camera referee marks
+        the frame after one as following a gap (TBL-10)."""
+        return int(getattr(self._source, "reconnects", 0))
+
     def _frames(self) -> Any:
         from vision.table.frames import CameraError
 

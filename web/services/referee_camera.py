@@ -16,7 +16,14 @@ tablet, an accepted question) the watcher's idea of the pile is set to it, so a 
 entered by hand is not proposed again when the camera sees it. It is *not* reset when a
 camera play was illegal (the game's top stays; the card really lies there), or the same
 card would be proposed on every frame. Before a game's first event nothing is proposed:
-the dealer is setting up, and the deal names the starting card.
+the dealer is setting up, and the deal names the starting card. Nor is it reset when the
+family's undo or overrule changes the top while the card the camera saw still lies there:
+their word stands for that pile until it visibly changes (``EventMapper.rule``), so the
+camera neither proposes that card again nor asks about it as taken back.
+
+Times (TBL-10): a camera that dropped, a feed that paused, a watcher started on a game
+already under way — the frame after such a gap is marked, and whatever changed on a pile
+meanwhile is proposed without ``t_ns`` rather than with the time the camera came back.
 
 The thread never takes the dashboard down: a dropped camera pauses it (the feed and
 ``ReconnectingSource`` reopen the camera), missing card models are reported on the camera
@@ -29,7 +36,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +144,9 @@ class FeedSource:
     A recording (``frames``: its length; the tablets see it loop) is refereed for exactly
     one pass, from its beginning, once there is a game to referee (``arm()``): so a demo
     video's plays land in the game the family just started, once, not on every loop.
+
+    The frame after the feed's camera reconnected, or after ``wait_s`` without a frame, is
+    marked ``after_gap``: the watcher did not see what happened meanwhile (TBL-10).
     """
 
     def __init__(self, feed: Any, frames: int | None = None, wait_s: float = 1.0) -> None:
@@ -149,6 +159,8 @@ class FeedSource:
         self._index = 0
         self._closed = False
         self.wait_s = wait_s
+        self._reconnects = feed_reconnects(feed)
+        self._gap = False  # the next frame delivered follows a gap
         self._unsubscribe = feed.subscribe(self._on_frame)
 
     def arm(self) -> bool:
@@ -167,6 +179,9 @@ class FeedSource:
                 self._phase = "pass"
             if self._phase in ("armed", "done"):
                 return
+            reconnects = feed_reconnects(self._feed)
+            if reconnects != self._reconnects:  # the camera dropped before this frame
+                self._reconnects, self._gap = reconnects, True
             if self._phase == "pass":
                 self._counted += 1
                 if self._frames is not None and self._counted >= self._frames:
@@ -181,12 +196,14 @@ class FeedSource:
             while self._latest is None and not self._closed:
                 if self._phase == "done":
                     return None  # the recording has been refereed once
-                self._cond.wait(self.wait_s)  # a dropped camera: frames just pause
+                if not self._cond.wait(self.wait_s):  # a dropped camera: frames just pause
+                    self._gap = True
             if self._closed:
                 return None
             image, t_ns = self._latest  # type: ignore[misc]
             self._latest = None
-        frame = Frame(image, t_ns, self._index)
+            gap, self._gap = self._gap, False
+        frame = Frame(image, t_ns, self._index, after_gap=gap)
         self._index += 1
         return frame
 
@@ -195,6 +212,13 @@ class FeedSource:
             self._closed = True
             self._cond.notify_all()
         self._unsubscribe()
+
+
+def feed_reconnects(feed: Any) -> int:
+    """How often the feed's camera has reconnected (``LiveFeed.reconnects``); 0 for a
+    recording or a feed that cannot say."""
+    count = getattr(feed, "reconnects", None)
+    return count if isinstance(count, int) else 0
 
 
 def recording_length(feed: Any) -> int | None:
@@ -236,6 +260,9 @@ class _Context:
     quiet: bool = True  # the game has no events yet: the dealer is setting up
     synced: dict[str, str | None] = field(default_factory=dict)
     synced_at: int | None = None  # GameService.changes when last synced
+    # the game's effective events (seq, event) when last synced: an undo or an overrule
+    # rewrites them, a new event only adds to them
+    played: list[tuple[int, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -366,6 +393,7 @@ class CameraReferee:
     def _run(self) -> None:
         from vision.table.frames import CameraError
 
+        reopened = False  # the source was lost: its next frame follows a gap (TBL-10)
         try:
             while not self._stop.is_set():
                 if self._source is None:
@@ -381,12 +409,15 @@ class CameraReferee:
                     self._set("camera lost", f"camera lost, reconnecting: {exc}")
                     self._close_source()
                     self.counts.reconnects += 1
+                    reopened = True
                     self._stop.wait(self.retry_s)
                     continue
                 if frame is None:
                     if not self._stop.is_set():
                         self._set("ended", ENDED)
                     break
+                if reopened:
+                    frame, reopened = _after_gap(frame), False
                 self.counts.frames += 1
                 try:
                     self.step(frame)
@@ -427,11 +458,14 @@ class CameraReferee:
             self._sync(ctx)  # the previous observation may have moved the turn on
             if ctx.quiet:
                 continue
-            for proposal in ctx.mapper.propose(obs, ctx.seat):
+            seen = ctx.mapper.as_ruled(obs)  # in the family's terms after an undo/overrule
+            if seen is None:
+                continue  # the pile shows what the family ruled: nothing to propose
+            for proposal in ctx.mapper.propose(seen, ctx.seat):
                 if isinstance(proposal, Event):
                     self._append(ctx, proposal)
                 else:
-                    self._ask(ctx, self._taken_back(ctx, obs, proposal.to_dict()))
+                    self._ask(ctx, self._taken_back(ctx, seen, proposal.to_dict()))
         wait = " (waiting for the deal)" if ctx.quiet else ""
         self._set("watching", f"refereeing game {ctx.game_id} ({ctx.game}){wait}")
 
@@ -503,6 +537,9 @@ class CameraReferee:
             watcher = TableWatcher(detector, self._layout)
             ctx = _Context(game_id, game, watcher, EventMapper(game, self._layout), piles)
             self._ctx = ctx
+            self._sync(ctx)
+            if not ctx.quiet:  # a game already under way: what lies there was not seen laid
+                watcher.tracker.mark_gap()
         self._sync(ctx)
         return ctx
 
@@ -537,15 +574,27 @@ class CameraReferee:
             return
         ctx.state = result.state
         ctx.quiet = not result.steps
+        played = [(step.seq, step.event) for step in result.steps]
+        ruled = played[: len(ctx.played)] != ctx.played  # an undo or overrule rewrote it
+        ctx.played = played
         view = self.games.rules(ctx.game).view(result.state)
         ctx.seat = seat_on_turn(view)
         tracker = ctx.watcher.tracker
         for zone, top in pile_tops(ctx.game, view, ctx.piles).items():
-            if top != ctx.synced.get(zone):
-                ctx.synced[zone] = top
-                if top is not None:
-                    tracker.committed[zone] = (top,)
-                    ctx.mapper.note_top(zone, top)
+            if top == ctx.synced.get(zone):
+                continue
+            ctx.synced[zone] = top
+            if top is None:
+                continue
+            seen = tracker.committed.get(zone)
+            if ruled and seen and seen != (top,):
+                # the family's ruling, with the card the camera saw maybe still there: the
+                # camera keeps what it sees (nothing re-proposed) and takes their word for
+                # the top until the pile visibly changes (TBL-2)
+                ctx.mapper.rule(zone, top)
+            else:
+                tracker.committed[zone] = (top,)
+                ctx.mapper.note_top(zone, top)
 
     def _taken_back(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
         """A card taken back that is the game's last play on that pile (the camera's, or one
@@ -561,12 +610,35 @@ class CameraReferee:
                 f" play of {gone} to undo. Or was another {top} played?"
             )
             return {**prompt, "message": message}
-        undo = Event("undo", payload={"target": seq}, t_ns=obs.t_ns, source=Source.CAMERA)
+        if self._overruled(ctx, seq):  # an undo of it would leave the family's correction
+            message = (
+                f"{gone} was taken back off the pile and {top} is on top again: #{seq} was"
+                " corrected on the tablet, so correct it there again. Or was another"
+                f" {top} played?"
+            )
+            return {**prompt, "message": message}
+        undo = Event("undo", payload={"target": seq}, t_ns=obs.event_t_ns, source=Source.CAMERA)
         return {
             **prompt,
             "suggestion": undo.to_dict(),
             "message": prompt["message"][:-1] + f" (#{seq})?",
         }
+
+    def _overruled(self, ctx: _Context, seq: int) -> bool:
+        """Is event ``seq`` replaced by an overrule in force? (undoing ``seq`` then changes
+        nothing: the overrule's event stays, ``referee.replay``)."""
+        from referee.eventlog import LogError
+        from web.services.games import meta_status
+
+        try:
+            logged = self.games.log.events(ctx.game_id)
+        except LogError:  # an unreadable log: no one-tap undo is offered
+            return True
+        in_force = meta_status(logged)
+        return any(
+            e.kind == "overrule" and e.get("target") == seq and in_force.get(s, False)
+            for s, e in logged
+        )
 
     def _last_play(self, ctx: _Context, zone: str, card: str) -> int | None:
         """The sequence number of the game's last card laid on ``zone``'s pile, if that card
@@ -601,6 +673,14 @@ class CameraReferee:
     def _ask(self, ctx: _Context, prompt: dict[str, Any]) -> None:
         self.counts.prompts += 1
         self.prompts.add(ctx.game_id, prompt)
+
+
+def _after_gap(frame: Any) -> Any:
+    """``frame`` marked as following a gap (the source was reopened); a frame of another
+    kind (a test double) as it is."""
+    from vision.table.frames import Frame
+
+    return replace(frame, after_gap=True) if isinstance(frame, Frame) else frame
 
 
 def _at(last: Mapping[str, Any]) -> float:
