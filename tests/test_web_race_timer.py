@@ -11,7 +11,7 @@ from tests.test_web_routes import Tablet, make_app
 from web.services.race_timer import RaceTimer
 
 
-def _hand_card_played(tablet: Tablet, window_ms: int) -> int:
+def _hand_card_played(tablet: Tablet, window_ms: int, stamped: bool = True) -> int:
     body = {
         "game": "hit-the-deck",
         "players": ["Ann", "Bob", "Cy"],
@@ -22,10 +22,16 @@ def _hand_card_played(tablet: Tablet, window_ms: int) -> int:
         {"kind": "deal", "payload": {"hands": [7, 7, 7]}},
         {"kind": "turn_up", "payload": {"card": "R3"}},
         {"kind": "play", "seat": 1, "payload": {"card": "R4"}},
-        {"kind": "play", "seat": 2, "payload": {"card": "HAND"}, "t_ns": "now"},
+        {
+            "kind": "play",
+            "seat": 2,
+            "payload": {"card": "HAND"},
+            **({"t_ns": "now"} if stamped else {}),
+        },
     ):
         assert tablet.send(game_id, event).status_code == 201, event
-    assert tablet.snapshot(game_id)["view"]["race"]["deadline_ns"] is not None
+    race = tablet.snapshot(game_id)["view"]["race"]
+    assert (race["deadline_ns"] is not None) is stamped  # untimed: the first slap stands in
     return game_id
 
 
@@ -76,3 +82,19 @@ def test_ruling_htd13_a_race_without_slaps_waits_for_the_table(tmp_path: Path):
     assert tablet.send(game_id, {"kind": "slap", "seat": 0, "t_ns": "now"}).status_code == 201
     assert len(scheduled) == 1 and 0 <= scheduled[0] <= 0.35
     assert tablet.snapshot(game_id)["view"]["race"] is not None
+
+
+def test_ruling_htd13_a_race_timed_on_another_clock_is_left_to_the_table(tmp_path: Path):
+    """Slaps stamped on another clock (a replayed recording, hand-written times, a Pi that
+    rebooted mid-race) put the deadline far from the server's now: no timer closes such a
+    race (before, it was closed at once, after its first slap, and the rest counted as
+    missed)."""
+    scheduled: list[float] = []
+    app = make_app(tmp_path, race_timer=False)
+    RaceTimer(app.extensions["tabletop"].games, schedule=lambda d, f: scheduled.append(d))
+    tablet = Tablet(app)
+    tablet.set_pin()
+    game_id = _hand_card_played(tablet, window_ms=300, stamped=False)
+    for seat, t_ns in ((0, 1_000_000_000), (1, 1_050_000_000)):
+        assert tablet.send(game_id, {"kind": "slap", "seat": seat, "t_ns": t_ns}).status_code == 201
+    assert scheduled == [] and tablet.snapshot(game_id)["view"]["race"] is not None

@@ -5,7 +5,9 @@ event, or at the first later event stamped past the window. With pads, a seat th
 slaps would otherwise leave the race open until someone touched the tablet. So once a race
 has a deadline and at least one slap (pads or camera: a tablet-only table, whose people
 judge with ``race_close last=[…]``, is never overruled by a clock), this timer sends
-``race_close`` when the window has passed, if the same race is still open then.
+``race_close`` when the window has passed, if the same race is still open then. Only races
+timed on this server's clock (``time.monotonic_ns``, as pads, camera and tablet stamp them)
+are timed: a deadline a minute or more away from now comes from another clock.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from web.errors import BadInput
 log = logging.getLogger(__name__)
 
 MARGIN_NS = 50_000_000  # after the deadline, so a slap stamped at its last instant is in
+# A deadline this far from the server's clock is not on it: times from another clock (a
+# replayed recording, hand-written times, a Pi rebooted mid-race) are left to the table.
+FOREIGN_NS = 60_000_000_000
 
 
 class Timer(Protocol):
@@ -77,11 +82,14 @@ class RaceTimer:
         if race is None:
             return
         trigger, deadline = race
+        now = self.clock()
+        if abs(deadline - now) > FOREIGN_NS:
+            return
         key = (game_id, trigger)
         with self._lock:
             if key in self._pending:
                 return
-            delay = max(0.0, (deadline + MARGIN_NS - self.clock()) / 1e9)
+            delay = max(0.0, (deadline + MARGIN_NS - now) / 1e9)
             timer = self.schedule(delay, lambda: self._fire(game_id, trigger))
             timer.daemon = True
             self._pending[key] = timer
