@@ -71,9 +71,15 @@ class Scoreboard:
     winners: tuple[int, ...] = ()
     lower_is_better: bool = True
     extra: Mapping[str, Any] = field(default_factory=dict)  # e.g. dashes won per seat
+    # The seats leading now when the game ranks by more than its totals (Deck Dash: most
+    # Dashes won first, DD-1); None: the best total leads, as ``lower_is_better`` says.
+    leading: tuple[int, ...] | None = None
 
     @property
     def leaders(self) -> tuple[int, ...]:
+        """Who leads now; WEB-1 makes them the winners of a game ended early."""
+        if self.leading is not None:
+            return self.leading
         if not self.totals:
             return ()
         best = min(self.totals) if self.lower_is_better else max(self.totals)

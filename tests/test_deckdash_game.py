@@ -496,7 +496,8 @@ def test_skip_two_players_skips_the_next_two() -> None:
     t.deal({0: "SKIP2"}, dealer=3)
     t.ok("draw", 0)
     verdicts = t.ok("discard", 0, card="SKIP2")
-    assert of(verdicts, Outcome.INFO)[:2] == ["Bea loses this turn.", "Cy loses this turn."]
+    lost = [r for r in of(verdicts, Outcome.INFO) if r.endswith("loses this turn.")]
+    assert lost == ["Bea loses this turn.", "Cy loses this turn."]
     assert t.rnd.turn == 3
 
 

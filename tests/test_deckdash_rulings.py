@@ -10,6 +10,7 @@ from referee.deckdash.game import GAME
 from referee.deckdash.scoring import decide
 from referee.deckdash.state import DeckDashState, Phase, RoundEnd, RoundResult
 from referee.game import GameError
+from referee.hands import Hidden
 from referee.verdicts import Outcome
 from tests.test_deckdash_game import (
     WIN_HAND,
@@ -29,6 +30,15 @@ def decided(players: int, results: list[tuple[int | None, tuple[int, ...]]], **o
     rows = tuple(RoundResult(1, w, RoundEnd.FINISHED, scores, scores) for w, scores in results)
     state, verdicts = decide(replace(state, results=rows))
     return state, verdicts
+
+
+def piles_run_down(t: Table, left: int) -> None:
+    """A table round fast-forwarded to ``left`` unseen cards in the draw pile.
+
+    A table deal's draw pile is what the deck leaves (DD-16), so a test that needs a nearly
+    empty pile at the first turn sets it here instead of playing a hundred turns.
+    """
+    t.state = replace(t.state, round=replace(t.rnd, draw_pile=Hidden((), left)))
 
 
 def test_ruling_dd1_most_dashes_wins_then_fewest_points() -> None:
@@ -113,7 +123,8 @@ def test_ruling_dd6_reverse_with_two_players_only_changes_direction() -> None:
 
 def test_ruling_dd7_nothing_left_to_draw_ends_the_round() -> None:
     t = Table(2)
-    t.ok("deal", dealer=1, hands=[12, 12], start="G5", draw_pile=0)
+    t.ok("deal", dealer=1, hands=[12, 12], start="G5")
+    piles_run_down(t, 0)  # as after many Keep Twos: every other card is held
     t.ok("draw", 0, **{"from": "discard", "card": "G5"})
     verdicts = t.ok("play", 0, card="D4D3")
     assert "Nothing is left to draw: Dash 1 ends with no winner." in of(verdicts, Outcome.ROUND_END)
@@ -233,7 +244,8 @@ def test_ruling_dd14_without_points_tied_dash_counts_replay() -> None:
 
 def test_ruling_dd15_variation_4_ends_the_round_at_the_last_draw() -> None:
     t = Table(2, end_on_empty_draw=True)
-    t.ok("deal", dealer=1, hands=[12, 12], start="G5", draw_pile=1)
+    t.ok("deal", dealer=1, hands=[12, 12], start="G5")
+    piles_run_down(t, 1)
     t.ok("draw", 0)
     assert t.state.round is None
     assert t.state.results[0].how is RoundEnd.DRAW_PILE_EMPTY

@@ -7,7 +7,7 @@ verdicts, or raises ``Illegal``. Turn steps are tracked by ``Round.phase``.
 from __future__ import annotations
 
 from referee.cards import Card, Special
-from referee.deckdash.check import check_dash, hand_off
+from referee.deckdash.check import check_dash, find_dash, hand_off
 from referee.deckdash.common import (
     Illegal,
     cap,
@@ -16,10 +16,12 @@ from referee.deckdash.common import (
     need_phase,
     seat_of,
     take_from_hand,
+    the,
     words,
 )
 from referee.deckdash.dashes import get_dash
 from referee.deckdash.deal import optional_card, read_card, read_cards
+from referee.deckdash.known import need_deck_copies
 from referee.deckdash.scoring import end_round
 from referee.deckdash.state import (
     COUNTERCLOCKWISE,
@@ -35,7 +37,7 @@ from referee.deckdash.turns import end_turn, others_in_order, step
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
-from referee.verdicts import Verdict, legal, prompt
+from referee.verdicts import Verdict, info, legal, prompt
 
 Result = tuple[DeckDashState, list[Verdict]]
 
@@ -129,6 +131,8 @@ def draw(state: DeckDashState, event: Event) -> Result:
         phase=phase,
         owed=owed,
     )
+    if named is not None:  # a card named coming out of the unseen draw pile
+        need_deck_copies(rnd, [named], seat)
     verdicts = [legal(f"{state.name(seat)} drew {what}.", seat)]
     if source == "draw" and state.settings.end_on_empty_draw and len(rnd.draw_pile) == 0:
         state, more = end_round(evolve(state, round=rnd), rnd, None, RoundEnd.DRAW_PILE_EMPTY)
@@ -176,6 +180,7 @@ def lay(state: DeckDashState, event: Event) -> Result:
         raise Illegal(check.reason, seat)
     laid = tuple(Laid(seat, g) for g in check.groups)
     rnd = evolve(rnd.with_hand(seat, hand), table=rnd.table + laid, laid=rnd.laid | {seat})
+    need_deck_copies(rnd, cards, seat)
     groups = ", ".join(g.describe() for g in check.groups)
     verdicts = [legal(f"{state.name(seat)} laid Dash {rnd.dash}: {groups}.", seat)]
     if get_dash(level, rnd.dash).first_to:
@@ -215,6 +220,7 @@ def handoff(state: DeckDashState, event: Event) -> Result:
     table = list(rnd.table)
     table[index] = Laid(target.owner, grown)
     rnd = evolve(rnd.with_hand(seat, hand), table=tuple(table))
+    need_deck_copies(rnd, [card], seat)
     verdicts = [
         legal(
             f"{state.name(seat)} handed off {words(card)} onto {state.name(target.owner)}'s "
@@ -245,6 +251,7 @@ def play_card(state: DeckDashState, rnd: Round, seat: int, card: Card) -> Result
     hand = take_from_hand(rnd.hands[seat], [card], seat)
     owed = DRAW_ACTIONS[card.special]
     rnd = evolve(rnd.with_hand(seat, hand), phase=Phase.ACTION_DRAW, owed=owed, action=card)
+    need_deck_copies(rnd, [card], seat)
     verdicts = [
         legal(
             f"{state.name(seat)} plays {words(card)}: draw {owed} cards from the draw pile "
@@ -269,6 +276,7 @@ def discard(state: DeckDashState, event: Event) -> Result:
     if rnd.phase is Phase.ACTION_DISCARD:
         hand = take_from_hand(rnd.hands[seat], [card], seat)
         rnd = evolve(rnd.with_hand(seat, hand), discard=(*rnd.discard, card), owed=rnd.owed - 1)
+        need_deck_copies(rnd, [card], seat)
         if rnd.owed == 0:
             rnd = evolve(rnd, phase=Phase.PLAY, action=None)
         verdicts = [legal(f"{state.name(seat)} discarded {words(card)}.", seat)]
@@ -278,6 +286,7 @@ def discard(state: DeckDashState, event: Event) -> Result:
     need_phase(rnd, seat, Phase.PLAY)
     if card.special in DRAW_ACTIONS:
         return play_card(state, rnd, seat, card)
+    missed = missed_dash(state, rnd, seat)
     hand = take_from_hand(rnd.hands[seat], [card], seat)
     rnd = rnd.with_hand(seat, hand)
     name = state.name(seat)
@@ -294,10 +303,36 @@ def discard(state: DeckDashState, event: Event) -> Result:
     else:
         rnd = evolve(rnd, discard=(*rnd.discard, card))
         verdicts = [legal(f"{name} discarded {words(card)}.", seat)]
+    need_deck_copies(rnd, [card], seat)
+    verdicts += missed
     if can_finish(rnd, seat):
         return finished_hand(state, rnd, seat, verdicts)
     rnd, more = end_turn(rnd, state.players)
     return settle(state, rnd, verdicts + more)
+
+
+def missed_dash(state: DeckDashState, rnd: Round, seat: int) -> list[Verdict]:
+    """A note when a player ends their turn holding the Dash they have not laid.
+
+    "If you are able to make a Dash … lay the Dash down": a real table cannot force it, so
+    the discard stands; but where the referee knows the whole hand (a scripted round) it
+    says so, for the player and for whoever checks the game afterwards.
+    """
+    hand = rnd.hands[seat]
+    if not rnd.scripted or hand.unknown or seat in rnd.laid:
+        return []
+    level = state.settings.level
+    if find_dash(level, rnd.dash, hand.known) is None:
+        return []
+    text = get_dash(level, rnd.dash).text
+    return [
+        info(
+            f"{state.name(seat)} could have laid Dash {rnd.dash} ({text}) this turn: the rules "
+            "say to lay a Dash down when you can.",
+            seat,
+            missed_dash=rnd.dash,
+        )
+    ]
 
 
 def unblocked_others(rnd: Round, seat: int) -> list[int]:
@@ -413,11 +448,18 @@ def steal(state: DeckDashState, event: Event) -> Result:
         # DD-8: stealing is picking up; a special start card is only for the first draw.
         what = "a discarded Wild" if top.is_wild else f"a {words(top)} card"
         raise Illegal(f"Deck Steal cannot take {what} from the discard pile.", seat)
+    if rnd.start_pickup:  # DD-18: even where a discarded Wild may be stolen
+        raise Illegal(
+            f"{cap(the(top))} starting the discard pile is only for {state.name(rnd.turn)}'s "
+            "first draw: nobody can Deck-Steal it.",
+            seat,
+        )
     rnd = evolve(
         rnd.with_hand(seat, hand.add([top])),
         discard=(*rnd.discard[:-1], stealer),
         start_pickup=False,
     )
+    need_deck_copies(rnd, [stealer], seat)
     verdicts = [
         legal(
             f"{state.name(seat)} used Deck Steal to take {words(top)} from the discard pile.",

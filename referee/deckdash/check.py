@@ -181,15 +181,57 @@ def _why_not(
         )
         pieces.append(f"the {group.label} ({have}) {_missing(group, gaps, missing, real_wilds)}")
     extra = [_CELL_WORDS[idx] for idx, n in enumerate(left) for _ in range(n)]
+    extra_cards = [_CELL_CARDS[idx] for idx, n in enumerate(left) for _ in range(n)]
+    extra_cards += [WILD] * real
     if real:
         extra.append(_count(real, "Wild"))
     if extra and laid:
-        verb = "does" if len(extra) == 1 and not real else "do"
+        verb = "does" if len(extra_cards) == 1 else "do"  # "one Wild does", not "do"
         pieces.append(f"{join_words(extra)} {verb} not fit")
     text = f"{head}: {'; '.join(pieces)}."
     if not short and len(cards) > size:
-        text += f" Lay exactly {size} cards; hand off the rest once your Dash is down."
+        groups = [_group(dash.parts[i], slots) for i, slots in closest]
+        text += " " + _extra_advice(size, groups, extra_cards)
     return text
+
+
+def _extra_advice(size: int, groups: list[Group], extra: list[Card]) -> str:
+    """What to do with the cards laid beyond the Dash (DASH-1).
+
+    "Hand off the rest" only helps for cards that go on the Dash once it is down; a card
+    that fits none of its groups stays in the hand (or goes on another player's Dash).
+    """
+    fits, stays = _hand_off_all(groups, extra)
+    head = f"Lay exactly {size} cards"
+    if not stays:
+        return f"{head}; hand off the rest once your Dash is down."
+    kept = join_words([card_words(c) for c in stays])
+    one = len(stays) == 1
+    tail = (
+        f"{kept} {'does' if one else 'do'} not go on this Dash, so keep {'it' if one else 'them'}"
+    )
+    if not fits:
+        return f"{head}: {tail}."
+    moved = join_words([card_words(c) for c in fits])
+    return f"{head}, then hand off {moved}; {tail}."
+
+
+def _hand_off_all(groups: list[Group], cards: list[Card]) -> tuple[list[Card], list[Card]]:
+    """Which ``cards`` can be handed off onto ``groups`` (in some order), and which cannot."""
+    groups, fits, rest = list(groups), [], list(cards)
+    progress = True
+    while rest and progress:
+        progress = False
+        for card in list(rest):
+            for i, group in enumerate(groups):
+                grown = hand_off(group, card)
+                if grown is not None:
+                    groups[i] = grown
+                    fits.append(card)
+                    rest.remove(card)
+                    progress = True
+                    break
+    return fits, rest
 
 
 def _count(n: int, word: str) -> str:

@@ -27,6 +27,11 @@ def words(card: Card) -> str:
     return card_words(card)
 
 
+def the(card: Card) -> str:
+    """ "the Wild", "the Deck Steal", "the red 7": ``words`` gives "a Wild", not "the a Wild"."""
+    return "the Wild" if card.is_wild else f"the {words(card)}"
+
+
 def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 

@@ -15,6 +15,7 @@ from referee.deckdash import actions, rounds
 from referee.deckdash.common import Illegal
 from referee.deckdash.dashes import get_dash
 from referee.deckdash.options import OPTIONS, Settings
+from referee.deckdash.scoring import standing
 from referee.deckdash.state import CLOCKWISE, DeckDashState
 from referee.events import Event, EventError
 from referee.game import OptionSpec, Scoreboard, check_players
@@ -39,7 +40,7 @@ HANDLERS: dict[str, Handler] = {
 EVENT_KINDS: dict[str, str] = {
     "deal": "seat/dealer: the dealer; start: the card starting the discard pile; hands: per "
     "player 12 cards (scripted) or a count (table); draw_pile: the cards top first (scripted) "
-    "or a count (table, optional)",
+    "or a count (table, optional: what the deck leaves, 128 - the cards dealt - 1)",
     "draw": "seat: the player; from: 'draw' or 'discard'; card: the card drawn (optional)",
     "lay": "seat: the player; cards: exactly the cards laid down as this round's Dash",
     "handoff": "seat: the player; card: the card handed off; group: the table group's number; "
@@ -50,7 +51,8 @@ EVENT_KINDS: dict[str, str] = {
     "return_block": "seat: the blocked player, putting the Block You card on the discard pile",
     "steal": "seat: any player using Deck Steal on the top discard; card: that card (optional)",
     "reshuffle": "order: the new draw pile top first (scripted; optional in table mode)",
-    "tally": "hands: per player the cards or the count left in hand at the end of the round",
+    "tally": "hands: per player the cards or the count left in hand at the end of the round "
+    "(table mode only)",
     "stop": "no payload: the players stop the game now (variation 1)",
 }
 
@@ -91,6 +93,7 @@ class DeckDashGame:
             finished=state.finished,
             winners=state.winners,
             lower_is_better=s.points,
+            leading=standing(state),  # DD-1: most Dashes first, not the totals alone
             extra={
                 "dashes_won": list(state.dashes_won),
                 "dash": rnd.dash if rnd is not None else None,

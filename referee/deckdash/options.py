@@ -33,7 +33,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Variation 3: the Dashes to play, in playing order (numbers 1..12)",
         ruling="DD-13",
     ),
-    OptionSpec("dash_count", 12, "Variation 1: how many Dashes the game lasts", ruling="DD-13"),
+    OptionSpec(
+        "dash_count",
+        12,
+        "Variation 1: how many Dashes the game lasts (default: every Dash listed)",
+        ruling="DD-13",
+    ),
     OptionSpec(
         "points", True, "Variation 2: keep points (false: only Dashes won count)", ruling="DD-14"
     ),
@@ -84,7 +89,8 @@ class Settings:
             isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 12 for n in dashes
         ):
             raise GameError("option 'dashes' must list Dash numbers from 1 to 12")
-        count = opts["dash_count"]
+        # Variation 3 alone ("these Dashes") plays every Dash listed (DD-13).
+        count = opts["dash_count"] if "dash_count" in (given or {}) else len(dashes)
         if not 1 <= count <= len(dashes):
             raise GameError(
                 f"option 'dash_count' must be between 1 and {len(dashes)} (the Dashes listed)"

@@ -6,7 +6,7 @@ from collections import Counter
 
 from referee.cards import Card, Kind, Special
 from referee.deckdash.actions import Result, settle
-from referee.deckdash.common import Illegal, current_round, seat_of, words
+from referee.deckdash.common import Illegal, current_round, seat_of, the, words
 from referee.deckdash.deal import (
     DECK_SIZE,
     HAND_SIZE,
@@ -15,7 +15,7 @@ from referee.deckdash.deal import (
     read_cards,
     read_hands,
 )
-from referee.deckdash.scoring import decide, finish, leaders, round_scores
+from referee.deckdash.scoring import decide, finish, round_scores, standing
 from referee.deckdash.state import (
     COUNTERCLOCKWISE,
     START_PICKUP,
@@ -88,12 +88,7 @@ def deal(state: DeckDashState, event: Event) -> Result:
         draw_pile: Hidden[Card] = Hidden(tuple(draw_cards))
         hidden_hands = tuple(Hidden(tuple(h)) for h in hands if isinstance(h, list))
     else:
-        count = event.get("draw_pile", DECK_SIZE - dealt - 1)
-        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= DECK_SIZE:
-            raise EventError(
-                f"deal.draw_pile must be a count of 0 to {DECK_SIZE} cards in table mode"
-            )
-        draw_pile = Hidden((), count)
+        draw_pile = Hidden((), table_draw_pile(event, dealt))
         hidden_hands = tuple(Hidden((), h) for h in hands if isinstance(h, int))
     dash_index = state.next_dash_index
     dashes = state.settings.dashes
@@ -125,6 +120,24 @@ def deal(state: DeckDashState, event: Event) -> Result:
     return settle(state, rnd, verdicts)
 
 
+def table_draw_pile(event: Event, dealt: int) -> int:
+    """The draw pile of a table deal: what the deck leaves after the hands and the start card.
+
+    The count is optional; when given it must be exactly that (DD-16), or the deal would
+    add cards the deck does not have (or lose some, e.g. an empty pile at the deal).
+    """
+    left = DECK_SIZE - dealt - 1
+    count = event.get("draw_pile", left)
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= DECK_SIZE:
+        raise EventError(f"deal.draw_pile must be a count of 0 to {DECK_SIZE} cards in table mode")
+    if count != left:
+        raise Illegal(
+            f"The draw pile must hold {left} cards, not {count}: the {DECK_SIZE}-card deck less "
+            f"{dealt} dealt and the start card."
+        )
+    return count
+
+
 def start_card(state: DeckDashState, rnd: Round, start: Card) -> tuple[Round, list[Verdict]]:
     """What the card that starts the discard pile does, then the first turn."""
     first = step(rnd, rnd.dealer)
@@ -143,7 +156,7 @@ def start_card(state: DeckDashState, rnd: Round, start: Card) -> tuple[Round, li
     rnd = evolve(rnd, skips=tuple(skips))
     if start.is_wild or special in START_PICKUP:
         rnd = evolve(rnd, start_pickup=True)
-        notes.append(info(f"{state.name(first)} may pick up the {words(start)} to start."))
+        notes.append(info(f"{state.name(first)} may pick up {the(start)} to start."))
     rnd, more = begin_turn(rnd, first, state.players)
     return rnd, notes + more
 
@@ -179,6 +192,9 @@ def tally(state: DeckDashState, event: Event) -> Result:
         raise Illegal("There is no finished Dash to tally.")
     if state.stopped:
         raise Illegal("The game is over.")
+    last = state.results[-1]
+    if last.scripted:
+        raise Illegal(tally_known(state, last))
     hands = event.require("hands")
     if not isinstance(hands, list) or len(hands) != state.n:
         raise EventError(f"tally.hands must list one hand per player ({state.n})")
@@ -190,7 +206,6 @@ def tally(state: DeckDashState, event: Event) -> Result:
             counts.append(h)
         else:
             counts.append(len(read_cards(h, f"tally.hands[{i}]")))
-    last = state.results[-1]
     if last.winner is not None and counts[last.winner] != last.hand_counts[last.winner]:
         raise Illegal(f"{state.name(last.winner)} won the Dash; their hand cannot change now.")
     everyone = Round(
@@ -213,6 +228,15 @@ def tally(state: DeckDashState, event: Event) -> Result:
     return state, verdicts + more
 
 
+def tally_known(state: DeckDashState, last: RoundResult) -> str:
+    """Why a scripted round cannot be tallied: the referee saw every card of every hand."""
+    counts = ", ".join(f"{state.name(s)} {n}" for s, n in enumerate(last.hand_counts))
+    return (
+        f"Dash {last.dash} was dealt card by card, so the referee knows every hand "
+        f"({counts} cards): a tally is only for table mode."
+    )
+
+
 def stop(state: DeckDashState, event: Event) -> Result:
     """Variation 1: the players stop; the Dash in progress is not scored (DD-13)."""
     if state.finished:
@@ -220,12 +244,12 @@ def stop(state: DeckDashState, event: Event) -> Result:
     if event.seat is not None:
         seat_of(state, event)
     dropped = state.round
-    seats = state.tiebreak or tuple(range(state.n))
+    winners = standing(state)
     state = evolve(state, round=None, stopped=True)
     done = len(state.counted)
     note = f"The players stopped after {done} Dash{'es' if done != 1 else ''}"
     if dropped is not None:
         note += f"; Dash {dropped.dash} in progress is not scored"
     verdicts = [info(note + ".")]
-    state, more = finish(state, leaders(state, seats) if done else seats)
+    state, more = finish(state, winners)
     return state, verdicts + more

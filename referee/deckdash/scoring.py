@@ -41,7 +41,9 @@ def end_round(
 ) -> tuple[DeckDashState, list[Verdict]]:
     counts = tuple(len(h) for h in rnd.hands)
     scores = round_scores(state, rnd, winner, how, counts)
-    result = RoundResult(rnd.dash, winner, how, counts, scores, tiebreak=rnd.tiebreak)
+    result = RoundResult(
+        rnd.dash, winner, how, counts, scores, tiebreak=rnd.tiebreak, scripted=rnd.scripted
+    )
     state = evolve(state, round=None, results=(*state.results, result))
     why = {
         RoundEnd.FINISHED: f"{state.name(winner)} finished and wins Dash {rnd.dash}.",
@@ -81,6 +83,18 @@ def leaders(state: DeckDashState, seats: tuple[int, ...]) -> tuple[int, ...]:
         seats = tuple(x for x in seats if won[x] == best)
     low = min(totals[x] for x in seats)
     return tuple(x for x in seats if totals[x] == low)
+
+
+def standing(state: DeckDashState) -> tuple[int, ...]:
+    """Who leads now: the winners once decided, else DD-1 (or DD-14) over the counted Dashes.
+
+    During a tie-break only the tied players are in it. This is what ``stop`` makes the
+    winners, so the scoreboard's leaders (WEB-1: the winners of a game ended early) agree.
+    """
+    if state.finished:
+        return state.winners
+    seats = state.tiebreak or tuple(range(state.n))
+    return leaders(state, seats) if state.counted else seats
 
 
 def decide(state: DeckDashState) -> tuple[DeckDashState, list[Verdict]]:

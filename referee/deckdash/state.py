@@ -98,6 +98,7 @@ class RoundResult:
     hand_counts: tuple[int, ...]  # cards left in each hand when the round ended
     scores: tuple[int, ...]  # points scored this round, per seat
     tiebreak: bool = False  # tie-break rounds decide the winner only; never added up
+    scripted: bool = False  # every card was named: the hand counts are known, not tallied
 
     def to_dict(self) -> dict[str, object]:
         return {
