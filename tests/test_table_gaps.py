@@ -91,11 +91,13 @@ def test_ruling_tbl10_hands_over_the_pile_after_the_gap_do_not_give_the_card_a_t
 
 
 def test_ruling_tbl10_frames_a_little_late_keep_their_time():
-    """A frame skipped by a busy watcher (200 ms at the dashboard's 10 FPS) is no gap; nor
-    is a gap after which the pile was seen unchanged before the card came."""
+    """Frames as far apart as a slow reader takes (a skipped frame at the dashboard's 10 FPS,
+    200 ms; a Raspberry Pi reading a frame in 300–500 ms) are no gap: the card keeps the
+    capture time of the first frame showing it. Nor is a gap after which the pile was seen
+    unchanged before the card came."""
     most = stability.MAX_GAP_NS
-    assert most == 250 * MS
-    for down, untimed in ((200 * MS, False), (most, False), (most + 1, True)):
+    assert most == 1000 * MS
+    for down, untimed in ((200 * MS, False), (500 * MS, False), (most, False), (most + 1, True)):
         (obs,), back = outage(down_ns=down)
         assert (obs.after_gap, obs.event_t_ns) == (untimed, None if untimed else back), down
     (obs,), back = outage(after=[clear("R5")] * 2 + [clear("HAND")] * 6)

@@ -76,13 +76,15 @@ MOVED_TOLERANCE = 0.015
 # 55 of 56 plays at 5° (8°: 53, centre only: 47) and asked nothing false; a still card's
 # angle wobbles by up to 1.3° (3.95° with a camera 2.2× farther)
 TURNED_TOLERANCE = 5.0
-# TBL-10: frames further apart than this leave a gap in which the camera saw nothing. Frames
-# reach the watcher every 33 ms from a 30 FPS camera and every 100 ms from the dashboard's
-# feed (10 FPS); a frame skipped by a busy watcher makes 200 ms. A dropped camera is
-# reopened only after 1 s (``ReconnectingSource.retry_s``, ``CameraReferee.retry_s``), so any
-# outage is caught by the times alone. Below 250 ms a card's time is late by less than a
-# quick slap follows it (about 200–300 ms), as the feed's 100 ms already is.
-MAX_GAP_NS = 250_000_000
+# TBL-10: frames further apart than this leave a gap in which the camera saw nothing. The
+# watcher takes the newest frame whenever it is free, so frames reach it as far apart as it
+# takes to read one: 33–100 ms here (30 FPS camera, the dashboard's 10 FPS feed, a skipped
+# frame 200 ms), 300–500 ms expected on a Raspberry Pi (this machine's p50 of 100 ms, 3–5×
+# slower). That is latency, not a gap: the card still carries the capture time of the first
+# frame showing it. A dropped camera is reopened after 1 s (``ReconnectingSource.retry_s``,
+# ``CameraReferee.retry_s``) and a feed silent for 1 s marks its next frame, so outages are
+# caught by the sources' own marks; the time rule is the backstop for a stall longer than that.
+MAX_GAP_NS = 1_000_000_000
 
 
 def turned_by(old: float, new: float) -> float:
