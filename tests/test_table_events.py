@@ -9,7 +9,7 @@ from vision.table.adapter import NOT_A_CARD, UNREAD, detector_from, to_sightings
 from vision.table.frames import Frame
 from vision.table.labels import card_token
 from vision.table.stability import Observation, StabilityTracker, ZoneReading
-from vision.table.to_events import EventMapper, Prompt
+from vision.table.to_events import EventMapper, Prompt, with_cards
 from vision.table.watcher import TableWatcher
 from vision.table.zones import TableLayout, ZoneKind, rectangle
 
@@ -265,6 +265,21 @@ def test_ruling_tbl4_seat_area_reads_a_laid_dash_then_handoffs():
     (p,) = m.propose(obs("seat_1_area", ["G7", "R7", "W"], ["B7", "G7", "R7", "W"]), seat=3)
     assert p.kind == "which_group" and p.suggestion.kind == "handoff"
     assert p.suggestion.seat == 3 and p.suggestion.payload == {"card": "B7"}
+
+
+def test_ruling_tbl4_cards_the_game_has_in_a_seat_area_are_not_laid_again():
+    """The game has seat 1's Dash (laid before the watcher started, or typed on the tablet)
+    that the camera did not see arrive: seeing it is neither a ``lay`` nor a handoff; a
+    card beyond it is a handoff (a second copy of a card the Dash holds included)."""
+    m = EventMapper("deck-dash", layout())
+    m.note_area("seat_1_area", ["W", "R7", "G7"])
+    assert m.propose(obs("seat_1_area", [], ["G7", "R7", "W"]), seat=0) == []
+    (p,) = m.propose(obs("seat_1_area", [], ["G7", "G7", "R7", "W"]), seat=0)
+    assert p.kind == "which_group" and p.suggestion.payload == {"card": "G7"}
+    assert (p.suggestion.kind, p.suggestion.seat) == ("handoff", 0)
+    (ev,) = EventMapper("deck-dash", layout()).propose(obs("seat_1_area", [], ["R7"]), seat=1)
+    assert ev.kind == "lay"  # nothing known there: as before
+    assert with_cards(["G7", "R7"], ["R7", "R7", "B1"]) == ("B1", "G7", "R7", "R7")
 
 
 def test_ruling_tbl3_dos_piles_are_left_and_right():

@@ -14,6 +14,8 @@ Per game (rulings TBL-2 … TBL-5):
 * Deck Dash: the discard pile's new top card → ``discard`` (``play`` for KEEP2, D2D1,
   D4D3). A seat's area going from empty to cards → ``lay`` (that seat's Dash); cards added
   to a seat's area later → a handoff prompt (the group number is the family's to tap).
+  Cards the game already has in that seat's groups (``note_area``: laid or handed off on
+  the tablet, or before a watcher started on a round under way) count as lying there.
 * DOS: ``discard_1``/``discard_2`` are the left/right piles → ``play`` with ``pile``.
 * Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
   turn (the deal) → ``turn_up``.
@@ -22,7 +24,8 @@ Per game (rulings TBL-2 … TBL-5):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -110,6 +113,12 @@ _DD_PLAYS = frozenset({"KEEP2", "D2D1", "D4D3"})
 PILE_KINDS = frozenset({"discard", "play", "turn_up"})  # the events that lay a card on a pile
 
 
+def with_cards(held: Iterable[str], known: Iterable[str]) -> tuple[str, ...]:
+    """The cards ``held`` together with ``known`` where they are not among them already
+    (each card as often as the more of the two has it), sorted like a zone's reading."""
+    return tuple(sorted((Counter(held) | Counter(known)).elements()))
+
+
 @dataclass
 class EventMapper:
     """Turns one game's observations into proposals. Keeps each pile's recent tops so a
@@ -125,6 +134,8 @@ class EventMapper:
     _poses: dict[str, list[Pose | None]] = field(default_factory=dict)
     # the family's rulings that stand until their pile visibly changes (``rule``)
     _ruled: dict[str, Ruling] = field(default_factory=dict)
+    # the cards the game has in each seat's area (Deck Dash: its groups; ``note_area``)
+    _areas: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._parse = _parser(self.game)
@@ -143,6 +154,14 @@ class EventMapper:
         history = self._tops.setdefault(zone, [])
         if not history or history[-1] != card:
             self._remember(zone, card, None)
+
+    def note_area(self, zone: str, cards: Iterable[str]) -> None:
+        """The game says ``cards`` lie in seat area ``zone`` (that seat's groups, handoffs
+        onto them included): a reading showing them is not a new ``lay`` or handoff, even
+        when the camera did not see them arrive (a Dash laid before a restart, or typed on
+        the tablet). Cards the game takes away (an undo) are simply forgotten here; the
+        camera keeps what it saw (TBL-4)."""
+        self._areas[zone] = tuple(sorted(cards))
 
     def rule(self, zone: str, top: str) -> None:
         """The family ruled (an undo, an overrule) that ``top`` lies on ``zone`` although
@@ -299,7 +318,9 @@ class EventMapper:
     def _seat_area(
         self, obs: Observation, owner: int | None, on_turn: int | None
     ) -> list[Proposal]:
-        before, after = list(obs.before), list(obs.after)
+        # what lay there before: what the camera saw, and what the game has in the area
+        before = list(with_cards(obs.before, self._areas.get(obs.zone, ())))
+        after = list(obs.after)
         added = list(after)
         for c in before:
             if c in added:

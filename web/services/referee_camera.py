@@ -21,6 +21,15 @@ family's undo or overrule changes the top while the card the camera saw still li
 their word stands for that pile until it visibly changes (``EventMapper.rule``), so the
 camera neither proposes that card again nor asks about it as taken back.
 
+Deck Dash's seat areas are synchronised the same way (TBL-4): each seat's groups on the
+game's table (its Dash and the cards handed off onto it) count as lying in that seat's
+area, so a watcher started on a round under way (a server restart, new zones saved, the
+camera referee turned on mid-game) does not read a Dash already laid as a new ``lay``,
+which the rules refuse, nor a Dash typed on the tablet as one. When the game's cards for
+a seat change they are *added* to what the camera last settled there, never taken from it:
+a camera lay the rules refused, or one the family undid, still lies there and is not
+proposed again, and a card the camera misread stays as it read it (nothing flip-flops).
+
 Times (TBL-10): a camera that dropped, a feed that paused, a watcher started on a game
 already under way — the frame after such a gap is marked, and whatever changed on a pile
 meanwhile is proposed without ``t_ns`` rather than with the time the camera came back.
@@ -79,6 +88,31 @@ def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[
     elif game == "hit-the-deck":
         tops = [view.get("top")]
     return {zone: top for zone, top in zip(piles, tops, strict=False)}
+
+
+def seat_areas(
+    game: str, view: Mapping[str, Any], areas: Sequence[tuple[str, int | None]]
+) -> dict[str, tuple[str, ...]]:
+    """Each seat-area zone's cards as the game knows them (``areas``: zone name and seat):
+    in Deck Dash the cards of the groups that seat owns (its Dash and the handoffs onto it),
+    sorted like a zone's reading; none between rounds. A seat with more than one area zone
+    is left out (which of them holds which group is not known); other games: nothing."""
+    if game != "deck-dash":
+        return {}
+    seats = [seat for _, seat in areas]
+    groups = (view.get("round") or {}).get("table") or []
+    out = {}
+    for zone, seat in areas:
+        if seat is None or seats.count(seat) > 1:
+            continue
+        cards = [
+            card
+            for group in groups
+            if isinstance(group, Mapping) and group.get("owner") == seat
+            for card in group.get("cards") or []
+        ]
+        out[zone] = tuple(sorted(cards))
+    return out
 
 
 class ModelDetectors:
@@ -255,10 +289,12 @@ class _Context:
     watcher: Any
     mapper: Any
     piles: list[str]
+    areas: list[tuple[str, int | None]] = field(default_factory=list)  # seat areas: zone, seat
     state: Any = None
     seat: int | None = None
     quiet: bool = True  # the game has no events yet: the dealer is setting up
     synced: dict[str, str | None] = field(default_factory=dict)
+    synced_areas: dict[str, tuple[str, ...]] = field(default_factory=dict)
     synced_at: int | None = None  # GameService.changes when last synced
     # the game's effective events (seq, event) when last synced: an undo or an overrule
     # rewrites them, a new event only adds to them
@@ -526,6 +562,7 @@ class CameraReferee:
     def _context(self, game_id: int, game: str) -> _Context | None:
         from vision.table.to_events import EventMapper
         from vision.table.watcher import TableWatcher
+        from vision.table.zones import ZoneKind
 
         ctx = self._ctx
         if ctx is None or ctx.game_id != game_id:
@@ -534,8 +571,10 @@ class CameraReferee:
                 self._ctx = None
                 return None
             piles = [z.name for z in self._layout.discard_piles()]
+            areas = [(z.name, z.seat) for z in self._layout.of_kind(ZoneKind.SEAT)]
             watcher = TableWatcher(detector, self._layout)
-            ctx = _Context(game_id, game, watcher, EventMapper(game, self._layout), piles)
+            mapper = EventMapper(game, self._layout)
+            ctx = _Context(game_id, game, watcher, mapper, piles, areas)
             self._ctx = ctx
             self._sync(ctx)
             if not ctx.quiet:  # a game already under way: what lies there was not seen laid
@@ -560,10 +599,13 @@ class CameraReferee:
         return detector
 
     def _sync(self, ctx: _Context) -> None:
-        """Seat on turn and pile tops from the game (see the module docstring)."""
+        """Seat on turn, pile tops and Deck Dash's seat areas from the game (see the module
+        docstring)."""
         changes = self.games.changes
         if ctx.synced_at == changes:
             return
+        from vision.table.to_events import with_cards
+
         try:
             result = self.games.result(ctx.game_id)
         except BadInput as exc:
@@ -595,6 +637,15 @@ class CameraReferee:
             else:
                 tracker.committed[zone] = (top,)
                 ctx.mapper.note_top(zone, top)
+        for zone, cards in seat_areas(ctx.game, view, ctx.areas).items():
+            ctx.mapper.note_area(zone, cards)
+            if cards == ctx.synced_areas.get(zone):
+                continue
+            ctx.synced_areas[zone] = cards
+            # added to what the camera settled there, never taken from it (TBL-4)
+            held = tracker.committed.get(zone, ())
+            if (grown := with_cards(held, cards)) != held:
+                tracker.committed[zone] = grown
 
     def _taken_back(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
         """A card taken back that is the game's last play on that pile (the camera's, or one
