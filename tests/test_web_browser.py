@@ -475,6 +475,13 @@ def test_hand_counts_typed_as_numbers_deal_in_every_card_game(server, browser):
         assert hands == [int(fields["#f-hands"].split()[0].strip(","))] * 3, (game, hands)
         page.click("#send")
         expect(page.locator("#feed")).to_contain_text(dealt)
+        # the game's table names players, not seats counted from 0 ("dealer 0")
+        dealer = page.evaluate(
+            """() => [...document.querySelectorAll('#c-view .k')]
+                .filter((k) => k.textContent === 'dealer')
+                .map((k) => k.nextElementSibling.textContent)"""
+        )
+        assert dealer and set(dealer) == {"Mia"}, (game, dealer)
     page = referee.go(f"/console?game={game_id}")  # Hit the Deck: "draw: … or a count"
     choose(page, "deal", 0)
     page.fill("#f-draw", "40")

@@ -89,9 +89,18 @@ const TT = (() => {
     return p && p[seat] !== undefined ? p[seat] : "seat " + seat;
   }
 
-  /* Render any JSON (a game's view) as nested key/value lists; card tokens as chips. */
+  /* Render any JSON (a game's view) as nested key/value lists; card tokens as chips. With
+     ``players``, a seat number under a key that names a seat ("turn": 1, "dealer": 0,
+     "winners": [0, 2]) reads as the player's name: a family does not count seats from 0. */
   const CARD = /^([RYGB])(\d{1,2})$|^(W|REV|STEAL|KEEP2|D2D1|D4D3|BLOCK|SKIP|SKIP2)$/;
-  function renderJSON(value, depth) {
+  const SEAT_KEYS = new Set(["turn", "dealer", "last_dealer", "seat", "owner", "by", "victim",
+    "first_bonus_to", "winner", "winners", "round_winners", "active", "taken_by", "out_seat"]);
+  function seatNames(value, players) {
+    const name = (v) => (Number.isInteger(v) && players[v] !== undefined ? players[v] : v);
+    if (Array.isArray(value) && value.every(Number.isInteger)) return value.map(name);
+    return name(value);
+  }
+  function renderJSON(value, depth, players) {
     depth = depth || 0;
     if (value === null || value === undefined) return el("span", { class: "muted", text: "–" });
     if (Array.isArray(value)) {
@@ -103,11 +112,12 @@ const TT = (() => {
         }));
       }
       return el("div", {}, value.map((v, i) => el("div", { class: "kv" },
-        el("span", { class: "k", text: "#" + i }), renderJSON(v, depth + 1))));
+        el("span", { class: "k", text: "#" + i }), renderJSON(v, depth + 1, players))));
     }
     if (typeof value === "object") {
       return el("div", { class: "kv" }, Object.entries(value).map(([k, v]) => [
-        el("span", { class: "k", text: k.replace(/_/g, " ") }), el("div", {}, renderJSON(v, depth + 1))]));
+        el("span", { class: "k", text: k.replace(/_/g, " ") }),
+        el("div", {}, renderJSON(players && SEAT_KEYS.has(k) ? seatNames(v, players) : v, depth + 1, players))]));
     }
     return el("span", { text: String(value) });
   }

@@ -199,7 +199,7 @@
       $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (sb.turn === i ? " turn" : ""), "data-seat": i },
         el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
     }
-    $("c-view").replaceChildren(TT.renderJSON(s.view));
+    $("c-view").replaceChildren(TT.renderJSON(s.view, 0, s.game.players));
     $("feed").replaceChildren(...(s.feed.length ? [...s.feed].reverse().map(feedItem)
       : [el("li", { class: "muted", text: "No events yet: enter the deal." })]));
     if (first) {
