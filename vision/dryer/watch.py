@@ -7,6 +7,7 @@ The empty dryer seen at a round's start becomes the reference the reader compare
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,13 +27,24 @@ def dryer_proposal(
     t_ns: int,
     zone: str,
     threshold: float = DEFAULT_THRESHOLD,
+    *,
+    timed: bool = True,
+    notes: Sequence[str] = (),
 ) -> Event | Prompt:
-    """The ``dryer`` event for a settled reading, or a prompt when it is doubtful."""
+    """The ``dryer`` event for a settled reading, or a prompt when it is doubtful.
+
+    ``t_ns`` is when the reading was first seen (the prompt shows it); the event carries it
+    only when ``timed`` — a reading first seen after a gap in the frames has no time (TBL-10).
+    ``notes``: why the reader doubts it (a dryer too small in the picture, a camera that
+    moved, a pin not seen), said in the question; a ``DryerReading``'s own notes by default.
+    """
     dryer = reading.dryer if isinstance(reading, DryerReading) else reading
-    event = Event("dryer", seat, {"dryer": dryer.to_dict()}, t_ns, Source.CAMERA)
+    if isinstance(reading, DryerReading) and not notes:
+        notes = reading.notes
+    event = Event("dryer", seat, {"dryer": dryer.to_dict()}, t_ns if timed else None, Source.CAMERA)
     problems = dryer.problems()
     if confidence < threshold or problems:
-        why = "; ".join(problems) if problems else "the camera is not sure"
+        why = "; ".join(problems or notes or ["the camera is not sure"])
         return Prompt(
             "confirm_dryer",
             f"Seat {seat}'s dryer reads {dryer.to_text()} ({why}): is that right?",
@@ -75,5 +87,9 @@ class DryerWatcher:
         for obs in self.tracker.update(t_ns, readings):
             seat = int(obs.zone.split("_")[1])
             dryer = Dryer.parse(obs.after[0]) if obs.after else Dryer()
-            out.append(dryer_proposal(seat, dryer, obs.confidence, obs.t_ns, obs.zone))
+            out.append(
+                dryer_proposal(
+                    seat, dryer, obs.confidence, obs.t_ns, obs.zone, timed=not obs.after_gap
+                )
+            )
         return out

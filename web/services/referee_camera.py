@@ -510,7 +510,7 @@ class CameraReferee:
         arm = getattr(self._source, "arm", None)
         if dryers.view(game_id).get("round") is not None and callable(arm) and arm():
             return  # a recording: refereed from its first frame once a round is revealed
-        dryers.step(game_id, frame.image, frame.t_ns)
+        dryers.step(game_id, frame.image, frame.t_ns, after_gap=getattr(frame, "after_gap", False))
         self._set("watching", f"refereeing game {game_id} ({WASH_DASH}): {dryers.message()}")
 
     # -- the game and the zones ------------------------------------------------------------
