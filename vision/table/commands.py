@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.cli_args import CARD_SCALE_HELP, card_scale, non_negative_int, positive_int
 
@@ -27,23 +27,47 @@ def _zone_box(text: str) -> tuple[float, float, float, float]:
 
 
 def _teach(args: argparse.Namespace) -> int:
-    import cv2
-
+    """``vision teach``: its refusals (a bad ``--out`` or ``--check``, a camera that cannot be
+    opened or stops early, a folder that cannot be written) are one line and exit 2, and
+    everything that can be checked is checked before any training."""
     from vision.decks import DeckError, load_deck
-    from vision.teach.capture import LiveCapture, photo_problems
-    from vision.teach.finetune import TeachPlan, build_dataset, check, finetune
-    from vision.teach.guide import guide_order, photo_name, read_folder, say
+    from vision.table.frames import CameraError
+    from vision.teach.capture import CaptureError
+    from vision.teach.guide import TeachError, guide_order, photo_name, say
 
     try:
         deck = load_deck(args.deck)
     except DeckError as exc:
         print(f"tabletop vision teach: {exc}", file=sys.stderr)
         return 2
-    order = guide_order(deck)
     if args.guide:
-        for i, ident in enumerate(order):
+        for i, ident in enumerate(guide_order(deck)):
             print(f"{photo_name(i, ident)}.jpg\t{say(ident, deck)}")
         return 0
+    try:
+        return _teach_deck(args, deck)
+    except (TeachError, CaptureError, CameraError) as exc:
+        print(f"tabletop vision teach: {exc}", file=sys.stderr)
+    except OSError as exc:  # a folder that cannot be written after all (full, read-only)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tabletop vision teach: {where}{exc.strerror or exc}", file=sys.stderr)
+    return 2
+
+
+def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
+    import cv2
+
+    from vision.teach.capture import LiveCapture, photo_problems
+    from vision.teach.finetune import TeachPlan, build_dataset, check, finetune
+    from vision.teach.guide import guide_order, read_folder, say
+    from vision.teach.preflight import check_out, check_photos
+
+    order = guide_order(deck)
+    out = Path(args.out or f"runs/taught/{deck.name}")
+    if args.photos or args.camera:  # before any photo is taken or model trained
+        check_out(out)
+        if args.check:
+            check_photos(Path(args.check), deck, args.zone)
     if args.photos:
         try:
             empty_path, pairs = read_folder(Path(args.photos), deck)
@@ -71,7 +95,6 @@ def _teach(args: argparse.Namespace) -> int:
     else:
         print("give --photos FOLDER or --camera SPEC (or --guide)", file=sys.stderr)
         return 2
-    out = Path(args.out or f"runs/taught/{deck.name}")
     plan = TeachPlan(
         variants=args.variants, sym_epochs=args.epochs, col_epochs=max(1, args.epochs // 2)
     )

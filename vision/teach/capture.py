@@ -26,12 +26,25 @@ class CaptureError(RuntimeError):
     """No card (or more than one thing) in the capture zone."""
 
 
+def zone_pixels(image: np.ndarray, zone: Box) -> tuple[int, int, int, int]:
+    """The zone's x1, y1, x2, y2 in the image's pixels."""
+    h, w = image.shape[:2]
+    return int(zone[0] * w), int(zone[1] * h), int(zone[2] * w), int(zone[3] * h)
+
+
 def find_card(
     image: np.ndarray, empty: np.ndarray, zone: Box = (0.0, 0.0, 1.0, 1.0), threshold: int = 30
 ) -> tuple[float, float, float, float, float]:
     """The card's rotated box (cx, cy, w, h, theta radians) in frame pixels."""
-    h, w = image.shape[:2]
-    x1, y1, x2, y2 = int(zone[0] * w), int(zone[1] * h), int(zone[2] * w), int(zone[3] * h)
+    if image.shape[:2] != empty.shape[:2]:  # numpy would refuse to compare them
+        raise CaptureError(
+            f"{image.shape[1]}×{image.shape[0]} pixels but the empty-zone photo is"
+            f" {empty.shape[1]}×{empty.shape[0]}: take every photo from the same place,"
+            " the same way up"
+        )
+    x1, y1, x2, y2 = zone_pixels(image, zone)
+    if x2 - x1 < 8 or y2 - y1 < 8:
+        raise CaptureError(f"the capture zone is {x2 - x1}×{y2 - y1} pixels: give a larger --zone")
     a = cv2.GaussianBlur(image[y1:y2, x1:x2], (5, 5), 0).astype(np.int16)
     b = cv2.GaussianBlur(empty[y1:y2, x1:x2], (5, 5), 0).astype(np.int16)
     diff = (np.abs(a - b).max(2) > threshold).astype(np.uint8) * 255
@@ -55,6 +68,11 @@ def photo_problems(
     card found in the zone against the empty photo), so a family fixes them all in one go."""
     if empty is None:
         return [f"{empty_path}: cannot read this image"]
+    x1, y1, x2, y2 = zone_pixels(empty, zone)
+    if x2 - x1 < 8 or y2 - y1 < 8:  # said once, not once for every photo
+        return [
+            f"{empty_path}: the capture zone is {x2 - x1}×{y2 - y1} pixels: give a larger --zone"
+        ]
     problems = []
     for path, image in photos:
         if image is None:

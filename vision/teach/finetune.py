@@ -27,7 +27,7 @@ import numpy as np
 from vision.decks import COLOR_CLASSES, SYMBOL_CLASSES, DeckProfile
 from vision.runtime.rectify import rectify
 from vision.teach.capture import CROP, find_card
-from vision.teach.guide import Identity
+from vision.teach.guide import Identity, TeachError
 
 if TYPE_CHECKING:
     from vision.runtime.onnx_model import OnnxModel
@@ -147,6 +147,29 @@ def _fillers(
     return out
 
 
+DATA_MARK = ".teach-data"  # in a data folder teach wrote (and may replace)
+DATA_FILES = {"symbol", "color", DATA_MARK}
+MODEL_MARK = "teach.json"  # in a models folder teach wrote
+MODEL_FILES = {"runs", "card-symbol.onnx", "card-color.onnx", "card-detector.onnx", MODEL_MARK}
+
+
+def refuse_foreign(folder: Path, ours: set[str], mark: str) -> None:
+    """Raise TeachError unless ``folder`` is absent or one teach wrote: teach replaces its own
+    folders, and must never delete a family's (photos kept in ``OUT/data``, say)."""
+    folder = Path(folder)
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise TeachError(f"{folder} is a file: choose another --out")
+    names = {p.name for p in folder.iterdir()}
+    if mark in names or names <= ours:
+        return
+    raise TeachError(
+        f"{folder} already holds files teach did not write (teach replaces this folder):"
+        " choose another --out"
+    )
+
+
 def build_dataset(
     root: Path,
     shots: Sequence[tuple[np.ndarray, Identity]],
@@ -155,9 +178,13 @@ def build_dataset(
     deck: DeckProfile,
     plan: TeachPlan,
 ) -> dict[str, int]:
-    """Ultralytics classification folders ``root/symbol`` and ``root/color``."""
+    """Ultralytics classification folders ``root/symbol`` and ``root/color``. A folder of the
+    same name that teach did not write is refused, never deleted (TeachError)."""
+    refuse_foreign(root, DATA_FILES, DATA_MARK)
     rng = np.random.default_rng(plan.seed)
     shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    (root / DATA_MARK).write_text("written by tabletop vision teach; replaced by the next teach\n")
     for split in ("train", "val"):
         for name in SYMBOL_CLASSES:
             (root / "symbol" / split / name).mkdir(parents=True, exist_ok=True)
@@ -233,11 +260,22 @@ def finetune(
     models_dir: Path = MODELS,
     log: Callable[[str], None] = print,
 ) -> dict:
-    """Train both classifiers from the shipped weights; write a runnable models folder."""
+    """Train both classifiers from the shipped weights; write a runnable models folder.
+
+    Everything is written to ``OUT.partial`` first and takes ``out``'s place only when
+    complete: a teach that fails or is stopped leaves the previous taught model as it was,
+    never a folder mixing old and new files. ``out`` must not hold files teach did not
+    write (TeachError), and it is never the shipped models folder."""
     from vision.yolo import export_onnx, setup_offline
 
+    final = Path(out)
+    if final.resolve() == Path(models_dir).resolve():
+        raise TeachError(f"{final} is the models folder taught from: choose another --out")
+    refuse_foreign(final, MODEL_FILES, MODEL_MARK)
+    out = final.with_name(final.name + ".partial")
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
     setup_offline()
-    out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     runs = out / "runs"
     sym = _tune(
@@ -272,7 +310,13 @@ def finetune(
         "train_s": round(time.time() - t0, 1),
         "symbol_s": round(t_sym, 1),
     }
-    (out / "teach.json").write_text(json.dumps(meta, indent=2) + "\n")
+    (out / MODEL_MARK).write_text(json.dumps(meta, indent=2) + "\n")
+    old = final.with_name(final.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    out.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
     log(f"fine-tuned in {meta['train_s']} s")
     return meta
 

@@ -41,23 +41,39 @@ def say(ident: Identity, deck: DeckProfile) -> str:
     return f"the {color} {label}" if color else f"a {label}"
 
 
+class TeachError(ValueError):
+    """A teach input or output that cannot be used as it is; the message says what to change."""
+
+
 def read_folder(folder: Path, deck: DeckProfile) -> tuple[Path, list[tuple[Path, Identity]]]:
-    """The empty-zone photo and (photo, identity) pairs from a folder named by the guide."""
+    """The empty-zone photo and (photo, identity) pairs from a folder named by the guide.
+
+    Names are read whatever their case (a phone or a file manager may write ``001_RED_1.JPG``).
+    A folder with no photo named by the guide is an error, not a fine-tune on no photos."""
     folder = Path(folder)
     if not folder.is_dir():  # not iterdir()'s "[Errno 2] No such file or directory: '…'"
         raise FileNotFoundError(f"{folder}: no such folder of photos")
-    empties = [p for p in folder.iterdir() if p.stem == EMPTY]
+    files = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    empties = [p for p in files if p.stem.lower() == EMPTY]
     if not empties:
         raise FileNotFoundError(f"{folder}: no {EMPTY}.jpg (the capture zone with no card)")
+    if len(empties) > 1:
+        names = ", ".join(p.name for p in empties)
+        raise TeachError(f"{folder}: more than one empty-zone photo ({names}): keep one")
     wanted = set(guide_order(deck))
     pairs = []
-    for p in sorted(folder.iterdir()):
-        m = _NAME.fullmatch(p.stem)
-        if not m or p.stem == EMPTY:
+    for p in files:
+        m = _NAME.fullmatch(p.stem.lower())
+        if not m or p.stem.lower() == EMPTY:
             continue
         color = None if m["color"] == "none" else m["color"]
         ident = (color, m["value"])
         if ident not in wanted:
             raise ValueError(f"{p.name}: deck {deck.name!r} has no {m['color']} {m['value']}")
         pairs.append((p, ident))
+    if not pairs:
+        raise TeachError(
+            f"{folder}: no photo named by the guide (such as {photo_name(0, guide_order(deck)[0])}"
+            f".jpg; tabletop vision teach --deck {deck.name} --guide lists them)"
+        )
     return empties[0], pairs
