@@ -54,6 +54,9 @@ def files(tmp_path: Path) -> Path:
     (tmp_path / "no-names" / "data.yaml").write_text("path: .\n")
     (tmp_path / "no-images").mkdir()
     (tmp_path / "no-images" / "data.yaml").write_text("names: [red 1]\n")
+    for name, line in (("names-unclosed", "names: [\n"), ("names-empty", "names: []\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "data.yaml").write_text(line)
     return tmp_path
 
 
@@ -85,6 +88,12 @@ CASES: list[tuple[str, int, str]] = [
     ("vision eval --min-confidence nan {t}/no-names", 2, "'nan' is not a finite number"),
     ("vision render --n -1 {t}/out", 2, "--n: -1 is too small"),
     ("vision train --det-epochs 0", 2, "--det-epochs: 0 is too small"),
+    # an empty value is a slip, not "the default" (all stages; no deck)
+    ("vision train --stages , --work {t}/w", 2, "--stages names no stage"),
+    ("vision identify --deck= {t}/not-an-image.jpg", 2, "--deck is empty"),
+    # a data.yaml whose names list is broken is not one class called "["
+    ("vision eval {t}/names-unclosed", 2, "malformed names list: names: ["),
+    ("vision eval {t}/names-empty", 2, "malformed names list: names: []"),
     ("vision quantize --frames 0", 2, "--frames: 0 is too small"),
     ("vision teach --deck dos --epochs 0 --guide", 2, "--epochs: 0 is too small"),
     ("vision dryer --zones {t}/x.json --seat -1 {t}/a.jpg", 2, "--seat: -1 is too small"),

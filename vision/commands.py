@@ -60,7 +60,12 @@ def _train(args: argparse.Namespace) -> int:
 
     plan = train_plan(args)
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
-    stages = tuple(args.stages.split(",")) if args.stages else STAGES
+    stages = STAGES
+    if args.stages is not None:  # "" or "," names no stage: not "all of them"
+        stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
+        if not stages:
+            print("tabletop vision train: --stages names no stage", file=sys.stderr)
+            return 2
     try:
         run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True), stages=stages)
     except PlanError as exc:
@@ -113,9 +118,13 @@ def _quantize(args: argparse.Namespace) -> int:
 
 
 def _reader(args: argparse.Namespace):
-    from vision.decks import load_deck
+    from vision.decks import DeckError, load_deck
     from vision.runtime.reader import CardReader, ReaderConfig
 
+    if args.deck is not None and not args.deck.strip():  # not "no deck": a slip
+        raise DeckError(
+            "--deck is empty: name a deck (models/decks/NAME.json), a JSON path or 'any'"
+        )
     deck = load_deck(args.deck) if args.deck and args.deck != ANY_DECK else None
     config = ReaderConfig(
         conf=args.conf,

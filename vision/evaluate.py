@@ -40,7 +40,10 @@ def read_names(data_yaml: Path) -> list[str]:
         if line.startswith("names:"):
             rest = line[len("names:") :].strip()
             if rest.startswith("["):
-                return [s.strip().strip("'\"") for s in rest.strip("[]").split(",")]
+                inline = [n.strip().strip("'\"") for n in rest[1:-1].split(",")]
+                if not rest.endswith("]") or "" in inline:
+                    raise DatasetError(f"{data_yaml}: malformed names list: {line.strip()}")
+                return inline
             in_names = True
             continue
         if in_names:
