@@ -168,7 +168,9 @@ class DryerReader:
             )
         self._bars = bars
         self._reference: np.ndarray | None = None
-        self._window: np.ndarray | None = None  # phase correlation's Hanning window
+        self._reference_grey: np.ndarray | None = None  # the reference, for ``shift``
+        # phase correlation's Hanning window over the canonical grid (its size never changes)
+        self._window = cv2.createHanningWindow(GRID, cv2.CV_32F)
         self._maps: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
         self._core = cv2.getStructuringElement(cv2.MORPH_RECT, (SOLID, SOLID))
         self._solid = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -221,6 +223,7 @@ class DryerReader:
     def set_reference(self, empty_image: np.ndarray | None) -> None:
         """The dryer with nothing on it (round start); None forgets it."""
         self._reference = None if empty_image is None else self.canonical(empty_image)
+        self._reference_grey = None if self._reference is None else _grey(self._reference)
 
     # --- pixels -------------------------------------------------------------------------------
     def _changed(self, flat: np.ndarray) -> np.ndarray:
@@ -327,12 +330,8 @@ class DryerReader:
         """How far (grid px) the canonical picture ``flat`` lies from the empty-dryer
         reference: the dryer's frame and the table around the pieces line up when the camera
         has not moved, whatever hangs on it."""
-        assert self._reference is not None
-        a = cv2.cvtColor(self._reference, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        b = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        if self._window is None or self._window.shape != a.shape:
-            self._window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
-        (dx, dy), _ = cv2.phaseCorrelate(a, b, self._window)
+        assert self._reference_grey is not None
+        (dx, dy), _ = cv2.phaseCorrelate(self._reference_grey, _grey(flat), self._window)
         return float(np.hypot(dx, dy))
 
     def width_px(self, shape: tuple[int, int]) -> float:
@@ -507,6 +506,11 @@ class DryerReader:
         confidence = 0.5 if bad else 0.8 if inferred else 1.0
         blobs = tuple(Blob(p.color, p.box, p.area) for p in pieces)
         return DryerReading(dryer, confidence, blobs, tuple(pin for pin, _ in pins), tuple(notes))
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    """A canonical picture as phase correlation takes it (one float channel)."""
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
 
 
 def _doubt(reading: DryerReading, note: str) -> DryerReading:
