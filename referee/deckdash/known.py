@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from referee.cards import Card, Special, format_cards, full_deck
+from referee.copies import known_places
 from referee.deckdash.common import Illegal, words
 from referee.deckdash.state import Phase, Round
 
@@ -43,11 +44,9 @@ def need_deck_copies(rnd: Round, cards: Iterable[Card], seat: int) -> None:
     """
     for card in dict.fromkeys(cards):
         have = DECK_COPIES[str(card)]
-        where = {place: n for place, n in placed_copies(rnd, card).items() if n}
-        seen = sum(where.values())
+        seen, places = known_places(placed_copies(rnd, card))
         if seen <= have:
             continue
-        places = ", ".join(f"{n} {place}" for place, n in where.items())
         raise Illegal(
             f"The deck has only {have} {plural(card)}, but this makes {seen} that the referee "
             f"knows of ({places}): check the card.",

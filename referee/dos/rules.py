@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from referee.copies import known_places
 from referee.dos.cards import DosCard, Symbol, format_card, matches, parse_card, parse_cards
 from referee.dos.deck import NUMBER_SETS, copies_in_deck, deck_counter, full_deck
 from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn, Turn
@@ -148,10 +149,9 @@ def _need_unseen_copy(state: DosState, card: DosCard, seat: int) -> None:
     draw may have taken it.
     """
     have = copies_in_deck(state.options["numbers"])[card]
-    where = {place: n for place, n in _known_copies(state, card).items() if n}
-    if sum(where.values()) < have:
+    seen, places = known_places(_known_copies(state, card))
+    if seen < have:
         return
-    places = ", ".join(f"{n} {place}" for place, n in where.items())
     raise Foul(
         f"The deck has only {have} {card.words} cards and all {have} are accounted for "
         f"({places}): this cannot be another one. Check the card.",
