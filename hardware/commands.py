@@ -9,8 +9,12 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from referee.cli_args import non_negative_int, positive_float
+
+if TYPE_CHECKING:
+    from hardware.padlog import ReplayCheck
 
 
 def _config(args: argparse.Namespace):  # -> HardwareConfig
@@ -111,7 +115,7 @@ def _replay(args: argparse.Namespace) -> int:
     return 1 if check.identical is False else 0
 
 
-def _print_check(check) -> None:  # check: hardware.padlog.ReplayCheck
+def _print_check(check: ReplayCheck) -> None:
     """The verdict in words, one line per thing compared; never "identical" for nothing."""
     if check.identical is None:
         print("nothing to compare: the log holds no accepted flags and no decisions")
