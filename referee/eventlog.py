@@ -43,11 +43,24 @@ CREATE TABLE IF NOT EXISTS events (
     recorded_at REAL NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS boots (
+    boot_id     TEXT PRIMARY KEY,
+    offset_ns   INTEGER NOT NULL,
+    started_at  REAL NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 """
+
+
+# A reboot's downtime, when the wall clock cannot tell it (a Pi without a real-time clock
+# restores an old time at boot): more than any race window, so a race open at the power cut
+# has ended by the time the table is back (HW-10).
+MIN_REBOOT_GAP_NS = 1_000_000_000
+MAX_REBOOT_GAP_NS = 7 * 24 * 3600 * 1_000_000_000  # a wall clock that jumped years
+_PLAUSIBLE_NS = 1 << 62  # larger times are not any machine's monotonic clock
 
 
 class LogError(LookupError):
@@ -188,6 +201,65 @@ class EventLog:
                 "UPDATE games SET ended_at = ?, result = ? WHERE id = ?",
                 (time.time(), json.dumps(dict(result), sort_keys=True), game_id),
             )
+
+    # -- the log's time line -------------------------------------------------------------
+    def boot_offset(self, boot_id: str | None, now_ns: int) -> int:
+        """What to add to this boot's CLOCK_MONOTONIC so that what it stamps comes after every
+        time already logged in a running game (HW-10).
+
+        The monotonic clock that pads, camera and tablet stamp starts again at a reboot, so a
+        Pi restarted mid-game would stamp a slap before the race it answers. Each boot
+        (``/proc/sys/kernel/random/boot_id``) gets one offset, stored, so a server restarted
+        within the boot keeps it: the offset puts ``now_ns`` the downtime after the latest
+        logged time (the wall clock's gap since that event was stored, at least
+        ``MIN_REBOOT_GAP_NS``). Without a boot id the offset is worked out at every start."""
+        with self._write_lock:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = None
+                if boot_id is not None:
+                    row = conn.execute(
+                        "SELECT offset_ns FROM boots WHERE boot_id = ?", (boot_id,)
+                    ).fetchone()
+                if row is not None:
+                    offset = int(row[0])
+                else:
+                    offset = self._offset_after_log(conn, now_ns)
+                    if boot_id is not None:
+                        conn.execute(
+                            "INSERT INTO boots (boot_id, offset_ns, started_at) VALUES (?, ?, ?)",
+                            (boot_id, offset, time.time()),
+                        )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return offset
+
+    @staticmethod
+    def _offset_after_log(conn: sqlite3.Connection, now_ns: int) -> int:
+        latest: tuple[int, float] | None = None
+        rows = conn.execute(
+            "SELECT e.body, e.recorded_at FROM events e JOIN games g ON g.id = e.game_id "
+            "WHERE g.ended_at IS NULL"
+        )
+        for body, recorded_at in rows:
+            try:
+                t_ns = json.loads(body).get("t_ns")
+            except (ValueError, AttributeError):
+                continue  # an undecodable entry holds no time (LogEntry.error names it)
+            plausible = isinstance(t_ns, int) and 0 <= t_ns < _PLAUSIBLE_NS
+            if plausible and (latest is None or t_ns > latest[0]):
+                latest = (t_ns, float(recorded_at))
+        if latest is None:
+            return 0
+        wall_gap_ns = int((time.time() - latest[1]) * 1e9)
+        gap = min(max(wall_gap_ns, MIN_REBOOT_GAP_NS), MAX_REBOOT_GAP_NS)
+        offset = latest[0] + gap - now_ns
+        # Within a second of the log the clock is still going forward (the same boot, whose
+        # wall and monotonic clocks differ by jitter): leave it as it is.
+        return offset if offset > MIN_REBOOT_GAP_NS else 0
 
     # -- events ------------------------------------------------------------------------
     def append(self, game_id: int, event: Event) -> int:

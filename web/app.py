@@ -15,9 +15,10 @@ from referee.events import Event, Source
 from web.config import WebConfig, coerce
 from web.errors import BadInput
 from web.security import Throttle, check_csrf, csrf_token, is_referee
-from web.services.camera import Annotator, CameraFeed, FeedError, open_feed
+from web.services.camera import Annotator, CameraFeed, FeedError, FileFeed, open_feed
 from web.services.games import GameService
 from web.services.hub import Hub
+from web.services.log_clock import LogClock
 from web.services.pads import PadPress, PadService, VirtualPads
 from web.services.prompts import PromptBoard
 from web.services.race_timer import RaceTimer
@@ -62,6 +63,7 @@ class Services:
     camera_error: str | None
     streams: StreamLimiter
     prompts: PromptBoard
+    clock: LogClock = field(default_factory=LogClock)  # what the server stamps on (HW-10)
     annotator: Annotator = field(default_factory=Annotator)
     throttle: Throttle = field(default_factory=Throttle)
     pad_log: list[dict[str, Any]] = field(default_factory=list)
@@ -135,8 +137,10 @@ def _bridge_pads(services: Services) -> None:
             kinds = services.games.rules(record.game).event_kinds()
             if kind not in kinds:
                 return
+            t_ns = services.clock.from_monotonic(press.t_ns)
+            note["t_ns"] = t_ns
             out = services.games.append(
-                game_id, Event(kind, seat=press.seat, t_ns=press.t_ns, source=Source.PAD)
+                game_id, Event(kind, seat=press.seat, t_ns=t_ns, source=Source.PAD)
             )
             note.update(accepted=True, message=f"event #{out['seq']}", seq=out["seq"])
         except BadInput as exc:
@@ -181,11 +185,15 @@ def create_app(config: Any = None) -> Flask:
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     hub = Hub()
+    games = GameService(cfg.db_path, settings, hub)
+    clock = LogClock.for_log(games.log, cfg.boot_id)
     camera, camera_error = _camera(cfg)
+    if isinstance(camera, FileFeed):
+        camera.stamp = clock.from_monotonic
     services = Services(
         config=cfg,
         settings=settings,
-        games=GameService(cfg.db_path, settings, hub),
+        games=games,
         hub=hub,
         zones=ZoneStore(cfg.zones_file),
         pads=cfg.pads if cfg.pads is not None else VirtualPads(cfg.seats),
@@ -193,10 +201,13 @@ def create_app(config: Any = None) -> Flask:
         camera_error=camera_error,
         streams=StreamLimiter(cfg.max_streams),
         prompts=PromptBoard(hub),
+        clock=clock,
     )
     services.referee = _camera_referee(cfg, services)
     if cfg.race_timer:
-        services.race_timer = RaceTimer(services.games)
+        services.race_timer = RaceTimer(services.games, clock=clock.now_ns)
+        running = games.running()
+        services.race_timer.resume(running.id if running else None)
     app.extensions["tabletop"] = services
     _bridge_pads(services)
 

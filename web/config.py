@@ -59,6 +59,9 @@ class WebConfig:
     # (``() -> FrameSource``); default: the card models and the dashboard's camera feed.
     referee_detector: Any = None
     referee_source: Any = None
+    # This boot's id for the log's clock (HW-10); None: read from the kernel. Tests name a
+    # boot to play a reboot.
+    boot_id: str | None = None
 
     @property
     def zones_file(self) -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from flask import Blueprint, Response, jsonify
@@ -72,7 +71,7 @@ def _event(data: Any) -> Event:
     if data.get("seat") == "":
         data.pop("seat")
     if data.get("t_ns") == "now":  # a tap on the tablet: stamped on arrival, pads' clock
-        data["t_ns"] = time.monotonic_ns()
+        data["t_ns"] = services().clock.now_ns()
     try:
         return Event.from_dict(data)
     except EventError as exc:

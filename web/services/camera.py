@@ -49,6 +49,10 @@ class CameraFeed(Protocol):
     def close(self) -> None: ...
 
 
+def _same_time(t_ns: int) -> int:
+    return t_ns
+
+
 class FeedError(ValueError):
     """The camera source cannot be opened; the message names it."""
 
@@ -57,7 +61,8 @@ class FileFeed:
     """Frames from a video file (looped) or an image folder (cycled), paced to ``fps``.
 
     A background thread decodes lazily (it starts with the first viewer), keeps only the
-    newest frame, and stamps each with ``time.monotonic_ns()`` when it is read.
+    newest frame, and stamps each with ``time.monotonic_ns()`` when it is read (then on the
+    log's time line: ``stamp``).
     """
 
     def __init__(self, source: str | Path, fps: float = 10.0, quality: int = 80) -> None:
@@ -84,6 +89,8 @@ class FileFeed:
         self._thread: threading.Thread | None = None
         self._seq = 0
         self.error: str | None = None
+        # monotonic ns -> the log's time line (``LogClock.from_monotonic``, set by the app)
+        self.stamp: Callable[[int], int] = _same_time
         self._listeners: list[Callable[[Any, int], None]] = []
         # the current frame's place in one pass of a recording (0 = it starts again);
         # None for a live camera
@@ -165,6 +172,7 @@ class FileFeed:
         for item in self._frames():
             # a live camera yields (image, t_ns) with its own timestamp; files get arrival time
             img, t_ns = item if isinstance(item, tuple) else (item, time.monotonic_ns())
+            t_ns = self.stamp(t_ns)
             for listener in list(self._listeners):
                 listener(img, t_ns)
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
