@@ -15,7 +15,8 @@ Per game (rulings TBL-2 … TBL-5):
   D4D3). A seat's area going from empty to cards → ``lay`` (that seat's Dash); cards added
   to a seat's area later → a handoff prompt (the group number is the family's to tap).
   Cards the game already has in that seat's groups (``note_area``: laid or handed off on
-  the tablet, or before a watcher started on a round under way) count as lying there.
+  the tablet, or before a watcher started on a round under way) count as lying there. A
+  Block You put in front of a seat → the player on turn's ``discard`` aimed at it (TBL-11).
 * DOS: ``discard_1``/``discard_2`` are the left/right piles → ``play`` with ``pile``.
 * Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
   turn (the deal) → ``turn_up``.
@@ -110,6 +111,7 @@ def _parser(game: str) -> Callable[[str], object]:
 
 
 _DD_PLAYS = frozenset({"KEEP2", "D2D1", "D4D3"})
+BLOCK_YOU = "BLOCK"  # Deck Dash's Block You, as the engine and the card labels name it
 PILE_KINDS = frozenset({"discard", "play", "turn_up"})  # the events that lay a card on a pile
 
 
@@ -315,6 +317,23 @@ class EventMapper:
         return Event(kind, seat, {"card": card}, t_ns, Source.CAMERA)
 
     # --- a seat's laid Dash and handoffs (Deck Dash) -----------------------------
+    def _block(self, obs: Observation, victim: int | None, on_turn: int | None) -> Proposal:
+        """A Block You seen in front of ``victim``: the player on turn discarded it at them.
+        Asked, not sent, when the camera is unsure or the one on turn would block themselves."""
+        payload = {"card": BLOCK_YOU, "target": victim}
+        event = Event("discard", on_turn, payload, obs.event_t_ns, Source.CAMERA)
+        if obs.confidence >= self.threshold and on_turn is not None and on_turn != victim:
+            return event
+        who = f"seat {on_turn}" if on_turn is not None else "someone"
+        return Prompt(
+            "confirm_card",
+            f"Did {who} put a Block You in front of seat {victim}?",
+            obs.zone,
+            obs.t_ns,
+            obs.confidence,
+            event,
+        )
+
     def _seat_area(
         self, obs: Observation, owner: int | None, on_turn: int | None
     ) -> list[Proposal]:
@@ -327,8 +346,19 @@ class EventMapper:
                 added.remove(c)
         if not added:
             return []  # cards picked up (end of round) or hidden: nothing to referee
+        # A Block You is put in front of the player it blocks (TBL-11): a discard aimed at
+        # this area's seat, not part of its Dash
+        out: list[Proposal] = [
+            self._block(obs, owner, on_turn) for card in added if card == BLOCK_YOU
+        ]
+        added = [card for card in added if card != BLOCK_YOU]
+        after = [card for card in after if card != BLOCK_YOU]
+        before = [card for card in before if card != BLOCK_YOU]
+        if not added:
+            return out
         if UNREAD in added or not all(self._card_ok(c) for c in added):
             return [
+                *out,
                 Prompt(
                     "unknown_card",
                     f"Seat {owner}'s area has a card the camera cannot "
@@ -336,12 +366,13 @@ class EventMapper:
                     obs.zone,
                     obs.t_ns,
                     obs.confidence,
-                )
+                ),
             ]
         if not before:
             event = Event("lay", owner, {"cards": sorted(after)}, obs.event_t_ns, Source.CAMERA)
             if obs.confidence < self.threshold:
                 return [
+                    *out,
                     Prompt(
                         "confirm_card",
                         f"Did seat {owner} lay {' '.join(sorted(after))}?",
@@ -349,10 +380,9 @@ class EventMapper:
                         obs.t_ns,
                         obs.confidence,
                         event,
-                    )
+                    ),
                 ]
-            return [event]
-        out: list[Proposal] = []
+            return [*out, event]
         for card in added:
             suggestion = Event("handoff", on_turn, {"card": card}, obs.event_t_ns, Source.CAMERA)
             who = f"Seat {on_turn}" if on_turn is not None else "Someone"

@@ -94,13 +94,18 @@ def seat_areas(
     game: str, view: Mapping[str, Any], areas: Sequence[tuple[str, int | None]]
 ) -> dict[str, tuple[str, ...]]:
     """Each seat-area zone's cards as the game knows them (``areas``: zone name and seat):
-    in Deck Dash the cards of the groups that seat owns (its Dash and the handoffs onto it),
-    sorted like a zone's reading; none between rounds. A seat with more than one area zone
-    is left out (which of them holds which group is not known); other games: nothing."""
+    in Deck Dash the cards of the groups that seat owns (its Dash and the handoffs onto it)
+    and a Block You in front of it (TBL-11), sorted like a zone's reading; none between
+    rounds. A seat with more than one area zone is left out (which of them holds which group
+    is not known); other games: nothing."""
     if game != "deck-dash":
         return {}
+    from vision.table.to_events import BLOCK_YOU
+
     seats = [seat for _, seat in areas]
-    groups = (view.get("round") or {}).get("table") or []
+    round_view = view.get("round") or {}
+    groups = round_view.get("table") or []
+    blocked = round_view.get("blocks") or []
     out = {}
     for zone, seat in areas:
         if seat is None or seats.count(seat) > 1:
@@ -111,6 +116,8 @@ def seat_areas(
             if isinstance(group, Mapping) and group.get("owner") == seat
             for card in group.get("cards") or []
         ]
+        if seat in blocked:
+            cards.append(BLOCK_YOU)
         out[zone] = tuple(sorted(cards))
     return out
 
