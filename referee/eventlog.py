@@ -67,6 +67,40 @@ class LogError(LookupError):
     """A game or event is missing, or a stored entry cannot be read."""
 
 
+class LogConflict(LogError):
+    """Another writer appended to the game after the head an append was checked against."""
+
+
+# What this module reads from each table: a file whose tables lack them is another
+# program's (or a damaged) database, refused before the schema is added to it.
+COLUMNS = {
+    "games": {"id", "game", "options", "created_at", "ended_at", "result"},
+    "players": {"game_id", "seat", "name"},
+    "events": {"game_id", "seq", "body", "recorded_at"},
+}
+
+
+def check_schema(conn: sqlite3.Connection) -> None:
+    """Raise ``sqlite3.DatabaseError`` (as SQLite does for a file that is no database) when
+    a table of the log exists without the columns the log reads, so the error names the
+    table at opening, not a missing column at the first game."""
+    for table, needed in COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        missing = sorted(needed - have) if have else []
+        if missing:
+            raise sqlite3.DatabaseError(
+                f"not a Tabletop Referee event log: its {table} table has no {', '.join(missing)}"
+            )
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already done so: a full disk or an
+    I/O error ends it by itself, and a ROLLBACK then would hide that error behind 'cannot
+    rollback - no transaction is active'."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
 @dataclass(frozen=True)
 class GameRecord:
     id: int
@@ -104,6 +138,7 @@ class EventLog:
         self._write_lock = threading.Lock()
         if not read_only:
             with self._conn() as conn:
+                check_schema(conn)
                 conn.executescript(SCHEMA)
 
     def _conn(self) -> sqlite3.Connection:
@@ -115,7 +150,9 @@ class EventLog:
                 return conn
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            # FULL: each commit is synced, so a power cut keeps every event already
+            # acknowledged (NORMAL may lose the last ones in WAL mode; bench/log_append.py)
+            conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
         return conn
@@ -159,7 +196,7 @@ class EventLog:
                 )
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
         return game_id
 
@@ -233,7 +270,7 @@ class EventLog:
                         )
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
         return offset
 
@@ -262,8 +299,12 @@ class EventLog:
         return offset if offset > MIN_REBOOT_GAP_NS else 0
 
     # -- events ------------------------------------------------------------------------
-    def append(self, game_id: int, event: Event) -> int:
-        """Store ``event`` as the game's next entry and return its sequence number."""
+    def append(self, game_id: int, event: Event, *, after: int | None = None) -> int:
+        """Store ``event`` as the game's next entry and return its sequence number.
+
+        ``after``: the head the caller checked ``event`` against; when another writer (a
+        second process on the file) has appended since, nothing is stored and
+        ``LogConflict`` says so, so that the caller checks it again on the new head."""
         self.game(game_id)
         with self._write_lock:
             conn = self._conn()
@@ -272,6 +313,8 @@ class EventLog:
                 (last,) = conn.execute(
                     "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
                 ).fetchone()
+                if after is not None and int(last) != after:
+                    raise LogConflict(f"game {game_id}: event {int(last)} was logged meanwhile")
                 seq = int(last) + 1
                 conn.execute(
                     "INSERT INTO events (game_id, seq, body, recorded_at) VALUES (?, ?, ?, ?)",
@@ -279,7 +322,7 @@ class EventLog:
                 )
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
         return seq
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from web.config import WebConfig, coerce
 from web.errors import BadInput
 from web.security import Throttle, check_csrf, csrf_token, is_referee
 from web.services.camera import Annotator, CameraFeed, FeedError, FileFeed, open_feed
-from web.services.games import GameService
+from web.services.games import GameService, storage_error
 from web.services.hub import Hub
 from web.services.log_clock import LogClock
 from web.services.pads import PadPress, PadService, VirtualPads
@@ -246,6 +247,12 @@ def create_app(config: Any = None) -> Flask:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Any:
         return _error(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(sqlite3.Error)
+    def _storage(exc: sqlite3.Error) -> Any:  # a locked, full or read-only file (LOG-1)
+        log.warning("database error on %s %s: %s", request.method, request.path, exc)
+        error = storage_error(exc)
+        return _error(error.status, error.message)
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Any:

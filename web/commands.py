@@ -68,8 +68,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         app = create_app(cfg)
-    except sqlite3.Error as exc:  # a folder, a file that is no database, no permission
-        print(f"tabletop serve: cannot open the database {cfg.db_path}: {exc}", file=sys.stderr)
+    except (sqlite3.Error, OSError) as exc:  # a folder, no database, no permission, no place
+        why = getattr(exc, "strerror", None) or exc
+        print(f"tabletop serve: cannot open the database {cfg.db_path}: {why}", file=sys.stderr)
         return 2
     services = app.extensions["tabletop"]
     logging.basicConfig()  # waitress logs its warnings (as waitress.serve would set up)

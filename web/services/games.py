@@ -8,15 +8,16 @@ Rebuilt states are cached per game and refreshed when the log's head moves.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from referee.eventlog import EventLog, GameRecord, LogError
+from referee.eventlog import EventLog, GameRecord, LogConflict, LogError
 from referee.events import Event, EventError, Source
 from referee.game import Game, GameError, OptionSpec
 from referee.registry import UnknownGameError, find_game, game_names
@@ -28,6 +29,40 @@ from web.services.settings import Settings
 log = logging.getLogger(__name__)
 
 MAX_PLAYERS_NAME = 40
+# appends tried again when another writer (a second server on the file) moved the head
+APPEND_TRIES = 3
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def storage_error(exc: sqlite3.Error) -> BadInput:
+    """A database that cannot be used right now, as one line with status 503: the request
+    may work later, and nothing already logged is touched (SQLite rolled the change back)."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        why = "the database is busy: another program is writing to it; try again"
+    elif "full" in text:
+        why = "the disk is full: free some space, then try again"
+    elif "readonly" in text or "read-only" in text:
+        why = "the database file cannot be written (it is read-only)"
+    else:
+        why = f"the database cannot be used: {text}"
+    return BadInput(f"{why}; nothing was changed and the events logged so far are kept", 503)
+
+
+def storage_guarded(method: Callable[P, R]) -> Callable[P, R]:
+    """A database error inside ``method`` becomes ``storage_error``'s 503, not a 500 with a
+    traceback: a locked, full or read-only file is the table's problem to fix, not a bug."""
+
+    @functools.wraps(method)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.Error as exc:
+            raise storage_error(exc) from None
+
+    return guarded
 
 
 def option_type(spec: OptionSpec) -> str:
@@ -166,6 +201,12 @@ class GameService:
             raise BadInput(f"the rules for {name!r} cannot be loaded: {exc}", 409) from None
 
     # -- records -------------------------------------------------------------------------
+    @storage_guarded
+    def records(self) -> list[GameRecord]:
+        """Every game, oldest first."""
+        return self.log.games()
+
+    @storage_guarded
     def record(self, game_id: int) -> GameRecord:
         if not 0 < game_id < 2**62:  # SQLite integers are 64-bit
             raise BadInput(f"there is no game {game_id}", 404)
@@ -174,6 +215,7 @@ class GameService:
         except LogError:
             raise BadInput(f"there is no game {game_id}", 404) from None
 
+    @storage_guarded
     def log_file(self, game_id: int) -> tuple[str, list[str]]:
         """(the game's name, its JSON-lines log as ``tabletop replay`` reads it); 404 for no
         such game."""
@@ -190,6 +232,7 @@ class GameService:
         ).fetchone()
         return int(head)
 
+    @storage_guarded
     def current_id(self) -> int | None:
         """The latest game still running, else the latest game, else None."""
         games = self.log.games()
@@ -198,10 +241,12 @@ class GameService:
             return running.id
         return games[-1].id if games else None
 
+    @storage_guarded
     def running(self) -> GameRecord | None:
         """The latest game still running, if any."""
         return _latest_running(self.log.games())
 
+    @storage_guarded
     def create(self, game: Any, players: Any, options: Any) -> int:
         if not isinstance(game, str) or not game.strip():
             raise BadInput("choose a game")
@@ -225,22 +270,30 @@ class GameService:
         return game_id
 
     # -- state ---------------------------------------------------------------------------
+    @storage_guarded
     def result(self, game_id: int) -> ReplayResult:
+        return self._result_at(game_id)[1]
+
+    def _result_at(self, game_id: int) -> tuple[int, ReplayResult]:
+        """(the log's head, the game replayed up to at least that head), cached per head."""
         with self._lock:
             head = self._head(game_id)
             cached = self._cache.get(game_id)
             if cached is not None and cached.head == head:
-                return cached.result
+                return head, cached.result
             try:
                 result = self.log.rebuild(game_id)
             except LogError as exc:
                 raise BadInput(f"this game's log cannot be replayed: {exc}", 409) from None
+            except sqlite3.Error:
+                raise  # the database, not the rules: storage_guarded says so (503)
             except Exception as exc:  # a broken engine must not take the dashboard down
                 log.exception("rebuilding game %s failed", game_id)
                 raise BadInput(f"the rules failed replaying this game: {exc}", 409) from None
             self._cache[game_id] = _Cached(head, result)
-            return result
+            return head, result
 
+    @storage_guarded
     def snapshot(self, game_id: int) -> dict[str, Any]:
         """Everything the pages show about one game, as JSON-compatible data."""
         record = self.record(game_id)
@@ -313,14 +366,26 @@ class GameService:
             raise BadInput("this game has ended; start a new one on the Setup page", 409)
         return record
 
+    @storage_guarded
     def append(self, game_id: int, event: Event) -> dict[str, Any]:
-        """Check ``event`` against the rules, then store and announce it."""
-        if event.kind in META_KINDS:
-            return self._append_meta(game_id, event)
+        """Check ``event`` against the rules, then store and announce it. Checked against
+        the head it is stored after: when another writer moved the head meanwhile, it is
+        checked again on the new one (``LogConflict``), never stored on a stale state."""
+        add = self._append_meta if event.kind in META_KINDS else self._append_play
+        for _ in range(APPEND_TRIES):
+            try:
+                out = add(game_id, event)
+            except LogConflict:
+                continue
+            self._publish(game_id, "event")
+            return out
+        raise BadInput("another server keeps writing to this game's log; try again", 503)
+
+    def _append_play(self, game_id: int, event: Event) -> dict[str, Any]:
         with self._lock:
             record = self._open_record(game_id)
             rules = self.rules(record.game)
-            result = self.result(game_id)
+            head, result = self._result_at(game_id)
             try:
                 state, verdicts = rules.apply(result.state, event)
             except (EventError, GameError, ValueError, KeyError, TypeError) as exc:
@@ -330,11 +395,10 @@ class GameService:
                 raise BadInput(
                     f"{event.kind}: the referee could not read this event ({exc})"
                 ) from None
-            seq = self.log.append(game_id, event)
+            seq = self.log.append(game_id, event, after=head)
             result.steps.append(Step(seq, event, tuple(verdicts)))
             result.state = state
             self._cache[game_id] = _Cached(seq, result)
-        self._publish(game_id, "event")
         return {"seq": seq, "verdicts": [_jsonable(v.to_dict()) for v in verdicts]}
 
     def _append_meta(self, game_id: int, event: Event) -> dict[str, Any]:
@@ -353,9 +417,8 @@ class GameService:
             except Exception as exc:
                 log.exception("replay with %r failed", event)
                 raise BadInput(f"{event.kind}: the referee could not replay this ({exc})") from None
-            stored = self.log.append(game_id, event)
+            stored = self.log.append(game_id, event, after=seq - 1)
             self._cache[game_id] = _Cached(stored, result)
-        self._publish(game_id, "event")
         target = event.get("target")
         verdicts = [_jsonable(v.to_dict()) for s, v in result.verdicts if s == target]
         return {"seq": stored, "verdicts": verdicts}
@@ -374,6 +437,7 @@ class GameService:
             game_id, Event("overrule", payload={"target": target, "event": new.to_dict()})
         )
 
+    @storage_guarded
     def accept(self, game_id: int, seq: Any) -> None:
         self.record(game_id)
         if not isinstance(seq, int) or isinstance(seq, bool):
@@ -383,6 +447,7 @@ class GameService:
         self.settings.review(game_id, seq, "accepted")
         self._publish(game_id, "review")
 
+    @storage_guarded
     def end(self, game_id: int) -> dict[str, Any]:
         """End a game now. Unfinished: the leaders at that moment are its winners (WEB-1)."""
         with self._lock:

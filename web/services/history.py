@@ -66,7 +66,7 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
 
 
 def all_summaries(games: GameService) -> list[dict[str, Any]]:
-    return [summary(games, g.id) for g in reversed(games.log.games())]
+    return [summary(games, g.id) for g in reversed(games.records())]
 
 
 def player_stats(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

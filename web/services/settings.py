@@ -16,6 +16,8 @@ from pathlib import Path
 
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from referee.eventlog import check_schema
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_settings (
     key   TEXT PRIMARY KEY,
@@ -53,6 +55,7 @@ class Settings:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._lock = threading.Lock()
+        check_schema(self._conn())  # another program's file is refused before it is changed
         self._conn().executescript(SCHEMA)
         # Shown in the terminal at start: whoever started the server sets the PIN.
         self.setup_code = f"{secrets.randbelow(1_000_000):06d}"
