@@ -326,6 +326,16 @@ class EventLog:
                 raise
         return seq
 
+    def head(self, game_id: int) -> int:
+        """The game's last sequence number (0 before its first event): what a cached state
+        is checked against, one indexed read."""
+        (last,) = (
+            self._conn()
+            .execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,))
+            .fetchone()
+        )
+        return int(last)
+
     def entries(self, game_id: int) -> Iterator[LogEntry]:
         """Every stored entry; undecodable ones carry ``error`` and the rest stay readable."""
         rows = (

@@ -205,6 +205,7 @@ def create_app(config: Any = None) -> Flask:
         clock=clock,
     )
     services.referee = _camera_referee(cfg, services)
+    services.games.listeners.append(services.prompts.changed)  # an ended game's questions go
     if cfg.race_timer:
         services.race_timer = RaceTimer(services.games, clock=clock.now_ns)
         running = games.running()

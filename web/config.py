@@ -32,6 +32,9 @@ class WebConfig:
     max_streams: int = 32
     stream_heartbeat_s: float = 10.0
     stream_max_age_s: float = 900.0
+    # With every stream slot taken, a new stream ends the oldest if it has run this long (a
+    # tablet asleep or off the Wi-Fi holds its slot for minutes); younger ones are spared.
+    stream_evict_after_s: float = 30.0
     mjpeg_fps: float = 5.0
     camera: str | None = None  # video file or image folder for the built-in feed
     zones_path: Path | None = None  # default: zones.json beside the database

@@ -2,7 +2,11 @@
 
 Each stream holds a server thread, so the number of streams is capped (``max_streams``);
 the rest of the thread pool stays free for page loads. Streams send a heartbeat so a
-vanished tablet is noticed, and end after ``stream_max_age_s`` (EventSource reconnects).
+tablet that closed its connection is noticed, and end after ``stream_max_age_s``
+(EventSource reconnects). A tablet that sleeps or loses Wi-Fi without closing is not
+noticed for many minutes, so when every slot is taken a new stream ends the oldest one and
+takes its slot (a live tablet that was evicted reconnects within a second): a refused
+EventSource is never retried by the browser, so refusing would stop the newest screen.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from flask import Blueprint, Response, jsonify, request
 from web.blueprints.common import game_arg, json_body, services
 from web.errors import BadInput
 from web.security import referee_required
-from web.services.hub import CLOSED
+from web.services.hub import CLOSED, Subscription
 
 bp = Blueprint("live", __name__)
+
+SLOT_WAIT_S = 2.0  # how long a new stream waits for the slot of the stream it evicted
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -30,12 +36,16 @@ def _sse(event: str, data: Any) -> bytes:
 
 
 class _Slot:
-    """A stream body holding one stream slot; the server's ``close()`` gives it back,
-    even when the stream never started (a generator's ``finally`` would not run then)."""
+    """A stream body holding one stream slot and its hub subscription; the server's
+    ``close()`` gives both back, even when the stream never started (a generator's
+    ``finally`` would not run then)."""
 
-    def __init__(self, gen: Iterator[bytes]) -> None:
+    def __init__(self, gen: Iterator[bytes], sub: Subscription) -> None:
+        s = services()
         self._gen = gen
-        self._limiter = services().streams
+        self._sub = sub
+        self._hub = s.hub
+        self._limiter = s.streams
         self._closed = False
 
     def __iter__(self) -> _Slot:
@@ -47,17 +57,34 @@ class _Slot:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._gen.close()
-            self._limiter.release()
+            try:
+                self._gen.close()
+            finally:
+                self._hub.unsubscribe(self._sub)
+                self._limiter.release()
 
 
-def _stream(gen: Iterator[bytes]) -> _Slot:
-    return _Slot(gen)
-
-
-def _acquire() -> None:
-    if not services().streams.acquire():
+def _open(*topics: str) -> Subscription:
+    """Take a stream slot and subscribe to ``topics`` (none: only told when to end). With
+    every slot taken, the oldest stream is told to end and its slot is waited for."""
+    s = services()
+    if not s.streams.acquire() and not (
+        s.hub.evict_oldest(s.config.stream_evict_after_s) and _wait_for_slot(SLOT_WAIT_S)
+    ):
         raise BadInput("too many live screens are open; close one and reload", 503)
+    return s.hub.subscribe(*topics)
+
+
+def _wait_for_slot(seconds: float) -> bool:
+    """Poll for a free slot: the evicted stream gives its slot back as soon as its server
+    thread sees the end message (at once, unless it is stuck writing to a dead socket)."""
+    streams = services().streams
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+        if streams.acquire():
+            return True
+    return False
 
 
 @bp.get("/api/stream")
@@ -67,52 +94,48 @@ def stream() -> Response:
     want_pads = request.args.get("pads") == "1"
     follow = request.args.get("game") in (None, "", "current")
     game_id = game_arg()
-    _acquire()
     topics = ("game", "prompts", "pads") if want_pads else ("game", "prompts")
     heartbeat = s.config.stream_heartbeat_s
     max_age = s.config.stream_max_age_s
+    sub = _open(*topics)
 
     def gen() -> Iterator[bytes]:
         nonlocal game_id
-        sub = s.hub.subscribe(*topics)
-        try:
-            yield b"retry: 1000\n\n"
-            if game_id is not None:
-                try:
-                    yield _sse("state", s.games.snapshot(game_id))
-                except BadInput as exc:
-                    yield _sse("problem", {"error": exc.message})
-                if s.prompts.open(game_id):  # the camera's open questions, if any
-                    yield _sse("prompts", s.prompts.payload(game_id))
-            else:
-                yield _sse("nogame", {})
-            start = time.monotonic()
-            while time.monotonic() - start < max_age:
-                item = sub.get(timeout=heartbeat)
-                if item is None:
-                    yield b": ping\n\n"
-                    continue
-                topic, data = item
-                if topic == CLOSED:
-                    return
-                if topic == "pads":
-                    yield _sse("pad", data)
-                    continue
-                if topic == "prompts":
-                    if data.get("game_id") == game_id:
-                        yield _sse("prompts", data)
-                    continue
-                gid = data.get("game", {}).get("id")
-                if gid == game_id or (follow and data.get("why") == "created"):
-                    switched = gid != game_id
-                    game_id = gid
-                    yield _sse("state", data)
-                    if switched and s.prompts.open(gid):
-                        yield _sse("prompts", s.prompts.payload(gid))
-        finally:
-            s.hub.unsubscribe(sub)
+        yield b"retry: 1000\n\n"
+        if game_id is not None:
+            try:
+                yield _sse("state", s.games.snapshot(game_id))
+            except BadInput as exc:
+                yield _sse("problem", {"error": exc.message})
+            if s.prompts.open(game_id):  # the camera's open questions, if any
+                yield _sse("prompts", s.prompts.payload(game_id))
+        else:
+            yield _sse("nogame", {})
+        start = time.monotonic()
+        while time.monotonic() - start < max_age:
+            item = sub.get(timeout=heartbeat)
+            if item is None:
+                yield b": ping\n\n"
+                continue
+            topic, data = item
+            if topic == CLOSED:
+                return
+            if topic == "pads":
+                yield _sse("pad", data)
+                continue
+            if topic == "prompts":
+                if data.get("game_id") == game_id:
+                    yield _sse("prompts", data)
+                continue
+            gid = data.get("game", {}).get("id")
+            if gid == game_id or (follow and data.get("why") == "created"):
+                switched = gid != game_id
+                game_id = gid
+                yield _sse("state", data)
+                if switched and s.prompts.open(gid):
+                    yield _sse("prompts", s.prompts.payload(gid))
 
-    return Response(_stream(gen()), mimetype="text/event-stream", headers=SSE_HEADERS)
+    return Response(_Slot(gen(), sub), mimetype="text/event-stream", headers=SSE_HEADERS)
 
 
 def _frame_or_404() -> Any:
@@ -202,16 +225,16 @@ def mjpeg() -> Response:
     """MJPEG (multipart/x-mixed-replace) of the annotated frames, at most ``mjpeg_fps``."""
     s = services()
     _frame_or_404()
-    _acquire()
     period = 1.0 / s.config.mjpeg_fps
     max_age = s.config.stream_max_age_s
     camera = s.camera
     assert camera is not None
+    sub = _open()  # no topic: the hub only tells it when to end (shutdown, evicted)
 
     def gen() -> Iterator[bytes]:
         start = time.monotonic()
         last_seq = -1
-        while time.monotonic() - start < max_age and not s.hub.closed:
+        while time.monotonic() - start < max_age and not sub.ended.is_set():
             frame = camera.latest()
             if frame is not None and frame.seq != last_seq:
                 last_seq = frame.seq
@@ -223,10 +246,11 @@ def mjpeg() -> Response:
                     + jpeg
                     + b"\r\n"
                 )
-            time.sleep(period)
+            if sub.get(timeout=period) is not None:  # only ever (CLOSED, None)
+                return
 
     return Response(
-        _stream(gen()),
+        _Slot(gen(), sub),
         mimetype="multipart/x-mixed-replace; boundary=frame",
         headers=NO_STORE,
     )

@@ -12,6 +12,7 @@ import functools
 import logging
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,6 +151,31 @@ class _Cached:
     result: ReplayResult
 
 
+class ReplayCache:
+    """The replayed states of the games looked at last (``size`` of them): the running game
+    and a few the History page opened. An evening of games would otherwise keep every
+    game's replay in memory; one evicted is replayed again from the log when next wanted."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._items: OrderedDict[int, _Cached] = OrderedDict()
+
+    def get(self, game_id: int) -> _Cached | None:
+        item = self._items.get(game_id)
+        if item is not None:
+            self._items.move_to_end(game_id)
+        return item
+
+    def put(self, game_id: int, item: _Cached) -> None:
+        self._items[game_id] = item
+        self._items.move_to_end(game_id)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 def meta_status(log_events: Sequence[tuple[int, Event]]) -> dict[int, bool]:
     """For each undo/overrule: is it in force? (the same walk ``referee.replay`` makes)."""
     metas: dict[int, int] = {}
@@ -172,8 +198,7 @@ class GameService:
         self.settings = settings
         self.hub = hub
         self._lock = threading.RLock()
-        self._cache: dict[int, _Cached] = {}
-        self._local = threading.local()
+        self._cache = ReplayCache()
         # bumped on every published change (create, event, review, end): readers in a loop
         # (the camera referee) look at the database again only when it has moved
         self.changes = 0
@@ -223,14 +248,7 @@ class GameService:
         return name, self.log.log_lines(game_id)
 
     def _head(self, game_id: int) -> int:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.db_path, timeout=10, isolation_level=None)
-            self._local.conn = conn
-        (head,) = conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
-        ).fetchone()
-        return int(head)
+        return self.log.head(game_id)
 
     @storage_guarded
     def current_id(self) -> int | None:
@@ -290,7 +308,7 @@ class GameService:
             except Exception as exc:  # a broken engine must not take the dashboard down
                 log.exception("rebuilding game %s failed", game_id)
                 raise BadInput(f"the rules failed replaying this game: {exc}", 409) from None
-            self._cache[game_id] = _Cached(head, result)
+            self._cache.put(game_id, _Cached(head, result))
             return head, result
 
     @storage_guarded
@@ -398,7 +416,7 @@ class GameService:
             seq = self.log.append(game_id, event, after=head)
             result.steps.append(Step(seq, event, tuple(verdicts)))
             result.state = state
-            self._cache[game_id] = _Cached(seq, result)
+            self._cache.put(game_id, _Cached(seq, result))
         return {"seq": seq, "verdicts": [_jsonable(v.to_dict()) for v in verdicts]}
 
     def _append_meta(self, game_id: int, event: Event) -> dict[str, Any]:
@@ -418,7 +436,7 @@ class GameService:
                 log.exception("replay with %r failed", event)
                 raise BadInput(f"{event.kind}: the referee could not replay this ({exc})") from None
             stored = self.log.append(game_id, event, after=seq - 1)
-            self._cache[game_id] = _Cached(stored, result)
+            self._cache.put(game_id, _Cached(stored, result))
         target = event.get("target")
         verdicts = [_jsonable(v.to_dict()) for s, v in result.verdicts if s == target]
         return {"seq": stored, "verdicts": verdicts}

@@ -1,7 +1,9 @@
-"""A tiny in-process publish/subscribe hub feeding the live streams (SSE).
+"""A tiny in-process publish/subscribe hub feeding the live streams (SSE, MJPEG).
 
 Each subscriber owns a bounded queue; a slow tablet loses old messages rather than
-slowing the referee down (the next message carries the full state anyway).
+slowing the referee down (the next message carries the full state anyway). Every live
+stream is a subscriber (an MJPEG stream to no topic), so the hub is also where a stream is
+told to end: at shutdown, or when its slot is wanted by a newer tablet (``evict_oldest``).
 """
 
 from __future__ import annotations
@@ -9,29 +11,47 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
+QUEUE_SIZE = 64  # messages a subscriber may fall behind by before the oldest is dropped
 
-@dataclass
+# The last message a subscriber gets: its stream must end (the server is shutting down, or
+# its slot went to a newer tablet). Sticky: once ended, ``get`` returns it every time.
+CLOSED = "closed"
+
+
+@dataclass(eq=False)  # identity: two streams on the same topics are still two streams
 class Subscription:
     topics: frozenset[str]
-    queue: queue.Queue[tuple[str, Any]] = field(default_factory=lambda: queue.Queue(maxsize=64))
+    queue: queue.Queue[tuple[str, Any]] = field(
+        default_factory=lambda: queue.Queue(maxsize=QUEUE_SIZE)
+    )
+    ended: threading.Event = field(default_factory=threading.Event)
+    since: float = field(default_factory=time.monotonic)  # when its stream started
 
     def get(self, timeout: float) -> tuple[str, Any] | None:
+        """The next message, None after ``timeout`` without one, ``(CLOSED, None)`` once
+        ended (even when later messages pushed the wake-up out of the full queue)."""
+        if self.ended.is_set():
+            return (CLOSED, None)
         try:
-            return self.queue.get(timeout=timeout)
+            item = self.queue.get(timeout=timeout)
         except queue.Empty:
             return None
+        return (CLOSED, None) if self.ended.is_set() else item
 
-
-CLOSED = "closed"  # the last message a subscriber gets: the server is shutting down
+    def end(self) -> None:
+        """Make the stream finish at its next ``get`` (and wake it if it is waiting)."""
+        self.ended.set()
+        _put(self, (CLOSED, None))
 
 
 class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._subs: list[Subscription] = []
+        self._subs: list[Subscription] = []  # oldest first
         self.closed = False
 
     def subscribe(self, *topics: str) -> Subscription:
@@ -40,7 +60,7 @@ class Hub:
             self._subs.append(sub)
             closed = self.closed
         if closed:
-            self._put(sub, (CLOSED, None))
+            sub.end()
         return sub
 
     def close(self) -> None:
@@ -50,7 +70,22 @@ class Hub:
             self.closed = True
             subs = list(self._subs)
         for sub in subs:
-            self._put(sub, (CLOSED, None))
+            sub.end()
+
+    def evict_oldest(self, older_than_s: float = 0.0) -> bool:
+        """End the oldest stream not already ending, if it has run ``older_than_s``, so that
+        its slot frees up for a new tablet; False when there is none. A tablet that lost
+        Wi-Fi or went to sleep without closing its connection holds its slot until TCP gives
+        up (many minutes): the newest tablet is the one somebody is looking at. A live tablet
+        that is evicted reconnects by itself (EventSource) within a second and starts again
+        from the full state; the age spares young streams, so that more live screens than
+        slots do not evict each other every second."""
+        with self._lock:  # held while ending it: two new tablets never pick the same one
+            victim = next((s for s in self._subs if not s.ended.is_set()), None)
+            if victim is None or time.monotonic() - victim.since < older_than_s:
+                return False
+            victim.end()
+        return True
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -66,14 +101,16 @@ class Hub:
         with self._lock:
             subs = [s for s in self._subs if topic in s.topics]
         for sub in subs:
-            self._put(sub, (topic, data))
+            _put(sub, (topic, data))
 
-    @staticmethod
-    def _put(sub: Subscription, item: tuple[str, Any]) -> None:
-        while True:
-            try:
-                sub.queue.put_nowait(item)
-                return
-            except queue.Full:
-                with contextlib.suppress(queue.Empty):
-                    sub.queue.get_nowait()  # drop the oldest
+
+def _put(sub: Subscription, item: tuple[str, Any]) -> None:
+    """Queue ``item``, dropping the oldest messages when the subscriber is behind: a tablet
+    that never reads must not make the queue (or the referee) wait."""
+    while True:
+        try:
+            sub.queue.put_nowait(item)
+            return
+        except queue.Full:
+            with contextlib.suppress(queue.Empty):
+                sub.queue.get_nowait()  # drop the oldest

@@ -12,7 +12,9 @@ named by ``answer`` — with its original ``t_ns`` and ``source`` kept, through
 are the usual ones. A question is taken off the board *before* its event is appended, so two
 tablets tapping Accept at once cannot send it twice; if the rules refuse the event it goes
 back on the board. Questions are not stored: after a restart the camera asks again only
-about what it sees next.
+about what it sees next. Nor are they kept for a game that has ended (no answer can be
+logged in it any more), nor for more than ``MAX_GAMES`` games: over an evening of games,
+some left unended when the family moved on, the board would otherwise only grow.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from web.services.games import GameService
 from web.services.hub import Hub
 
 MAX_OPEN = 20  # per game; the oldest question goes first
+MAX_GAMES = 4  # games with open questions; the game asked about longest ago goes first
 
 
 def refused_prompt(seen: str, why: str, t_ns: int, zone: str | None = None) -> dict[str, Any]:
@@ -98,9 +101,10 @@ def chosen_event(prompt: Mapping[str, Any], answer: Any) -> dict[str, Any]:
 
 
 class PromptBoard:
-    def __init__(self, hub: Hub, limit: int = MAX_OPEN) -> None:
+    def __init__(self, hub: Hub, limit: int = MAX_OPEN, max_games: int = MAX_GAMES) -> None:
         self.hub = hub
         self.limit = limit
+        self.max_games = max_games
         self._lock = threading.Lock()
         self._open: dict[int, OpenPrompt] = {}
         self._ids = itertools.count(1)
@@ -112,8 +116,34 @@ class PromptBoard:
             mine = sorted(p.id for p in self._open.values() if p.game_id == game_id)
             for old in mine[: max(0, len(mine) - self.limit)]:
                 del self._open[old]
+            dropped = self._drop_stale_games()
+        for gone in dropped:
+            self._publish(gone)
         self._publish(game_id)
         return item
+
+    def _drop_stale_games(self) -> list[int]:
+        """Keep the questions of the ``max_games`` games asked about last (the lock is held):
+        the camera asks about the running game only, so older ones are games the family
+        left without ending them."""
+        newest: dict[int, int] = {}
+        for p in self._open.values():
+            newest[p.game_id] = max(p.id, newest.get(p.game_id, 0))
+        stale = sorted(newest, key=newest.__getitem__)[: max(0, len(newest) - self.max_games)]
+        self._open = {k: p for k, p in self._open.items() if p.game_id not in stale}
+        return stale
+
+    def changed(self, game_id: int, snap: Mapping[str, Any]) -> None:
+        """A ``GameService`` listener: a game that has ended takes its questions with it
+        (none can be answered any more), and the tablets are told the list is empty."""
+        if not (snap.get("game") or {}).get("ended_at"):
+            return
+        with self._lock:
+            mine = [k for k, p in self._open.items() if p.game_id == game_id]
+            for key in mine:
+                del self._open[key]
+        if mine:
+            self._publish(game_id)
 
     def open(self, game_id: int) -> list[dict[str, Any]]:
         with self._lock:

@@ -75,6 +75,9 @@ class RaceTimer:
         self.schedule = schedule
         self._lock = threading.Lock()
         self._pending: dict[tuple[int, int], Timer] = {}
+        # set by ``close`` (the server stopping): the pads and the camera referee are closed
+        # after the streams, and a slap meanwhile must not start a timer nobody cancels
+        self._closed = False
         games.listeners.append(self.changed)
 
     def changed(self, game_id: int, snap: dict[str, Any], *, resumed: bool = False) -> None:
@@ -89,7 +92,7 @@ class RaceTimer:
             return
         key = (game_id, trigger)
         with self._lock:
-            if key in self._pending:
+            if self._closed or key in self._pending:
                 return
             delay = max(0.0, (deadline + MARGIN_NS - now) / 1e9)
             timer = self.schedule(delay, lambda: self._fire(game_id, trigger))
@@ -121,7 +124,9 @@ class RaceTimer:
             log.exception("race timer, game %s: could not close the race", game_id)
 
     def close(self) -> None:
+        """Cancel the pending closes and start no more (the server is stopping)."""
         with self._lock:
+            self._closed = True
             timers, self._pending = list(self._pending.values()), {}
         for timer in timers:
             timer.cancel()
