@@ -178,6 +178,34 @@ def _log(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pin(args: argparse.Namespace) -> int:
+    """``tabletop pin reset``: forget a referee PIN the family forgot. Only someone at the Pi
+    (who can run this) may; the tablet then chooses a new PIN with the setup code printed,
+    which a running server takes at once (it reads the code from the database)."""
+    import sqlite3
+
+    from web.services.settings import Settings
+
+    cfg = _config(args, "pin")
+    if cfg is None:
+        return 2
+    if not cfg.db_path.is_file():  # nothing to reset: never create a database here
+        print(f"tabletop pin: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings(cfg.db_path)
+        code = settings.clear_pin()
+        settings.close()
+    except sqlite3.Error as exc:  # locked, read-only, not this program's file
+        print(f"tabletop pin: cannot change the database {cfg.db_path}: {exc}", file=sys.stderr)
+        return 2
+    print(
+        "The referee PIN is cleared and every tablet is locked. On the tablet open /pin/setup "
+        f"and enter setup code {code} to choose a new PIN."
+    )
+    return 0
+
+
 def _close(services: Any) -> None:
     """End the streams, the camera referee's thread, the camera and the pads (their GPIO
     lines and the pin factory's threads are released now, not left to process exit)."""
@@ -255,3 +283,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
     p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
     p.set_defaults(handler=_log)
+
+    p = sub.add_parser("pin", help="reset a forgotten referee PIN (prints a new setup code)")
+    p.add_argument("action", choices=["reset"], help="reset: forget the PIN")
+    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
+    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.set_defaults(handler=_pin)

@@ -57,8 +57,8 @@ class Settings:
         self._lock = threading.Lock()
         check_schema(self._conn())  # another program's file is refused before it is changed
         self._conn().executescript(SCHEMA)
-        # Shown in the terminal at start: whoever started the server sets the PIN.
-        self.setup_code = f"{secrets.randbelow(1_000_000):06d}"
+        if not self.pin_is_set:
+            self.new_setup_code()  # shown in the terminal at start: whoever started it sets the PIN
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -101,14 +101,42 @@ class Settings:
         stored = self.get("pin_hash") or ""
         return hashlib.sha256(stored.encode()).hexdigest()[:16]
 
+    # -- the setup code ------------------------------------------------------------------
+    @property
+    def setup_code(self) -> str:
+        """The one-time code that lets a tablet choose the first PIN ("" once it is set)."""
+        return self.get("setup_code") or ""
+
+    def new_setup_code(self) -> str:
+        """A fresh setup code, kept in the database (not the process) so that ``tabletop pin
+        reset`` can hand one to a server that is already running."""
+        code = f"{secrets.randbelow(1_000_000):06d}"
+        with self._lock:
+            self._put("setup_code", code)
+        return code
+
+    def clear_pin(self) -> str:
+        """Forget the PIN (a family that forgot it; only someone at the Pi can do this): every
+        referee session ends with it (``pin_epoch``). Returns the new setup code."""
+        with self._lock:
+            self._conn().execute("DELETE FROM web_settings WHERE key = 'pin_hash'")
+        return self.new_setup_code()
+
     def set_first_pin(self, pin: str, setup_code: str) -> None:
         check_pin_format(pin)
-        if not secrets.compare_digest(str(setup_code).strip(), self.setup_code):
-            raise PinError("wrong setup code: use the code printed where `tabletop serve` runs")
+        if self.pin_is_set:
+            raise PinError("the referee PIN is already set")
+        expected = self.setup_code
+        if not expected or not secrets.compare_digest(str(setup_code).strip(), expected):
+            raise PinError(
+                "wrong setup code: use the code printed where `tabletop serve` runs "
+                "(or by `tabletop pin reset`)"
+            )
         with self._lock:
             if self.pin_is_set:
                 raise PinError("the referee PIN is already set")
             self._put("pin_hash", generate_password_hash(pin))
+            self._conn().execute("DELETE FROM web_settings WHERE key = 'setup_code'")  # used
 
     def change_pin(self, old: str, new: str) -> None:
         check_pin_format(new)
