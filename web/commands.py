@@ -57,6 +57,13 @@ def _serve(args: argparse.Namespace) -> int:
     if cfg.max_streams > cfg.threads - 8:
         cfg.max_streams = max(1, cfg.threads - 8)  # keep 8 threads free for pages
 
+    from web.server_lock import ServerRunning, hold
+
+    try:
+        server_lock = hold(cfg.db_path)  # before the pads and the database are touched
+    except ServerRunning as exc:
+        print(f"tabletop serve: {exc}", file=sys.stderr)
+        return 2
     cfg.pads = _hardware_pads(args.config)
 
     import logging
@@ -109,6 +116,8 @@ def _serve(args: argparse.Namespace) -> int:
         server.run()
     finally:
         _close(services)
+        if server_lock is not None:
+            server_lock.close()  # the next server may start
     return 0
 
 
