@@ -101,6 +101,22 @@ class Scoreboard:
         }
 
 
+@dataclass(frozen=True)
+class TableLine:
+    """One labelled line of a game's "On the table" summary ("Turn", "Bea (clockwise)").
+
+    ``view`` is the whole state for machines and for checking; these lines are its notation
+    for people: the few facts a referee reads at a glance mid-game, in the card names the
+    game's verdicts use.
+    """
+
+    label: str
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"label": self.label, "text": self.text}
+
+
 class Game(Protocol[State]):
     """A game's rules. Implementations are stateless singletons (see registry)."""
 
@@ -123,6 +139,10 @@ class Game(Protocol[State]):
 
     def view(self, state: State) -> dict[str, Any]:
         """The whole public state as JSON-compatible data (piles, laid cards, hands' sizes)."""
+        ...
+
+    def table(self, state: State) -> list[TableLine]:
+        """The "On the table" summary: only the lines that mean something in this phase."""
         ...
 
     def event_kinds(self) -> Mapping[str, str]:

@@ -421,6 +421,8 @@ def test_viewer_pages_without_pin_and_no_camera_message(server, browser):
         for path in ("/scoreboard", "/console", "/live", "/setup", "/history", "/calibration"):
             page = phone.go(path)
             if path == "/console":  # the table's keys wrap: no value hidden past the edge
+                page.click("#c-raw summary")  # the raw view is folded under "On the table"
+                expect(page.locator("#c-view")).to_be_visible()
                 expect(page.locator("#c-view")).to_contain_text("dashes won")
                 past = page.evaluate(
                     """() => { const edge = document.querySelector('#c-view')

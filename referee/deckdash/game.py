@@ -11,14 +11,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee.cards import format_cards
-from referee.deckdash import actions, rounds
+from referee.deckdash import actions, rounds, summary
 from referee.deckdash.common import Illegal
 from referee.deckdash.dashes import get_dash
 from referee.deckdash.options import OPTIONS, Settings
 from referee.deckdash.scoring import standing
 from referee.deckdash.state import CLOCKWISE, DeckDashState
 from referee.events import Event, EventError
-from referee.game import OptionSpec, Scoreboard, check_players
+from referee.game import OptionSpec, Scoreboard, TableLine, check_players
 from referee.verdicts import Verdict, illegal
 
 Handler = Callable[[DeckDashState, Event], tuple[DeckDashState, list[Verdict]]]
@@ -145,6 +145,9 @@ class DeckDashGame:
             "start_pickup": rnd.start_pickup,
         }
         return out
+
+    def table(self, state: DeckDashState) -> list[TableLine]:
+        return summary.table(state)
 
     def event_kinds(self) -> Mapping[str, str]:
         return dict(EVENT_KINDS)

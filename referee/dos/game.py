@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.dos import rules
+from referee.dos import rules, summary
 from referee.dos.cards import format_cards
 from referee.dos.deck import DEFAULT_NUMBERS, NUMBER_SETS, full_deck
 from referee.dos.state import PILE_NAMES, DosState, Phase
 from referee.events import Event
-from referee.game import GameError, OptionSpec, Scoreboard, check_players, resolve_options
+from referee.game import (
+    GameError,
+    OptionSpec,
+    Scoreboard,
+    TableLine,
+    check_players,
+    resolve_options,
+)
 from referee.verdicts import Verdict
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -130,6 +137,9 @@ class DosGame:
             "winners": list(state.winners),
             "end_reason": state.end_reason,
         }
+
+    def table(self, state: DosState) -> list[TableLine]:
+        return summary.table(state)
 
     def event_kinds(self) -> Mapping[str, str]:
         return dict(rules.EVENT_KINDS)

@@ -6,8 +6,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.events import Event
-from referee.game import GameError, OptionSpec, Scoreboard, check_players, resolve_options
-from referee.hitthedeck import engine, slaps
+from referee.game import (
+    GameError,
+    OptionSpec,
+    Scoreboard,
+    TableLine,
+    check_players,
+    resolve_options,
+)
+from referee.hitthedeck import engine, slaps, summary
 from referee.hitthedeck.cards import format_card
 from referee.hitthedeck.deck import deck_size
 from referee.hitthedeck.state import HtdState, Phase
@@ -172,6 +179,9 @@ class HitTheDeck:
             "rounds": [list(r) for r in state.rounds],
             "winners": list(state.winners),
         }
+
+    def table(self, state: HtdState) -> list[TableLine]:
+        return summary.table(state)
 
     def event_kinds(self) -> Mapping[str, str]:
         return EVENT_KINDS

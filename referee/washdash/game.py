@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.events import Event, EventError
 from referee.frozen import evolve
-from referee.game import OptionSpec, Scoreboard, check_players, resolve_options
+from referee.game import OptionSpec, Scoreboard, TableLine, check_players, resolve_options
 from referee.hands import Hidden
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt, score
 from referee.washdash.checker import EXTRA_FORBID, EXTRA_IGNORE, satisfies
@@ -42,6 +42,7 @@ from referee.washdash.state import (
     totals,
     winners,
 )
+from referee.washdash.summary import table as table_lines
 
 PENALTY = "penalty"
 RETRY = "retry"
@@ -628,6 +629,9 @@ class WashDash:
             "first_bonus_to": alloc.first_bonus_to,
             "options": {"wrong_done": state.wrong_done, "extra_items": state.extra_items},
         }
+
+    def table(self, state: WashDashState) -> list[TableLine]:
+        return table_lines(state, self.deck)
 
     def _phase(self, state: WashDashState) -> str:
         deck = self.deck

@@ -335,10 +335,14 @@ class GameService:
             result = self.result(game_id)
             out["scoreboard"] = _jsonable(rules.scoreboard(result.state).to_dict())
             out["view"] = _jsonable(rules.view(result.state))
+            # the "On the table" lines; a game registered without them (a house variant) has none
+            table = getattr(rules, "table", None)
+            out["table"] = [line.to_dict() for line in table(result.state)] if table else []
         except BadInput as exc:
             out["error"] = exc.message
             out["scoreboard"] = None
             out["view"] = {}
+            out["table"] = []
             result = None
         out["feed"] = self._feed(game_id, entries, result)
         return out

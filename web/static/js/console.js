@@ -183,6 +183,13 @@
       buttons.length ? el("div", { class: "row" }, buttons) : null);
   }
 
+  /* The game's "On the table" lines as a definition list; text only (names are user input). */
+  function tableLines(lines) {
+    if (!lines || !lines.length) return [el("dd", { class: "muted", text: "Nothing to show yet." })];
+    return lines.map((l) => el("div", { class: "line" },
+      el("dt", { text: l.label }), el("dd", { text: l.text })));
+  }
+
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
     snap = s;
@@ -199,6 +206,7 @@
       $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (sb.turn === i ? " turn" : ""), "data-seat": i },
         el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
     }
+    $("c-table").replaceChildren(...tableLines(s.table));
     $("c-view").replaceChildren(TT.renderJSON(s.view, 0, s.game.players));
     $("feed").replaceChildren(...(s.feed.length ? [...s.feed].reverse().map(feedItem)
       : [el("li", { class: "muted", text: "No events yet: enter the deal." })]));

@@ -6,6 +6,13 @@
   let lastTotals = null;
   document.getElementById("join-url").textContent = location.origin + "/j";
 
+  /* The game's "On the table" lines (the console shows the same); text only, names are user input. */
+  function showTable(lines) {
+    document.getElementById("sb-table-panel").classList.toggle("hidden", !lines.length);
+    document.getElementById("sb-table").replaceChildren(...lines.map((l) => el("div", { class: "line" },
+      el("dt", { text: l.label }), el("dd", { text: l.text }))));
+  }
+
   function render(snap) {
     const problem = document.getElementById("sb-problem");
     problem.classList.toggle("hidden", !snap.error);
@@ -13,6 +20,7 @@
     document.getElementById("sb-empty").classList.add("hidden");
     const sb = snap.scoreboard;
     document.getElementById("sb-title").textContent = snap.game.title + " · game " + snap.game.id;
+    showTable(snap.table || []);
     if (!sb) return;
     document.getElementById("sb-round").textContent = "Round " + sb.round;
     let status = "";
