@@ -24,7 +24,7 @@ from referee.washdash.pieces import Piece, PinColor
 from vision.dryer import profile as P
 from vision.render.faces import ink
 from vision.render.scenes import FRAME_H, FRAME_W, Canvas, Sprite, _degrade, _light, _perspective
-from vision.render.tables import occluder, smooth_noise, table
+from vision.render.tables import SKIN, occluder, smooth_noise, table
 from vision.table.zones import TableLayout, Zone, ZoneKind
 
 DW, DH = 320, 240  # the dryer's own pixel grid
@@ -339,13 +339,17 @@ def render_dryer(
     sloppy: float = 0.004,
     table_rgb: tuple[int, int, int] | None = None,
     width: float | None = None,
+    hand: str | None = None,
+    tone: int | None = None,
 ) -> DryerSample:
     """One 640×480 frame with one dryer (state random unless given).
 
     ``table_rgb`` lays a plain cloth of that colour instead of a random table, and ``width``
     fixes the dryer's width in the frame (px; random 200-360 otherwise): tests use them to
-    stage the hard cases (a pin the colour of the cloth, a small dryer). Either one leaves
-    the random draws of everything else as they are."""
+    stage the hard cases (a pin the colour of the cloth, a small dryer). ``hand`` (one of
+    ``HANDS``) holds a hand over the dryer in ``image`` (not in ``empty``), of skin tone
+    ``tone`` (an index into ``SKIN``; random otherwise). None of them changes the random
+    draws of anything else: the same seed with and without a hand is the same dryer."""
     dryer = dryer if dryer is not None else random_state(rng)
     frame_rgb, frame_a, bars, rod = _frame(rng)
     full_rgb, full_a = frame_rgb.copy(), frame_a.copy()
@@ -368,7 +372,9 @@ def render_dryer(
     clutter_seed = int(rng.integers(2**31))
     camera_seed = int(rng.integers(2**31))  # the same camera: same focus and compression
     out = []
-    for rgb, a, drift in ((full_rgb, full_a, 1.0), (frame_rgb, frame_a, rng.uniform(0.93, 1.07))):
+    for k, (rgb, a, drift) in enumerate(
+        ((full_rgb, full_a, 1.0), (frame_rgb, frame_a, rng.uniform(0.93, 1.07)))
+    ):
         canvas = Canvas(bg)
         shadow_rng = np.random.default_rng(light_seed + 1)
         canvas.place(Sprite(rgb, a, "dryer"), m, shadow_rng)
@@ -378,6 +384,9 @@ def render_dryer(
                 FRAME_H, FRAME_W, crng, str(crng.choice(["mug", "note", "pen", "coin", "phone"]))
             )
             canvas.occlude(orgb, oa * _outside(m, oa.shape), crng)
+        if hand is not None and k == 0:  # its own generator: the other draws stay as they are
+            hrng = np.random.default_rng(clutter_seed + 1)
+            canvas.occlude(*hand_over(m, width, hrng, hand, tone), hrng)
         img = _light(canvas.img, np.random.default_rng(light_seed)) * drift
         img = cv2.warpPerspective(img, hom, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REFLECT)
         img = img + rng.normal(0, 2.0, img.shape)  # sensor noise differs frame to frame
@@ -385,6 +394,69 @@ def render_dryer(
         out.append(cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
     layout = _zones(m, hom, bars, rod, rng, sloppy)
     return DryerSample(out[0], out[1], dryer, layout)
+
+
+# --- a hand over the dryer ---------------------------------------------------------------------
+HANDS = ("bare", "sleeve", "phone")  # a bare hand and forearm, a sleeved arm, a phone held
+
+
+def hand_over(
+    m: np.ndarray,
+    width: float,
+    rng: np.random.Generator,
+    kind: str = "bare",
+    tone: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A hand held over the dryer placed by ``m`` (``width`` px wide in the frame): (rgb,
+    alpha) at frame size, for ``Canvas.occlude``. The palm lies over the dryer or just off
+    its edge, fingers pointing in, the forearm running out of the frame the way it came: an
+    arm always reaches in from outside the dryer. A family's Wash Dash dryer is about a
+    hand wide, so the hand is 0.5-1.1 dryer widths long (a child's to an adult's)."""
+    if kind not in HANDS:
+        raise ValueError(f"hand must be one of {HANDS}, not {kind!r}")
+    skin = np.float32(SKIN[int(rng.integers(len(SKIN))) if tone is None else tone])
+    skin = skin * rng.uniform(0.9, 1.08)
+    s = width * rng.uniform(0.5, 1.1)  # fingertip to wrist ≈ s
+    u, v = rng.uniform(-0.1, 1.1), rng.uniform(-0.1, 1.1)  # the palm, in dryer shares
+    palm = np.float64([u * DW, v * DH]) @ m[:, :2].T + m[:, 2]
+    ang = rng.uniform(0, 2 * np.pi)
+    d = np.array([np.cos(ang), np.sin(ang)])  # the fingers point this way
+    n = np.array([-d[1], d[0]])
+    alpha = np.zeros((FRAME_H, FRAME_W), np.float32)
+
+    def line(mask: np.ndarray, a: np.ndarray, b: np.ndarray, thick: float) -> None:
+        pa, pb = tuple(int(t) for t in a), tuple(int(t) for t in b)
+        cv2.line(mask, pa, pb, 1.0, max(1, int(thick)), cv2.LINE_AA)
+
+    deg = float(np.degrees(ang))
+    axes = (int(s * 0.3), int(s * 0.26))
+    cv2.ellipse(alpha, tuple(int(t) for t in palm), axes, deg, 0, 360, 1.0, -1, cv2.LINE_AA)
+    for k, off in enumerate((-0.21, -0.07, 0.07, 0.21)):
+        base = palm + d * s * 0.2 + n * s * off
+        line(alpha, base, base + d * s * (0.4 if k in (1, 2) else 0.32), s * 0.11)
+    thumb = palm + n * s * 0.28 * rng.choice([-1, 1])
+    line(alpha, palm, thumb + d * s * 0.22, s * 0.12)
+    elbow = palm - d * 3 * max(FRAME_W, FRAME_H)  # the forearm leaves the frame
+    line(alpha, palm, elbow, s * 0.42)
+    rgb = np.empty((FRAME_H, FRAME_W, 3), np.float32)
+    rgb[:] = skin
+    rgb *= (0.82 + 0.3 * smooth_noise(FRAME_H, FRAME_W, rng, 6))[..., None]
+    if kind in ("sleeve", "phone"):  # a sleeve from the wrist up, any colour the shop had
+        sleeve = np.zeros_like(alpha)
+        line(sleeve, palm - d * s * 0.45, elbow, s * 0.55)
+        colour = rng.integers(0, 256, 3).astype(np.float32)
+        rgb = rgb * (1 - sleeve[..., None]) + colour * sleeve[..., None]
+        alpha = np.maximum(alpha, sleeve)
+    if kind == "phone":  # held in the palm, screen up: dark glass in a coloured case
+        box = cv2.boxPoints(
+            (tuple(palm + d * s * 0.15), (s * 0.85, s * 0.45), float(np.degrees(ang)))
+        )
+        phone = np.zeros_like(alpha)
+        cv2.fillPoly(phone, [box.astype(np.int32)], 1.0, cv2.LINE_AA)
+        glass = rng.uniform(15, 60, 3).astype(np.float32)
+        rgb = rgb * (1 - phone[..., None]) + glass * phone[..., None]
+        alpha = np.maximum(alpha, phone)
+    return rgb, alpha
 
 
 def _outside(m: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

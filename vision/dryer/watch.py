@@ -82,7 +82,8 @@ class DryerWatcher:
             zone = f"seat_{seat}_dryer"
             self._dryers[zone] = got.dryer
             text = () if not any(got.dryer.bars) else (got.dryer.to_text(),)
-            readings[zone] = ZoneReading(text, got.confidence)
+            # a hand held still over the dryer is read as nothing, like one moving (TBL-1)
+            readings[zone] = ZoneReading(text, got.confidence, occluded=got.occluded)
         out: list[Event | Prompt] = []
         for obs in self.tracker.update(t_ns, readings):
             seat = int(obs.zone.split("_")[1])

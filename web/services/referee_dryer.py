@@ -32,7 +32,8 @@ is sent (the family is setting up).
 
 Speed: a seat is read only when its dryer zone holds still and looks different from the
 last read; a moving zone (a hand hanging a shirt) is occluded for the tracker (TBL-1), so
-a half-hung reading never settles.
+a half-hung reading never settles, and so is a dryer the reader finds covered by something
+that is not a piece (a hand held still over it, ``DryerReading.occluded``).
 """
 
 from __future__ import annotations
@@ -235,10 +236,14 @@ class DryerReferee:
                 continue
             if seat.reading is None or _changed(seat.read_thumb, thumb) > CHANGED:
                 got = seat.reader.read(image)
-                text = (got.dryer.to_text(),) if any(got.dryer.bars) else ()
-                seat.reading = ZoneReading(text, got.confidence)
-                seat.dryer, seat.read_thumb = got.dryer, thumb
-                seat.notes = tuple(getattr(got, "notes", ()))
+                seat.read_thumb, seat.notes = thumb, tuple(getattr(got, "notes", ()))
+                if getattr(got, "occluded", False):
+                    # a hand held still over the dryer: like motion, never a reading (and
+                    # never "reads empty": no reference is taken of a hand)
+                    seat.reading, seat.dryer = ZoneReading((), 0.0, occluded=True), None
+                else:
+                    text = (got.dryer.to_text(),) if any(got.dryer.bars) else ()
+                    seat.reading, seat.dryer = ZoneReading(text, got.confidence), got.dryer
             readings[seat.zone] = seat.reading
         by_zone = {s.zone: s for s in seats}
         for obs in self._tracker.update(t_ns, readings):
@@ -338,8 +343,8 @@ class DryerReferee:
         if claim is None or claim in game.answered or seat.reference is None or seat.still == 0:
             return
         committed = self._tracker.committed.get(seat.zone, ())
-        if seat.reading is None or seat.reading.cards != committed:
-            return  # the dryer is settling on something new: wait for it
+        if seat.reading is None or seat.reading.occluded or seat.reading.cards != committed:
+            return  # the dryer is covered or settling on something new: wait for it
         if seat.settled is None:
             if committed:
                 return  # committed before this game's context: wait for a change
