@@ -28,6 +28,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.words import and_list
+
 PRESSED = "pressed"
 MISSED = "missed"
 EARLY = "early"
@@ -165,10 +167,7 @@ def _cap(text: str, names: Names) -> str:
 
 
 def _seat_list(seats: Sequence[int], names: Names = None) -> str:
-    who = [_who(s, names) for s in seats]
-    if len(who) <= 1:
-        return "".join(who)
-    return ", ".join(who[:-1]) + " and " + who[-1]
+    return and_list([_who(s, names) for s in seats])
 
 
 def _check_seats(seats: Sequence[int]) -> tuple[int, ...]:

@@ -8,16 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from referee.words import and_list
+
+__all__ = ["SEP", "and_list", "cards", "per_player", "pile", "winners_text"]
+
 SEP = " · "  # between the entries of one line, as the console's other read-outs do
-
-
-def and_list(items: Sequence[str]) -> str:
-    """ "Ann", "Ann and Bea", "Ann, Bea and Cal": how the verdicts list people and cards."""
-    if not items:
-        return ""
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def per_player(players: Sequence[str], values: Sequence[object], seats: Sequence[int]) -> str:

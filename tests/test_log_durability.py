@@ -67,15 +67,23 @@ def test_a_full_disk_is_named_and_the_logged_events_stay(tmp_path):
     log.close()
 
 
-def test_ruling_log1_a_database_of_another_program_is_refused_and_left_as_it_was(tmp_path):
-    db = tmp_path / "other.db"
+def another_programs_file(db: Path) -> None:
+    """A file with an ``events`` table that is not the log's."""
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, what TEXT)")
+
+
+def tables_of(db: Path) -> set[str]:
+    with sqlite3.connect(db) as conn:
+        return {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+
+
+def test_ruling_log1_a_database_of_another_program_is_refused_and_left_as_it_was(tmp_path):
+    db = tmp_path / "other.db"
+    another_programs_file(db)
     with pytest.raises(sqlite3.DatabaseError, match="not a Tabletop Referee event log: its events"):
         EventLog(db)
-    with sqlite3.connect(db) as conn:
-        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
-    assert tables == {"events"}
+    assert tables_of(db) == {"events"}
 
 
 def test_a_log_from_before_the_boots_table_opens_with_its_games(tmp_path):
@@ -277,13 +285,10 @@ def test_a_database_error_outside_the_game_service_is_a_503_too(tmp_path):
 def test_the_dashboard_refuses_another_programs_file_before_changing_it(tmp_path):
     """The settings table was added to the file before the event log refused it."""
     db = tmp_path / "tabletop.db"
-    with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, what TEXT)")
+    another_programs_file(db)
     with pytest.raises(sqlite3.DatabaseError, match="not a Tabletop Referee event log"):
         make_app(tmp_path)
-    with sqlite3.connect(db) as conn:
-        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
-    assert tables == {"events"}
+    assert tables_of(db) == {"events"}
 
 
 def test_serve_names_a_database_folder_that_cannot_be_made(tmp_path):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from referee.words import and_list
+
 
 class Level(enum.Enum):
     EASY = "easy"
@@ -84,7 +86,7 @@ class Dash:
     def needs(self) -> str:
         """Family wording of the parts: "a run of 3 and a set of 3"."""
         labels = _merge_labels(self.parts)
-        return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        return and_list(labels)
 
 
 def _merge_labels(parts: tuple[Part, ...]) -> list[str]:

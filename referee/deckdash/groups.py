@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.cards import Card, Color, Kind, format_cards
 from referee.deckdash.dashes import GroupKind
+from referee.words import and_list as join_words
 
 
 @dataclass(frozen=True, order=True)
@@ -71,15 +72,6 @@ SPECIAL_NAMES = {
     "SKIP": "Skip You",
     "SKIP2": "Skip 2 Players",
 }
-
-
-def join_words(items: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    if not items:
-        return ""
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from referee.washdash.state import (
     winners,
 )
 from referee.washdash.summary import table as table_lines
+from referee.words import and_list
 
 PENALTY = "penalty"
 RETRY = "retry"
@@ -91,7 +92,7 @@ def _dryer(value: Any) -> Dryer:
 
 
 def _list(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return and_list(items)
 
 
 class WashDash:

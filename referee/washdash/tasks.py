@@ -37,6 +37,7 @@ from referee.washdash.pieces import (
     Piece,
     PinColor,
 )
+from referee.words import and_list
 
 _NAMED_ANY = re.compile(r"^any[1-9]$")
 
@@ -198,7 +199,7 @@ def _piece_words(token: str) -> str:
 
 def _pin_words(tokens: Sequence[str]) -> str:
     words = ["any pin" if is_wild(t) else f"the {t}" for t in tokens]
-    joined = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    joined = and_list(words)
     noun = "" if all(is_wild(t) for t in tokens) else (" pins" if len(tokens) > 1 else " pin")
     return joined + noun
 

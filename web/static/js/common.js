@@ -122,6 +122,12 @@ const TT = (() => {
     return el("span", { text: String(value) });
   }
 
+  /* A game's "On the table" lines (console and scoreboard); text only: names are user input. */
+  function tableLines(lines) {
+    return (lines || []).map((l) => el("div", { class: "line" },
+      el("dt", { text: l.label }), el("dd", { text: l.text })));
+  }
+
   /* Pin keypads on login pages */
-  return { api, el, toast, stream, seatName, renderJSON, csrf, referee: body.dataset.referee === "1" };
+  return { api, el, toast, stream, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
 })();

@@ -183,11 +183,10 @@
       buttons.length ? el("div", { class: "row" }, buttons) : null);
   }
 
-  /* The game's "On the table" lines as a definition list; text only (names are user input). */
+  /* The game's "On the table" lines as a definition list (TT.tableLines). */
   function tableLines(lines) {
     if (!lines || !lines.length) return [el("dd", { class: "muted", text: "Nothing to show yet." })];
-    return lines.map((l) => el("div", { class: "line" },
-      el("dt", { text: l.label }), el("dd", { text: l.text })));
+    return TT.tableLines(lines);
   }
 
   function render(s) {

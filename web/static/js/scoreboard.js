@@ -9,8 +9,7 @@
   /* The game's "On the table" lines (the console shows the same); text only, names are user input. */
   function showTable(lines) {
     document.getElementById("sb-table-panel").classList.toggle("hidden", !lines.length);
-    document.getElementById("sb-table").replaceChildren(...lines.map((l) => el("div", { class: "line" },
-      el("dt", { text: l.label }), el("dd", { text: l.text }))));
+    document.getElementById("sb-table").replaceChildren(...TT.tableLines(lines));
   }
 
   function render(snap) {
