@@ -127,10 +127,10 @@ def test_ruling_dos20_a_seventh_red_seven_is_ruled_out() -> None:
     state = _six_red_sevens(stock=5)
     reason = _refused(state, "play", 0, card="R7", pile="left")
     assert reason == (
-        "The deck has only 6 red 7 cards and all 6 are accounted for "
-        "(6 on the discard piles): this cannot be another one. Check the card."
+        "The deck has only 6 red 7 cards, but this makes 7 that the referee knows of "
+        "(6 on the discard piles, 1 named now): check the card."
     )
-    assert "accounted for" in _refused(state, "draw", 0, pile="left", card="R7")
+    assert "this makes 7" in _refused(state, "draw", 0, pile="left", card="R7")
     state = _ok(state, "draw", 0, pile="left", card="R8")  # another card is trusted
     state = _ok(state, "play", 0, card="R8", pile="left")
 
@@ -151,7 +151,7 @@ def test_ruling_dos20_a_countering_skip_counts_too() -> None:
     state = _ok(state, "draw", 1, pile="left")
     state = _ok(state, "end_turn", 1)
     reason = _refused(state, "counter", 0, card="BSKIP")
-    assert "only 4 blue Skip cards and all 4 are accounted for" in reason
+    assert "only 4 blue Skip cards, but this makes 5" in reason
 
 
 def test_ruling_dos20_copies_shuffled_back_count_until_drawn() -> None:
@@ -160,7 +160,7 @@ def test_ruling_dos20_copies_shuffled_back_count_until_drawn() -> None:
     state = _six_red_sevens()
     state = _ok(state, "reshuffle")  # 4 red 7s under the left top, 1 under the right top
     reason = _refused(state, "play", 0, card="R7", pile="left")
-    assert "(1 on the discard piles, 5 in the draw pile)" in reason
+    assert "(1 on the discard piles, 5 in the draw pile, 1 named now)" in reason
     assert "held no blue 9" in _refused(state, "draw", 0, pile="left", card="B9")
     state = _ok(state, "draw", 0, pile="left")  # unseen: perhaps a red 7
     state = _ok(state, "play", 0, card="R7", pile="left")
@@ -170,7 +170,7 @@ def test_ruling_dos20_a_named_reshuffle_keeps_the_copies_known() -> None:
     state = _six_red_sevens()
     under = ["R7", "R7", "R7", "R7", "R7", "R1", "R2", "R3"]
     state = _ok(state, "reshuffle", stock=under)
-    assert "(1 on the discard piles, 5 in the draw pile)" in _refused(
+    assert "(1 on the discard piles, 5 in the draw pile, 1 named now)" in _refused(
         state, "play", 0, card="R7", pile="left"
     )
     state = _ok(state, "draw", 0, pile="left", card="R7")

@@ -85,7 +85,7 @@ def test_ruling_htd1_table_mode_refuses_a_copy_too_many() -> None:
     for seat in (1, 2, 0):
         t.ok("play", seat, card="R1")
     reason = t.refused("play", 1, card="R1")
-    assert reason.startswith("This deck has only 4 copies of red 1 (deck.json, HTD-1)")
+    assert reason.startswith("The deck has only 4 red 1 cards (deck.json, HTD-1), but this makes 5")
     assert sum(str(c) == "R1" for c in t.state.discard) == 4
 
 
@@ -97,7 +97,7 @@ def test_ruling_htd1_known_copies_follow_flips_and_reshuffles() -> None:
     t.ok("flip", 0, card="R2")  # the new draw pile is the old discard: R1, RFLIP
     for seat in (1, 0, 1):
         t.ok("play", seat, card="R1")
-    assert "only 4 copies of red 1" in t.refused("play", 0, card="R1")  # 4th: in the draw pile
+    assert "only 4 red 1 cards" in t.refused("play", 0, card="R1")  # 4th: in the draw pile
     t.ok("draw", 0)  # the referee knows it is that red 1
     t.ok("play", 0, card="R1")
     t.ok("draw", 1)  # red Flip the Deck: the draw pile has run out
@@ -112,7 +112,7 @@ def test_ruling_htd1_a_hand_shown_at_the_end_is_checked_against_the_deck() -> No
         t.ok("play", seat, card="R1")  # all four red 1s are on the pile; Bob is out
     assert t.state.phase is Phase.SCORING
     assert "There is no red 7" in t.refused("hand", 0, cards=["R7"])
-    assert "only 4 copies of red 1" in t.refused("hand", 0, cards=["R1"])
+    assert "only 4 red 1 cards" in t.refused("hand", 0, cards=["R1"])
     t.ok("hand", 0, cards=["HAND"])
     assert t.state.rounds == ((10, 0),)
 

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from referee.cards import Card, Special, format_cards, full_deck
-from referee.copies import known_places
+from referee.copies import too_many_copies
 from referee.deckdash.common import Illegal, words
 from referee.deckdash.state import Phase, Round
 
@@ -44,14 +44,9 @@ def need_deck_copies(rnd: Round, cards: Iterable[Card], seat: int) -> None:
     """
     for card in dict.fromkeys(cards):
         have = DECK_COPIES[str(card)]
-        seen, places = known_places(placed_copies(rnd, card))
-        if seen <= have:
-            continue
-        raise Illegal(
-            f"The deck has only {have} {plural(card)}, but this makes {seen} that the referee "
-            f"knows of ({places}): check the card.",
-            seat,
-        )
+        problem = too_many_copies(f"{have} {plural(card)}", have, placed_copies(rnd, card))
+        if problem:
+            raise Illegal(problem, seat)
 
 
 def plural(card: Card) -> str:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from referee.copies import known_places
+from referee.copies import too_many_copies
 from referee.dos.cards import DosCard, Symbol, format_card, matches, parse_card, parse_cards
 from referee.dos.deck import NUMBER_SETS, copies_in_deck, deck_counter, full_deck
 from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn, Turn
@@ -149,14 +149,10 @@ def _need_unseen_copy(state: DosState, card: DosCard, seat: int) -> None:
     draw may have taken it.
     """
     have = copies_in_deck(state.options["numbers"])[card]
-    seen, places = known_places(_known_copies(state, card))
-    if seen < have:
-        return
-    raise Foul(
-        f"The deck has only {have} {card.words} cards and all {have} are accounted for "
-        f"({places}): this cannot be another one. Check the card.",
-        seat,
-    )
+    counts = {**_known_copies(state, card), "named now": 1}
+    problem = too_many_copies(f"{have} {card.words} card{'s' * (have != 1)}", have, counts)
+    if problem:
+        raise Foul(problem, seat)
 
 
 def _remind_dos(state: DosState, seat: int, out: Out) -> None:

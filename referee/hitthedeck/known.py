@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from referee.copies import too_many_copies
 from referee.hitthedeck.cards import MAX_NUMBER, MIN_NUMBER, SPECIAL_POINTS, HtdCard
 from referee.hitthedeck.deck import composition
 from referee.hitthedeck.state import HtdState
@@ -42,10 +43,13 @@ def missing_from_deck(card: HtdCard) -> str | None:
     return f"There is no {card.name} in this deck ({detail}{WHERE})."
 
 
-def seen_copies(state: HtdState, card: HtdCard) -> int:
-    """How many copies of ``card`` the referee places somewhere (hands, piles) right now."""
-    in_hands = sum(hand.known.count(card) for hand in state.hands)
-    return in_hands + state.draw.count(card) + state.discard.count(card)
+def placed_copies(state: HtdState, card: HtdCard) -> dict[str, int]:
+    """Where the referee places copies of ``card`` right now, place by place."""
+    return {
+        "on the discard pile": state.discard.count(card),
+        "known in hands": sum(hand.known.count(card) for hand in state.hands),
+        "known in the draw pile": state.draw.count(card),
+    }
 
 
 def too_many(state: HtdState, cards: Iterable[HtdCard]) -> str | None:
@@ -57,13 +61,10 @@ def too_many(state: HtdState, cards: Iterable[HtdCard]) -> str | None:
     deck = composition()
     for card in dict.fromkeys(cards):
         have = deck[card]
-        if seen_copies(state, card) > have:
-            copies = "copy" if have == 1 else "copies"
-            return (
-                f"This deck has only {have} {copies} of {card.name} ({WHERE}), and the "
-                f"referee already knows where {'it is' if have == 1 else f'all {have} are'}: "
-                "there can't be another one."
-            )
+        words = f"{have} {card.name} card{'s' * (have != 1)} ({WHERE})"
+        problem = too_many_copies(words, have, placed_copies(state, card))
+        if problem:
+            return problem
     return None
 
 
