@@ -305,3 +305,28 @@ def test_serve_names_a_database_folder_that_cannot_be_made(tmp_path):
     assert run.stderr.startswith("tabletop serve: cannot open the database") and (
         "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
     ), run.stderr
+
+
+def test_a_game_whose_log_no_longer_replays_can_still_be_ended(tmp_path):
+    """An entry that no longer decodes (a damaged file, a hand edit): the game cannot be
+    replayed, so it has no scoreboard. Before, ending it was refused (409) for good, and the
+    console stayed on it; now it ends with no winners and says why, and the History page
+    shows it with that reason. Nothing is removed from the log."""
+    db = tmp_path / "tabletop.db"
+    tablet = Tablet(make_app(tmp_path))
+    tablet.set_pin()
+    game_id = tablet.new_game("deck-dash", ("Ann", "Bob"))
+    assert tablet.send(game_id, DEAL).status_code == 201
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO events (game_id, seq, body, recorded_at) VALUES (?, 2, 'not json', 0)",
+            (game_id,),
+        )
+    ended = tablet.post(f"/api/games/{game_id}/end")
+    assert ended.status_code == 200, ended.json
+    record = tablet.services.games.record(game_id)
+    assert record.ended_at is not None and record.result["winners"] == []
+    assert "cannot be replayed" in record.result["unreadable"]
+    (row,) = history.all_summaries(tablet.services.games)
+    assert row["over"] and "cannot be replayed" in row["error"]
+    assert [e.seq for e in EventLog(db, read_only=True).entries(game_id)] == [1, 2]

@@ -471,18 +471,32 @@ class GameService:
 
     @storage_guarded
     def end(self, game_id: int) -> dict[str, Any]:
-        """End a game now. Unfinished: the leaders at that moment are its winners (WEB-1)."""
+        """End a game now. Unfinished: the leaders at that moment are its winners (WEB-1).
+        A game whose log no longer replays (an entry that cannot be read) ends too, with no
+        winners and the reason: else it could never end, nor the console move on from it."""
         with self._lock:
             record = self._open_record(game_id)
             rules = self.rules(record.game)
-            board = rules.scoreboard(self.result(game_id).state)
-            winners = list(board.winners) if board.finished else list(board.leaders)
-            summary = {
-                "scoreboard": _jsonable(board.to_dict()),
-                "winners": winners,
-                "winner_names": [record.players[s] for s in winners if s < len(record.players)],
-                "finished": board.finished,
-            }
+            try:
+                board = rules.scoreboard(self.result(game_id).state)
+            except BadInput as exc:
+                if exc.status != 409:
+                    raise
+                summary: dict[str, Any] = {
+                    "scoreboard": None,
+                    "winners": [],
+                    "winner_names": [],
+                    "finished": False,
+                    "unreadable": exc.message,
+                }
+            else:
+                winners = list(board.winners) if board.finished else list(board.leaders)
+                summary = {
+                    "scoreboard": _jsonable(board.to_dict()),
+                    "winners": winners,
+                    "winner_names": [record.players[s] for s in winners if s < len(record.players)],
+                    "finished": board.finished,
+                }
             self.log.end_game(game_id, summary)
         self._publish(game_id, "ended")
         return summary

@@ -36,7 +36,8 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
         board = record.result["scoreboard"]
     else:
         try:
-            board = games.snapshot(game_id)["scoreboard"]
+            snap = games.snapshot(game_id)
+            board, out["error"] = snap["scoreboard"], snap.get("error")
         except BadInput as exc:
             out["error"] = exc.message
     if board is None:
