@@ -1,7 +1,7 @@
 """A hand held still over a dryer, measured: how many rendered hand-over-dryer frames the
 reader misreads, and whether the same dryers without the hand still read right.
 
-    python -m bench.dryer_hands --n 60 --seed 31337
+    python -m bench.dryer_hands --n 60 --seed 31337 [--json]
 
 Each seed renders a dryer twice: with a hand over it (``render.HANDS`` in turn: a bare arm,
 a sleeved one, a phone held; the six ``SKIN`` tones in turn) and without; the two share the
@@ -70,11 +70,37 @@ def run(n: int, seed: int) -> dict:
     }
 
 
+VERDICTS = ("occluded", "right", "misread (asked)", "misread (sure)", "asked", "sure")
+
+
+def table(result: dict) -> str:
+    """One row per kind of frame, one column per verdict: what a family would see."""
+    rows = {
+        **{f"hand: {kind}": counts for kind, counts in result["hand"].items()},
+        "no hand": result["plain"],
+        "camera bumped 4 px": result["nudged_4px"],
+    }
+    cols = [v for v in VERDICTS if any(v in counts for counts in rows.values())]
+    head = f"{'frames':<20}" + "".join(f"{c:>17}" for c in cols)
+    lines = [head, "-" * len(head)]
+    for name, counts in rows.items():
+        lines.append(f"{name:<20}" + "".join(f"{counts.get(c, 0):>17}" for c in cols))
+    lines.append(
+        f"read time p50: {result['read_ms_p50']} ms ({result['n']} dryers, seed {result['seed']})"
+    )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--seed", type=int, default=31337)
-    print(json.dumps(run(**vars(ap.parse_args())), indent=1))
+    ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    args = ap.parse_args()
+    result = run(args.n, args.seed)
+    print(table(result))
+    if args.json:
+        print(json.dumps(result))
 
 
 if __name__ == "__main__":
