@@ -114,3 +114,5 @@ def test_ruling_tbl12_a_done_pressed_while_a_hand_is_held_over_the_dryer_waits_f
     assert camera_events(tablet, game_id) == []
     assert tablet.snapshot(game_id)["view"]["claims"][0]["status"] == "unchecked"
     assert referee.status()["dryers"]["seats"][0]["reference"] == "before the first round"
+    # the tablet is told why Ana's dryer is not read (Live page: "covered")
+    assert [s["covered"] for s in referee.status()["dryers"]["seats"]] == [True, False]

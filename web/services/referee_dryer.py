@@ -100,6 +100,10 @@ class _Seat:
             "reference": self.reference,
             "reference_at": self.reference_at,
             "dryer": self.settled[0].to_text() if self.settled else None,
+            # something not a piece lies over it now (TBL-12): the tablet says so, so that a
+            # family sees why a dryer is not read (an empty picture taken with a hand in it
+            # keeps a dryer covered until the dryers are emptied and taken again)
+            "covered": bool(getattr(self.reading, "occluded", False)),
         }
 
 
