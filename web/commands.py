@@ -187,6 +187,57 @@ def _log(args: argparse.Namespace) -> int:
     return 0
 
 
+def _backup(args: argparse.Namespace) -> int:
+    """``tabletop backup [-o FILE]``: a consistent copy of the whole database (every game, the
+    settings), taken with SQLite's online backup so a running server may keep writing; an SD
+    card that dies takes the family's history with it otherwise. Restore: serve with
+    ``--db FILE`` (or copy it back while no server runs)."""
+    import sqlite3
+    import time
+
+    cfg = _config(args, "backup")
+    if cfg is None:
+        return 2
+    if not cfg.db_path.is_file():
+        print(f"tabletop backup: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
+        return 2
+    out = Path(args.output or time.strftime("tabletop-backup-%Y%m%d-%H%M%S.db"))
+    if out.exists():
+        print(f"tabletop backup: {out} exists already: name another file", file=sys.stderr)
+        return 2
+    try:
+        games, events = _copy_database(cfg.db_path, out)
+    except (sqlite3.Error, OSError) as exc:
+        out.unlink(missing_ok=True)  # never leave half a backup that looks like one
+        why = getattr(exc, "strerror", None) or exc
+        print(f"tabletop backup: cannot back up {cfg.db_path} to {out}: {why}", file=sys.stderr)
+        return 2
+    counts = f"{games} game{'s' * (games != 1)} ({events} event{'s' * (events != 1)})"
+    print(f"Backed up {counts} from {cfg.db_path} to {out}")
+    return 0
+
+
+def _copy_database(source: Path, target: Path) -> tuple[int, int]:
+    """Copy with SQLite's backup API and check the copy; (games, events) it holds."""
+    import sqlite3
+
+    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+    try:
+        dst = sqlite3.connect(target)
+        try:
+            src.backup(dst)
+            (check,) = dst.execute("PRAGMA integrity_check").fetchone()
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"the copy fails its integrity check: {check}")
+            (games,) = dst.execute("SELECT COUNT(*) FROM games").fetchone()
+            (events,) = dst.execute("SELECT COUNT(*) FROM events").fetchone()
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    return int(games), int(events)
+
+
 def _pin(args: argparse.Namespace) -> int:
     """``tabletop pin reset``: forget a referee PIN the family forgot. Only someone at the Pi
     (who can run this) may; the tablet then chooses a new PIN with the setup code printed,
@@ -292,6 +343,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
     p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
     p.set_defaults(handler=_log)
+
+    p = sub.add_parser("backup", help="copy the whole database (every game) to a file, safely")
+    p.add_argument("-o", "--output", help="file to write (default tabletop-backup-DATE-TIME.db)")
+    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
+    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.set_defaults(handler=_backup)
 
     p = sub.add_parser("pin", help="reset a forgotten referee PIN (prints a new setup code)")
     p.add_argument("action", choices=["reset"], help="reset: forget the PIN")
