@@ -330,3 +330,18 @@ def test_a_game_whose_log_no_longer_replays_can_still_be_ended(tmp_path):
     (row,) = history.all_summaries(tablet.services.games)
     assert row["over"] and "cannot be replayed" in row["error"]
     assert [e.seq for e in EventLog(db, read_only=True).entries(game_id)] == [1, 2]
+
+
+def test_a_replayed_state_handed_out_never_changes_under_its_reader(tmp_path):
+    """The camera thread or a tablet builds a snapshot from a game's replayed result outside
+    the service's lock. Before, an event appended meanwhile changed that very object (its
+    steps, then its state), so a snapshot could take its scoreboard from one state and its
+    feed from the next."""
+    games = service(tmp_path / "tabletop.db")
+    game_id = games.create("tally", ["Ann", "Bob"], {})
+    games.append(game_id, add(0, 2))
+    seen = games.result(game_id)
+    steps, state = list(seen.steps), seen.state
+    games.append(game_id, add(1, 5))
+    assert (seen.steps, seen.state) == (steps, state)
+    assert len(games.result(game_id).steps) == len(steps) + 1

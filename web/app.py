@@ -118,7 +118,10 @@ def _bridge_pads(services: Services) -> None:
     """A pad press becomes an event of the running game, when the game has that kind."""
 
     def on_press(press: PadPress) -> None:
-        note: dict[str, Any] = {**press.to_dict(), "accepted": None, "message": ""}
+        # on the log's time line from the first note on (HW-10): the pads page shows the
+        # time the event is logged with, not the boot's raw clock
+        t_ns = services.clock.from_monotonic(press.t_ns)
+        note: dict[str, Any] = {**press.to_dict(), "t_ns": t_ns, "accepted": None, "message": ""}
         services.hub.publish("pads", dict(note))  # a copy: ``note`` is updated below
         game_id = services.games.current_id()
         if game_id is None:
@@ -138,8 +141,6 @@ def _bridge_pads(services: Services) -> None:
             kinds = services.games.rules(record.game).event_kinds()
             if kind not in kinds:
                 return
-            t_ns = services.clock.from_monotonic(press.t_ns)
-            note["t_ns"] = t_ns
             out = services.games.append(
                 game_id, Event(kind, seat=press.seat, t_ns=t_ns, source=Source.PAD)
             )

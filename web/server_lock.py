@@ -19,7 +19,9 @@ class ServerRunning(RuntimeError):
 
 
 def lock_path(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + ".serve.lock")
+    """Beside the database file itself: a path through a link names the same lock."""
+    real = db_path.resolve()
+    return real.with_name(real.name + ".serve.lock")
 
 
 def hold(db_path: Path) -> IO[str] | None:

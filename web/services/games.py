@@ -418,9 +418,11 @@ class GameService:
                     f"{event.kind}: the referee could not read this event ({exc})"
                 ) from None
             seq = self.log.append(game_id, event, after=head)
-            result.steps.append(Step(seq, event, tuple(verdicts)))
-            result.state = state
-            self._cache.put(game_id, _Cached(seq, result))
+            # a new result, not the cached one changed: a snapshot being built from it on
+            # another thread (outside the lock) must not see its state and steps move apart
+            steps = [*result.steps, Step(seq, event, tuple(verdicts))]
+            grown = ReplayResult(state, steps, set(result.disregarded))
+            self._cache.put(game_id, _Cached(seq, grown))
         return {"seq": seq, "verdicts": [_jsonable(v.to_dict()) for v in verdicts]}
 
     def _append_meta(self, game_id: int, event: Event) -> dict[str, Any]:

@@ -193,8 +193,9 @@ class PromptBoard:
                 raise BadInput(f"accept: {exc}") from None
             out = games.append(game_id, event)
         except BadInput:
-            with self._lock:
-                self._open[item.id] = item  # refused: the question stays for another answer
+            if not _ended(games, game_id):  # an ended game's questions are gone (``changed``)
+                with self._lock:
+                    self._open[item.id] = item  # refused: it stays for another answer
             raise
         self._publish(game_id)
         return {**out, "event": event.to_dict()}
@@ -205,3 +206,11 @@ class PromptBoard:
 
 def _id(p: OpenPrompt) -> int:
     return p.id
+
+
+def _ended(games: GameService, game_id: int) -> bool:
+    """Whether the game has ended (a game that cannot be looked up counts as not ended)."""
+    try:
+        return games.record(game_id).ended_at is not None
+    except BadInput:
+        return False

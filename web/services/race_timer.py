@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 
 MARGIN_NS = 50_000_000  # after the deadline, so a slap stamped at its last instant is in
 # A deadline this far from the server's clock is not on it: times from another clock (a
-# replayed recording, hand-written times, a Pi rebooted mid-race) are left to the table.
+# replayed recording, hand-written times) are left to the table. A race left open when the
+# server stopped is the exception (``resume``): a reboot's offset puts it in the past (HW-10).
 FOREIGN_NS = 60_000_000_000
 
 
