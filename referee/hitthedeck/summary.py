@@ -118,7 +118,7 @@ def _held(state: HtdState) -> list[TableLine]:
     """Slaps seen with no Hand card: fake-outs unless a Hand card was just played (HTD-15)."""
     if not state.held:
         return []
-    who = and_list(sorted({state.players[p.seat] for p in state.held}))
+    who = and_list([state.players[s] for s in sorted({p.seat for p in state.held})])
     return [
         TableLine(
             "Slaps", f"{who} slapped with no Hand card seen: a fake-out unless one was just played"

@@ -25,6 +25,7 @@ milliseconds, and every mistake can be explained.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -580,7 +581,7 @@ def _doubt(reading: DryerReading, note: str) -> DryerReading:
     )
 
 
-def _edges(blob: np.ndarray, x: int, y: int, gw: int, gh: int):
+def _edges(blob: np.ndarray, x: int, y: int, gw: int, gh: int) -> Iterator[tuple[str, np.ndarray]]:
     """(side, covered) for each grid edge a blob's box at (x, y) lies within EDGE of:
     covered is, along that edge, whether the blob has a pixel in the EDGE strip."""
     h, w = blob.shape
