@@ -37,10 +37,26 @@ const TT = (() => {
     return node;
   }
 
+  /* What a screen reader says: the page's two live regions (base.html), empty at load so that
+     a change is heard; ``urgent`` interrupts (a refusal). The same words twice within a few
+     seconds are said once (a toast and the live feed both carry an event). */
+  let sayTimer = null, lastSaid = "", lastSaidAt = 0;
+  function say(msg, urgent) {
+    const region = document.getElementById(urgent ? "say-now" : "say");
+    if (!region || !msg) return;
+    const now = Date.now();
+    if (msg === lastSaid && now - lastSaidAt < 3000) return;
+    lastSaid = msg; lastSaidAt = now;
+    region.textContent = msg;
+    clearTimeout(sayTimer);
+    sayTimer = setTimeout(() => { for (const id of ["say", "say-now"]) document.getElementById(id).textContent = ""; }, 8000);
+  }
+
   let toastTimer = null;
   function toast(msg, kind) {
     let t = document.getElementById("toast");
-    if (!t) { t = el("div", { id: "toast", class: "toast", role: "status" }); document.body.append(t); }
+    if (!t) { t = el("div", { id: "toast", class: "toast" }); document.body.append(t); }
+    say(msg, kind === "bad");  /* the toast itself is no live region: it would be said twice */
     t.className = "toast " + (kind || "");
     t.textContent = msg;
     t.classList.remove("hidden");
@@ -67,6 +83,7 @@ const TT = (() => {
       body.dataset.live = "1";
       clearTimeout(lostTimer);
       lostTimer = null;
+      if (body.dataset.lost) say("The connection to the referee is back.");
       delete body.dataset.lost;
     });
     es.addEventListener("error", () => {
@@ -77,6 +94,8 @@ const TT = (() => {
         if (body.dataset.live !== "0") return;
         // a refused stream (an error status) is not retried by the browser: say so
         body.dataset.lost = es.readyState === EventSource.CLOSED ? "stopped" : "retrying";
+        say(body.dataset.lost === "stopped" ? "Live updates stopped: reload the page."
+          : "The connection to the referee was lost: reconnecting.");
       }, LOST_AFTER_MS);
     });
     window.addEventListener("pagehide", () => es.close());
@@ -129,5 +148,5 @@ const TT = (() => {
   }
 
   /* Pin keypads on login pages */
-  return { api, el, toast, stream, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
+  return { api, el, toast, say, stream, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
 })();

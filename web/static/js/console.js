@@ -62,7 +62,10 @@
 
   function chooseKind(k, preset) {
     kind = k;
-    document.querySelectorAll("#kinds button").forEach((b) => b.classList.toggle("selected", b.dataset.kind === k));
+    document.querySelectorAll("#kinds button").forEach((b) => {
+      b.classList.toggle("selected", b.dataset.kind === k);
+      b.setAttribute("aria-pressed", String(b.dataset.kind === k));
+    });
     const desc = (catalogue.event_kinds || {})[k] || "";
     $("kind-desc").textContent = k + ": " + desc;
     const fields = guessFields(desc);
@@ -83,8 +86,10 @@
 
   function chooseSeat(s) {
     seat = s;
-    document.querySelectorAll("#seats button").forEach((b) =>
-      b.classList.toggle("selected", String(s) === b.dataset.seat));
+    document.querySelectorAll("#seats button").forEach((b) => {
+      b.classList.toggle("selected", String(s) === b.dataset.seat);
+      b.setAttribute("aria-pressed", String(String(s) === b.dataset.seat));
+    });
   }
 
   function buildEntry() {
@@ -141,6 +146,7 @@
     } else {
       const r = await post("/events", event, null);
       if (r) {
+        mine.add(r.seq);  /* its toast says it: the feed does not say it again */
         const refused = r.verdicts.some((v) => v.outcome === "illegal");  /* stored, not played */
         toast("#" + r.seq + " " + (refused ? "refused: " : "") + (r.verdicts.map((v) => v.reason).join(" · ") || "recorded"), refused ? "bad" : "ok");
       }
@@ -189,8 +195,26 @@
     return TT.tableLines(lines);
   }
 
+  /* New events in the feed are said once (a screen reader does not hear the whole feed at
+     every update); not those this tablet sent, whose toast said them, nor the feed as it was
+     when the page opened. */
+  const mine = new Set();
+  let heardSeq = null;
+  function sayNew(s, first) {
+    const top = Math.max(0, ...s.feed.map((f) => f.seq));
+    const fresh = first || heardSeq === null ? [] : s.feed.filter((f) => f.seq > heardSeq);
+    heardSeq = first || heardSeq === null ? top : Math.max(heardSeq, top);
+    if (!fresh.length) return;
+    setTimeout(() => {  /* the stream may bring an event before its POST answers */
+      const lines = fresh.filter((f) => !mine.has(f.seq)).map((f) => "#" + f.seq + " " + describeEvent(f.event) +
+        (f.verdicts.length ? ": " + f.verdicts.map((v) => v.outcome + ", " + v.reason).join(" · ") : ""));
+      if (lines.length) TT.say(lines.join(". "), fresh.some((f) => !mine.has(f.seq) && f.verdicts.some((v) => v.outcome === "illegal")));
+    }, 700);
+  }
+
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
+    sayNew(s, first);
     snap = s;
     TT.promptGame(s);
     $("c-empty").classList.add("hidden");

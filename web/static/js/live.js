@@ -107,7 +107,8 @@
       const row = el("div", { class: "tl-row" + (marked.has(e.seat) ? " loser" : "") + (t === null ? " missed" : "") },
         el("div", { text: TT.seatName(snap, e.seat) }),
         el("div", { class: "tl-track" }, t === null ? null : el("div", { class: "tl-bar" })),
-        el("div", { class: "num", text: t === null ? (e.status || "missed") : t.toFixed(1) + " ms" }));
+        el("div", { class: "num" }, t === null ? (e.status || "missed") : t.toFixed(1) + " ms",
+          marked.has(e.seat) ? el("span", { class: "tag", text: race.kind === "last_slapper" || !race.kind ? "last" : "first" }) : null));
       const bar = row.querySelector(".tl-bar");
       if (bar) bar.style.width = Math.max(2, (100 * Math.abs(t)) / max) + "%";
       return row;

@@ -8,7 +8,7 @@
 (() => {
   const { el, api, toast } = TT;
   const $ = (id) => document.getElementById(id);
-  let game = null;
+  let game = null, seen = null, opened = 0;
 
   function who(seat) {
     return seat === null || seat === undefined ? "nobody" : TT.seatName(game ? { game } : null, seat);
@@ -82,6 +82,7 @@
   /* Called by the page with every game snapshot: names for the seat buttons. */
   TT.promptGame = (snap) => {
     const next = snap && snap.game ? snap.game : null;
+    if (!opened) opened = Date.now();
     const switched = next && game && next.id !== game.id;
     game = next;
     if (switched) TT.showPrompts({ game_id: next.id, prompts: [] });  // another game's list
@@ -92,6 +93,12 @@
     if (!list || !panel) return;
     if (game && data.game_id !== game.id) return;
     const items = data.prompts || [];
+    /* a new question is said once; those waiting when the page opened (the stream sends them
+       just after its first state, when there are any) are on the page */
+    const opening = seen === null && (!opened || Date.now() - opened < 1500);
+    const fresh = opening ? [] : items.filter((p) => !(seen && seen.has(p.game_id + ":" + p.id)));
+    seen = new Set(items.map((p) => p.game_id + ":" + p.id));
+    if (fresh.length) TT.say(fresh.map((p) => "The camera asks: " + p.message).join(" "));
     list.replaceChildren(...items.slice().reverse().map(item));
     panel.classList.toggle("hidden", items.length === 0);
   };

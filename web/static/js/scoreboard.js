@@ -3,7 +3,7 @@
 (() => {
   const { el } = TT;
   const follow = !new URLSearchParams(location.search).get("game");
-  let lastTotals = null;
+  let lastTotals = null, heard;  /* undefined until the first state: what the page opened with is not said */
   document.getElementById("join-url").textContent = location.origin + "/j";
 
   /* The game's "On the table" lines (the console shows the same); text only, names are user input. */
@@ -41,6 +41,7 @@
         .map(([k, v]) => k.replace(/_/g, " ") + ": " + v[i]).join(" · ");
       return el("div", { class: cls.join(" "), "data-seat": i },
         sb.turn === i && !sb.finished ? el("span", { class: "turn-tag", text: "turn" }) : null,
+        sb.winners.includes(i) ? el("span", { class: "win-tag", text: "winner" }) : null,
         el("div", { class: "name", text: name }),
         el("div", { class: "total", text: sb.totals[i] }),
         el("div", { class: "sub", text: extra || (sb.lower_is_better ? "points (low wins)" : "points") }));
@@ -57,9 +58,15 @@
     const lastBox = document.getElementById("sb-last");
     if (last && last.verdicts.length) {
       const v = last.verdicts[last.verdicts.length - 1];
-      lastBox.replaceChildren(el("div", { class: "verdict " + v.outcome, text: v.reason }));
+      lastBox.replaceChildren(el("div", { class: "verdict " + v.outcome }, el("span", { class: "tag", text: v.outcome }), " ", v.reason));
       lastBox.classList.remove("hidden");
     } else lastBox.classList.add("hidden");
+    /* a screen reader hears the newest verdict once, not the scores at every update */
+    const key = last ? snap.game.id + ":" + last.seq + ":" + last.verdicts.map((x) => x.reason).join("|") : null;
+    if (heard !== undefined && key !== heard && last && last.verdicts.length) {
+      TT.say("#" + last.seq + " " + last.verdicts.map((x) => x.outcome + ": " + x.reason).join(" · "));
+    }
+    heard = key;
   }
 
   TT.stream({

@@ -29,14 +29,17 @@
         inputmode: o.type === "int" || o.type === "float" ? "decimal" : null });
     }
     return el("div", { class: "panel" },
-      el("label", { for: id }, el("strong", { text: o.name.replace(/_/g, " ") }),
+      el("label", { for: id, class: o.type === "bool" ? "check" : null }, el("strong", { text: o.name.replace(/_/g, " ") }),
         o.ruling ? el("span", { class: "tag", text: o.ruling }) : null),
       input, el("div", { class: "muted", text: o.description }));
   }
 
   function chooseGame(name) {
     game = games.find((g) => g.name === name) || null;
-    document.querySelectorAll("#game-choices button").forEach((b) => b.classList.toggle("selected", b.dataset.game === name));
+    document.querySelectorAll("#game-choices button").forEach((b) => {
+      b.classList.toggle("selected", b.dataset.game === name);
+      b.setAttribute("aria-pressed", String(b.dataset.game === name));
+    });
     $("options").replaceChildren(...(game ? game.options.map(optionInput) : []));
     if (game && !game.options.length) $("options").append(el("p", { class: "muted", text: "This game has no options." }));
     while (game && players.length < game.min_players) players.push("");
