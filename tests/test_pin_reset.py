@@ -70,3 +70,10 @@ def test_pin_reset_without_a_database_says_so(tmp_path: Path, capsys: pytest.Cap
     assert status == 2 and out == ""
     assert err.strip() == f"tabletop pin: no database at {tmp_path / 'missing.db'} (--db names one)"
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_the_unlock_page_says_how_to_reset_a_forgotten_pin(tmp_path: Path):
+    tablet = Tablet(make_app(tmp_path))
+    tablet.set_pin()
+    page = tablet.client.get("/login").get_data(as_text=True)
+    assert "Forgot the PIN?" in page and "<code>tabletop pin reset</code>" in page

@@ -63,7 +63,8 @@
     dryerText.classList.toggle("hidden", !d);
     dryersEmpty.classList.toggle("hidden", !d);
     if (!d) return;
-    const seats = d.seats.map((s) => "seat " + s.seat + ": " +
+    // covered: something that is not a piece lies over it (a hand?), so it is not read (TBL-12)
+    const seats = d.seats.map((s) => "seat " + s.seat + ": " + (s.covered ? "covered (a hand?) · " : "") +
       (s.reference ? (s.dryer || "empty") + " (empty picture: " + s.reference + ")" : "no empty picture yet"));
     dryerText.textContent = "Dryers — " + (d.waiting_for_empty ? "waiting for a still look at the empty dryers · " : "") +
       seats.concat(d.problems).join(" · ");
