@@ -103,7 +103,7 @@ def _race_before_the_power_cut(tmp_path: Path, slap_at: int) -> tuple[Tablet, in
         {"kind": "turn_up", "payload": {"card": "R3"}},
         {"kind": "play", "seat": 1, "payload": {"card": "R4"}},
         {"kind": "play", "seat": 2, "payload": {"card": "HAND"}, "t_ns": slap_at - 50_000_000},
-        {"kind": "slap", "seat": 0, "t_ns": slap_at},
+        {"kind": "slap", "seat": 0, "t_ns": slap_at, "source": "pad"},
     ):
         assert tablet.send(game_id, event).status_code == 201, event
     assert tablet.snapshot(game_id)["view"]["race"] is not None

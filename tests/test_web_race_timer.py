@@ -60,7 +60,10 @@ def test_ruling_htd13_the_pads_window_timer_judges_a_race_nobody_finishes(tmp_pa
 
 def test_ruling_htd13_a_race_without_slaps_waits_for_the_table(tmp_path: Path):
     """A table without pads judges its races itself (``race_close last=[…]``): a Hand card
-    stamped on the tablet with no slap yet is never closed by a clock."""
+    stamped on the tablet with no slap yet is never closed by a clock, nor one whose slaps
+    the family types on the tablet, one by one, even stamped "now" (before, the first such
+    slap started the timer: the race was judged 3 s later, before the family had entered the
+    others, and their own ``race_close`` was refused). A pad's slap starts it."""
     scheduled: list[float] = []
 
     class Never:
@@ -80,6 +83,8 @@ def test_ruling_htd13_a_race_without_slaps_waits_for_the_table(tmp_path: Path):
     game_id = _hand_card_played(tablet, window_ms=300)
     assert scheduled == []  # no slap: nothing to time
     assert tablet.send(game_id, {"kind": "slap", "seat": 0, "t_ns": "now"}).status_code == 201
+    assert scheduled == []  # typed on the tablet: the family closes it
+    assert tablet.post("/api/pads/press", {"seat": 1, "device": "pad"}).status_code == 200
     assert len(scheduled) == 1 and 0 <= scheduled[0] <= 0.35
     assert tablet.snapshot(game_id)["view"]["race"] is not None
 

@@ -240,7 +240,12 @@ def test_a_closed_race_timer_starts_no_more_timers():
         Games(), clock=lambda: 10**12, schedule=lambda d, f: scheduled.append(d) or Timer()
     )
     race = {"slaps": [0], "trigger_ns": 10**12, "deadline_ns": 10**12 + 300_000_000}
-    snap = {"game": {"id": 1, "ended_at": None}, "view": {"race": race}}
+    slap = {"kind": "slap", "seat": 0, "t_ns": 10**12 + 1, "source": "pad"}
+    snap = {
+        "game": {"id": 1, "ended_at": None},
+        "view": {"race": race},
+        "feed": [{"event": slap, "status": "ok"}],
+    }
     timer.changed(1, snap)
     assert len(scheduled) == 1
     timer.close()

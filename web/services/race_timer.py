@@ -49,8 +49,13 @@ class Games(Protocol):
     def append(self, game_id: int, event: Event) -> dict[str, Any]: ...
 
 
+TIMED_SOURCES = frozenset({Source.PAD.value, Source.CAMERA.value})
+
+
 def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
-    """(trigger, deadline) of the game's open race that a slap has joined, else None."""
+    """(trigger, deadline) of the game's open race that a pad's or the camera's slap has
+    joined, else None. Slaps typed on the tablet, even stamped "now", are a family entering
+    the race one by one: the clock must not close it after the first (HTD-13)."""
     if (snap.get("game") or {}).get("ended_at"):
         return None
     race = (snap.get("view") or {}).get("race")
@@ -59,7 +64,21 @@ def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
     trigger, deadline = race.get("trigger_ns"), race.get("deadline_ns")
     if not isinstance(trigger, int) or not isinstance(deadline, int):
         return None
+    if not _timed_slap(snap.get("feed") or [], trigger):
+        return None
     return trigger, deadline
+
+
+def _timed_slap(feed: list[Mapping[str, Any]], trigger: int) -> bool:
+    """Whether a slap in force from a pad or the camera came at or after ``trigger``."""
+    return any(
+        (event := item.get("event") or {}).get("kind") == "slap"
+        and event.get("source") in TIMED_SOURCES
+        and isinstance(event.get("t_ns"), int)
+        and event["t_ns"] >= trigger
+        and item.get("status") == "ok"
+        for item in feed
+    )
 
 
 class RaceTimer:
