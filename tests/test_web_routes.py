@@ -800,3 +800,17 @@ def test_live_camera_specs_go_through_the_frame_sources(tmp_path):
         assert frame.jpeg[:2] == b"\xff\xd8"
     finally:
         feed.close()
+
+
+def test_a_game_left_running_does_not_come_back_when_the_next_one_ends(referee):
+    """The family starts game A, then game B from Setup without ending A, then ends B.
+    Before, the scoreboard, the console and the pads went back to A (the latest game still
+    running); now they stay on B, the latest game, ended."""
+    first = referee.new_game("deck-dash", ("Ann", "Bob"))
+    second = referee.new_game("deck-dash", ("Cy", "Dee"))
+    assert referee.post(f"/api/games/{second}/end").status_code == 200
+    assert referee.client.get("/api/games/current").json == {"id": second}
+    assert first != second
+    press = referee.post("/api/pads/press", {"seat": 0, "device": "pad"})
+    assert press.status_code == 200
+    assert [e["seq"] for e in referee.snapshot(first)["feed"]] == []  # A hears nothing

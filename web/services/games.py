@@ -252,11 +252,10 @@ class GameService:
 
     @storage_guarded
     def current_id(self) -> int | None:
-        """The latest game still running, else the latest game, else None."""
+        """The latest game started (running or not), else None: what the scoreboard, the
+        console, the pads and the camera follow. Not the latest *running* one: a game left
+        running when the family started another would come back when that one ended."""
         games = self.log.games()
-        running = _latest_running(games)
-        if running is not None:
-            return running.id
         return games[-1].id if games else None
 
     @storage_guarded
