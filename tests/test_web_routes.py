@@ -373,6 +373,17 @@ def test_ruling_web1_ending_early_makes_the_leaders_the_winners(referee):
     assert bob == {"player": "Bob", "games": 1, "wins": 1, "ended": 1}
 
 
+def test_ruling_web1_a_game_ended_with_everyone_level_has_no_winners(referee):
+    """Ended before anyone scored: before, every player was recorded as a winner, and
+    History gave each of them a win (4 such games: "4 wins, 100 %" for everybody)."""
+    game_id = referee.new_game()
+    assert referee.send(game_id, DEAL).status_code == 201
+    r = referee.post(f"/api/games/{game_id}/end")
+    assert r.status_code == 200 and (r.json["winners"], r.json["winner_names"]) == ([], [])
+    history = referee.client.get("/api/history").json
+    assert {p["player"]: p["wins"] for p in history["players"]} == {"Ann": 0, "Bob": 0}
+
+
 def test_history_pages_and_exports(referee):
     first = referee.new_game()
     for event in BOB_FINISHES:

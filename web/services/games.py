@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from referee.eventlog import EventLog, GameRecord, LogConflict, LogError
 from referee.events import Event, EventError, Source
-from referee.game import Game, GameError, OptionSpec
+from referee.game import Game, GameError, OptionSpec, Scoreboard
 from referee.registry import UnknownGameError, find_game, game_names
 from referee.replay import META_KINDS, ReplayError, ReplayResult, Step, replay
 from web.errors import BadInput
@@ -491,7 +491,7 @@ class GameService:
                     "unreadable": exc.message,
                 }
             else:
-                winners = list(board.winners) if board.finished else list(board.leaders)
+                winners = list(board.winners) if board.finished else _ahead(board)
                 summary = {
                     "scoreboard": _jsonable(board.to_dict()),
                     "winners": winners,
@@ -515,6 +515,13 @@ class GameService:
                 listener(game_id, snap)
             except Exception:
                 log.exception("a listener of game %s failed", game_id)
+
+
+def _ahead(board: Scoreboard) -> list[int]:
+    """An unfinished game's winners when it is ended (WEB-1): its leaders, unless every
+    player leads (all level, as at the start): then nobody has won it."""
+    leaders = list(board.leaders)
+    return leaders if len(leaders) < len(board.players) else []
 
 
 def _latest_running(games: list[GameRecord]) -> GameRecord | None:
