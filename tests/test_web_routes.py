@@ -701,6 +701,22 @@ def test_config_file_and_serve_command(tmp_path):
     assert args.handler.__module__ == "web.commands"
 
 
+def test_serve_reads_web_settings_from_the_same_file_as_the_pin_map(tmp_path, monkeypatch):
+    """docs/HARDWARE.md's service unit names the file with $TABLETOP_CONFIG: the [hardware]
+    pin map came from it, but [web] (port, database, camera) was read from ./tabletop.toml
+    (here: none), so the unit's web settings were silently ignored."""
+    from referee.cli import build_parser
+    from web.commands import _config
+
+    toml = tmp_path / "etc.toml"
+    toml.write_text('[web]\nport = 9191\ndb = "family.db"\n')
+    monkeypatch.chdir(tmp_path / "..")
+    monkeypatch.setenv("TABLETOP_CONFIG", str(toml))
+    monkeypatch.delenv("TABLETOP_DB", raising=False)
+    cfg = _config(build_parser().parse_args(["serve"]), "serve")
+    assert (cfg.port, str(cfg.db_path)) == (9191, "family.db")
+
+
 def test_the_hardware_packages_pads_plug_into_the_dashboard(tmp_path):
     from hardware.config import default_config
     from hardware.service import PadsService

@@ -17,12 +17,13 @@ FROM_CONFIG = object()  # an option not given: the config file (or the default) 
 
 
 def _config(args: argparse.Namespace, command: str) -> Any:
-    """The dashboard's settings: the config file (or the defaults), then ``--db`` or
-    ``$TABLETOP_DB``; None after naming what is wrong with the file."""
+    """The dashboard's settings: the config file (``--config``, else ``$TABLETOP_CONFIG``,
+    else ./tabletop.toml, as the ``[hardware]`` section is found) or the defaults, then
+    ``--db`` or ``$TABLETOP_DB``; None after naming what is wrong with the file."""
     from web.config import DEFAULT_CONFIG, ConfigError, WebConfig, load_file
 
     cfg = WebConfig()
-    config_path = Path(args.config) if args.config else DEFAULT_CONFIG
+    config_path = Path(args.config or os.environ.get("TABLETOP_CONFIG") or DEFAULT_CONFIG)
     try:
         if args.config or config_path.exists():
             cfg = load_file(config_path, cfg)
