@@ -77,3 +77,6 @@ def test_the_unlock_page_says_how_to_reset_a_forgotten_pin(tmp_path: Path):
     tablet.set_pin()
     page = tablet.client.get("/login").get_data(as_text=True)
     assert "Forgot the PIN?" in page and "<code>tabletop pin reset</code>" in page
+    tablet.services.settings.clear_pin()
+    setup = tablet.client.get("/pin/setup").get_data(as_text=True)
+    assert "(or by <code>tabletop pin reset</code>)" in setup  # where the new code came from
