@@ -237,6 +237,8 @@ def main() -> int:
             t.start()
         time.sleep(args.seconds)
         open_sse, open_mjpeg = sse["open"], mjpeg["open"]
+        # counted before the server stops: its shutdown ends every stream, which is not early
+        ended = sse["ended_early"] + mjpeg["ended_early"]
         stop.set()
         for t in loaders:
             t.join(5)
@@ -246,7 +248,6 @@ def main() -> int:
 
     every = [v for vs in times.values() for v in vs]
     refused = sse["refused"] + mjpeg["refused"]
-    ended = sse["ended_early"] + mjpeg["ended_early"]
     print(
         f"{args.streams} SSE + {args.streams} MJPEG streams for {args.seconds:.0f} s "
         f"(refused {refused}, ended early {ended}) "
