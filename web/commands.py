@@ -218,15 +218,27 @@ def _backup(args: argparse.Namespace) -> int:
     return 0
 
 
+BACKUP_BUSY_S = 10.0  # how long ``tabletop backup`` waits for a database another program locked
+
+
 def _copy_database(source: Path, target: Path) -> tuple[int, int]:
     """Copy with SQLite's backup API and check the copy; (games, events) it holds."""
     import sqlite3
 
-    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+    def give_up_when_busy(status: int, remaining: int, total: int) -> None:
+        # SQLite waited BACKUP_BUSY_S for the lock; Python's backup() would retry forever
+        if status in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            raise sqlite3.OperationalError(
+                f"the database is locked: another program has held it for {BACKUP_BUSY_S:g} s; "
+                "try again"
+            )
+
+    uri = f"{source.resolve().as_uri()}?mode=ro"
+    src = sqlite3.connect(uri, uri=True, timeout=BACKUP_BUSY_S)
     try:
         dst = sqlite3.connect(target)
         try:
-            src.backup(dst)
+            src.backup(dst, progress=give_up_when_busy)
             (check,) = dst.execute("PRAGMA integrity_check").fetchone()
             if check != "ok":
                 raise sqlite3.DatabaseError(f"the copy fails its integrity check: {check}")

@@ -112,6 +112,9 @@ def hardware() -> str:
 
 
 def _running_players() -> dict[int, str]:
-    """Seat → name in the running game, so a pad is labelled by who sits there."""
-    running = services().games.running()
-    return dict(enumerate(running.players)) if running is not None else {}
+    """Seat → name in the game the pads play in (the latest, while it runs: ``current_id``,
+    as ``web.app._bridge_pads``), so a pad is labelled by who sits there."""
+    games = services().games
+    game_id = games.current_id()
+    record = games.record(game_id) if game_id is not None else None
+    return dict(enumerate(record.players)) if record and record.ended_at is None else {}

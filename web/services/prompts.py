@@ -193,8 +193,10 @@ class PromptBoard:
                 raise BadInput(f"accept: {exc}") from None
             out = games.append(game_id, event)
         except BadInput:
-            if not _ended(games, game_id):  # an ended game's questions are gone (``changed``)
-                with self._lock:
+            # an ended game's questions are gone (``changed``); asked under the lock, so a
+            # game ending meanwhile takes it back off in its ``changed``, which waits for it
+            with self._lock:
+                if not _ended(games, game_id):
                     self._open[item.id] = item  # refused: it stays for another answer
             raise
         self._publish(game_id)
