@@ -121,3 +121,14 @@ def test_a_refused_answer_does_not_put_back_a_question_whose_game_ends_meanwhile
     ending[0].join(timeout=10)
     assert games.record(game_id).ended_at is not None
     assert board.open(game_id) == []
+
+
+def test_the_camera_says_the_latest_game_has_ended_not_that_none_runs(tmp_path):
+    """With a game left running from before, "no game is running" was untrue: the camera
+    follows the latest game, which has ended."""
+    from tests.test_web_camera_dryer import Table, dryer_app
+
+    tablet, referee, game_id = dryer_app(tmp_path, Table())
+    assert tablet.post(f"/api/games/{game_id}/end").status_code == 200
+    assert referee._target() is None
+    assert referee.message == "the latest game has ended: start one on the Setup page"

@@ -543,7 +543,8 @@ class CameraReferee:
         record = self.games.record(game_id) if game_id is not None else None
         if record is None or record.ended_at is not None:
             self._ctx = None
-            self._set("waiting", "no game is running")
+            why = "no game yet" if record is None else "the latest game has ended"
+            self._set("waiting", f"{why}: start one on the Setup page")
             return None
         if record.game != WASH_DASH and record.game not in CAMERA_GAMES:
             self._ctx = None
