@@ -209,8 +209,7 @@ def create_app(config: Any = None) -> Flask:
     services.games.listeners.append(services.prompts.changed)  # an ended game's questions go
     if cfg.race_timer:
         services.race_timer = RaceTimer(services.games, clock=clock.now_ns)
-        running = games.running()
-        services.race_timer.resume(running.id if running else None)
+        services.race_timer.resume(games.current_id())  # the game the pads play in
     app.extensions["tabletop"] = services
     _bridge_pads(services)
 
