@@ -14,6 +14,15 @@ from web.services.games import GameService
 
 
 def iso(t: float | None) -> str:
+    """A moment as ISO 8601 in UTC ("2026-12-04T13:51:07Z"): what the exports and the API
+    carry, and a page's ``<time datetime>``, which the browser shows in the tablet's own zone."""
+    if t is None:
+        return ""
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def utc_text(t: float | None) -> str:
+    """The same moment for people, in UTC: what a page shows before (or without) JavaScript."""
     return "" if t is None else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -26,6 +35,8 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
         "players": list(record.players),
         "created": iso(record.created_at),
         "ended": iso(record.ended_at),
+        "created_text": utc_text(record.created_at),
+        "ended_text": utc_text(record.ended_at),
         "running": record.ended_at is None,
         "finished": bool(record.result and record.result.get("finished")),
         "over": record.ended_at is not None,
@@ -72,15 +83,18 @@ def all_summaries(games: GameService) -> list[dict[str, Any]]:
 
 def player_stats(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per player name: games played, games over (ended on the console, early or not, or
-    finished by the rules) and won; only games over count wins."""
+    finished by the rules) and won; only games over count wins, and a game every player
+    won (all level: a Deck Dash stopped before any Dash was counted, an old early end)
+    counts a win for nobody, as WEB-1 records none."""
     stats: dict[str, dict[str, Any]] = {}
     for s in summaries:
+        everyone = len(set(s["winners"])) >= len(s["players"])
         for seat, name in enumerate(s["players"]):
             row = stats.setdefault(name, {"player": name, "games": 0, "wins": 0, "ended": 0})
             row["games"] += 1
             if s["over"]:
                 row["ended"] += 1
-                if seat in s["winners"]:
+                if seat in s["winners"] and not everyone:
                     row["wins"] += 1
     return sorted(stats.values(), key=lambda r: (-r["wins"], -r["games"], r["player"]))
 

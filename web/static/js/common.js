@@ -52,6 +52,32 @@ const TT = (() => {
     sayTimer = setTimeout(() => { for (const id of ["say", "say-now"]) document.getElementById(id).textContent = ""; }, 8000);
   }
 
+  /* How a set of verdicts reads, by what they carry, not by their words: "bad" when one
+     refused the event (``illegal``: stored, not played), "warn" when one penalises a player,
+     else "ok". A penalty is marked in the verdict's data by every engine that has one: Hit
+     the Deck's draws ({penalty: "fake_out" | "last_slap" | "no_yell"}), a Wash Dash mistake
+     ({mistake: true}) and the card it costs (negative {points}). */
+  function isPenalty(v) {
+    const d = (v && v.data) || {};
+    return Boolean(d.penalty) || d.mistake === true || (typeof d.points === "number" && d.points < 0);
+  }
+  function tone(verdicts) {
+    if ((verdicts || []).some((v) => v.outcome === "illegal")) return "bad";
+    return (verdicts || []).some(isPenalty) ? "warn" : "ok";
+  }
+
+  /* <time datetime="…Z" data-local>: the server writes UTC; show the tablet's own time, in
+     its own language (the UTC text stays as the tooltip). */
+  function localTimes(root) {
+    for (const t of (root || document).querySelectorAll("time[data-local]")) {
+      const d = new Date(t.dateTime);
+      if (Number.isNaN(d.getTime())) continue;
+      if (!t.title) t.title = t.textContent.trim();
+      t.textContent = d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    }
+  }
+  localTimes();
+
   let toastTimer = null;
   function toast(msg, kind) {
     let t = document.getElementById("toast");
@@ -148,5 +174,5 @@ const TT = (() => {
   }
 
   /* Pin keypads on login pages */
-  return { api, el, toast, say, stream, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
+  return { api, el, toast, tone, isPenalty, localTimes, say, stream, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
 })();

@@ -69,9 +69,16 @@
     const desc = (catalogue.event_kinds || {})[k] || "";
     $("kind-desc").textContent = k + ": " + desc;
     const fields = guessFields(desc);
+    /* a field that takes seat numbers (a target, a dealer) or one entry per seat says which
+       number is whom: the seat buttons name the players only */
+    const players = snap ? snap.game.players : [];
+    const legend = players.map((p, i) => i + " = " + p).join(", ");
+    const seatHint = (hint) => /\bseats?\b|\bper (player|seat)\b/i.test(hint) && players.length;
     $("fields").replaceChildren(...fields.map((f) => el("div", {},
       el("label", { for: "f-" + f.name, text: f.name + (f.optional ? " (optional)" : "") + " — " + f.hint }),
-      el("input", { id: "f-" + f.name, "data-field": f.name, "data-hint": f.hint, oninput: syncPayload }))));
+      el("input", { id: "f-" + f.name, "data-field": f.name, "data-hint": f.hint, oninput: syncPayload,
+        "aria-describedby": seatHint(f.hint) ? "f-" + f.name + "-seats" : null }),
+      seatHint(f.hint) ? el("div", { class: "muted seat-legend", id: "f-" + f.name + "-seats", text: "Seat numbers: " + legend }) : null)));
     const payload = (preset && preset.payload) || {};
     fields.forEach((f) => {
       if (payload[f.name] !== undefined) {
@@ -99,7 +106,7 @@
     const players = snap ? snap.game.players : [];
     $("seats").replaceChildren(
       el("button", { class: "small", "data-seat": "", onclick: () => chooseSeat(null) }, "no seat"),
-      ...players.map((p, i) => el("button", { class: "small", "data-seat": i, onclick: () => chooseSeat(i) }, i + " · " + p)));
+      ...players.map((p, i) => el("button", { class: "small", "data-seat": i, onclick: () => chooseSeat(i) }, p)));
     chooseSeat(seat);
     if (kind && kinds.includes(kind)) chooseKind(kind); else if (kinds.length) chooseKind(kinds[0]);
   }
@@ -147,8 +154,8 @@
       const r = await post("/events", event, null);
       if (r) {
         mine.add(r.seq);  /* its toast says it: the feed does not say it again */
-        const refused = r.verdicts.some((v) => v.outcome === "illegal");  /* stored, not played */
-        toast("#" + r.seq + " " + (refused ? "refused: " : "") + (r.verdicts.map((v) => v.reason).join(" · ") || "recorded"), refused ? "bad" : "ok");
+        const tone = TT.tone(r.verdicts);  /* bad: refused (stored, not played); warn: a penalty */
+        toast("#" + r.seq + " " + (tone === "bad" ? "refused: " : tone === "warn" ? "penalty: " : "") + (r.verdicts.map((v) => v.reason).join(" · ") || "recorded"), tone);
       }
     }
   }
@@ -184,8 +191,9 @@
         item.review ? el("span", { class: "tag accepted", text: item.review }) : null),
       item.replacement ? el("div", { class: "muted", text: "→ now: " + describeEvent(item.replacement) }) : null,
       item.error ? el("div", { class: "verdict illegal", text: item.error }) : null,
-      item.verdicts.map((v) => el("div", { class: "verdict " + v.outcome },
-        el("span", { class: "tag", text: v.outcome }), " ", v.reason)),
+      item.verdicts.map((v) => el("div", { class: "verdict " + v.outcome + (TT.isPenalty(v) ? " penalty" : "") },
+        el("span", { class: "tag", text: v.outcome }), TT.isPenalty(v) ? el("span", { class: "tag penalty", text: "penalty" }) : null,
+        " ", v.reason)),
       buttons.length ? el("div", { class: "row" }, buttons) : null);
   }
 
@@ -243,15 +251,26 @@
     $("end-game").disabled = !TT.referee || !!s.game.ended_at;
   }
 
-  let endArmed = false;
-  $("end-game").addEventListener("click", async () => {
-    if (!endArmed) {
-      endArmed = true;
-      $("end-game").textContent = "Tap again to end";
-      setTimeout(() => { endArmed = false; $("end-game").textContent = "End game"; }, 4000);
-      return;
+  /* Ending takes two taps: the first arms the button (it turns outlined and says so) and
+     shows what the second tap does; 4 s later, or on the second tap, it is disarmed. */
+  let endArmed = false, endTimer = null;
+  function armEnd(on) {
+    endArmed = on;
+    clearTimeout(endTimer);
+    $("end-game").textContent = on ? "Tap again to end" : "End game";
+    $("end-game").classList.toggle("armed", on);
+    $("end-note").classList.toggle("hidden", !on);
+    if (on) {
+      $("end-note").textContent = "End game " + snap.game.id + "? Tap the button again within 4 seconds: the game " +
+        "is filed in History and takes no more events.";
+      TT.say($("end-note").textContent);
+      endTimer = setTimeout(() => armEnd(false), 4000);
     }
-    endArmed = false;
+  }
+  $("end-game").addEventListener("click", async () => {
+    if (!snap) return;
+    if (!endArmed) { armEnd(true); return; }
+    armEnd(false);
     const r = await post("/end", {}, "game ended");
     if (r) location.href = "/history/" + snap.game.id;
   });
