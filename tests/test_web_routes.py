@@ -384,6 +384,17 @@ def test_ruling_web1_a_game_ended_with_everyone_level_has_no_winners(referee):
     assert {p["player"]: p["wins"] for p in history["players"]} == {"Ann": 0, "Bob": 0}
 
 
+def test_ruling_web1_a_deck_dash_stopped_before_any_dash_counts_no_win(referee):
+    """Deck Dash's own stop (DD-13) before any Dash is counted finishes with everyone
+    sharing the win; History gave each player a win for it, as for an early end."""
+    game_id = referee.new_game()
+    assert referee.send(game_id, DEAL).status_code == 201
+    assert referee.send(game_id, {"kind": "stop"}).status_code == 201
+    history = referee.client.get("/api/history").json
+    assert history["games"][0]["over"] and sorted(history["games"][0]["winners"]) == [0, 1]
+    assert {p["player"]: p["wins"] for p in history["players"]} == {"Ann": 0, "Bob": 0}
+
+
 def test_history_pages_and_exports(referee):
     first = referee.new_game()
     for event in BOB_FINISHES:
