@@ -4,7 +4,6 @@ logs, the snapshot that carries them, and the console and scoreboard that show t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from web.config import WebConfig
 
 DATA = Path(__file__).parent / "data"
 SHOTS = Path(__file__).parent.parent / "runs" / "r28" / "summary"
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def lines_after(log: str, count: int) -> list[tuple[str, str]]:
@@ -300,14 +298,6 @@ def test_a_game_without_table_lines_gets_none(tmp_path):
 
 
 # -- the pages ---------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 @pytest.mark.browser

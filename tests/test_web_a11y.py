@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.serving import ServedApp
-from tests.test_web_browser import ARGS, CHROMIUM, PHONE, Screen, unlock
+from tests.test_web_browser import PHONE, Screen, unlock
 from tests.test_web_routes import BOB_FINISHES, DEAL, write_images
 from web import create_app
 from web.config import WebConfig
@@ -189,16 +189,6 @@ LISTEN = """() => { window.said = [];
     new MutationObserver(() => { const t = r.textContent.trim(); if (t) window.said.push(t); })
       .observe(r, { childList: true, subtree: true, characterData: true });
   }); }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

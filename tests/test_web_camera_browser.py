@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.serving import ServedApp
-from tests.test_web_browser import ARGS, CHROMIUM, LANDSCAPE, PORTRAIT, Screen, shot, unlock
+from tests.test_web_browser import LANDSCAPE, PORTRAIT, Screen, shot, unlock
 from tests.test_web_camera_referee import DATA, DEAL, Oracle, PileVideo, zones_doc
 from vision.table.sequences import table_layout
 from vision.table.stability import Observation
@@ -20,17 +20,6 @@ from web import create_app
 from web.config import WebConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM.exists(), "needs Debian chromium at /usr/bin/chromium: run `make chromium`"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 class LowCamera:

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.serving import ServedApp
-from tests.test_web_browser import ARGS, CHROMIUM, PHONE, Screen, unlock
+from tests.test_web_browser import PHONE, Screen, unlock
 from tests.test_web_routes import BOB_FINISHES, DEAL, Tablet, make_app
 from web import create_app
 from web.config import WebConfig
@@ -61,16 +61,6 @@ def test_history_carries_iso_times_and_a_utc_text_for_pages_without_javascript(t
 
 
 # --- the browser tests share one dashboard --------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
