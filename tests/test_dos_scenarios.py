@@ -217,3 +217,34 @@ def test_every_scenario_file_is_used() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     unused = [p.stem for p in DATA.glob("*.jsonl") if f'"{p.stem}"' not in source]
     assert not unused
+
+
+def _verdict_data(name: str) -> list[dict[str, Any]]:
+    """Every verdict's data when the scenario's events are played (malformed ones skipped)."""
+    lines = (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    state = GAME.new_state(header["players"], header.get("options", {}))
+    data: list[dict[str, Any]] = []
+    for line in lines[1:]:
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            state, verdicts = GAME.apply(state, Event.from_dict(json.loads(text)))
+        except EventError:
+            continue
+        data += [dict(v.data) for v in verdicts]
+    return data
+
+
+SCENARIOS = ("rule_dos_call", "rule_last_card", "rule_combo")
+
+
+def test_penalty_draws_say_so_in_their_data() -> None:
+    """A missed DOS call and a turn ended on one card are penalties (a rule broken), marked
+    in the verdict's data as Hit the Deck marks its own, so the tablet shows them as such;
+    a card's effect (a combo, Draw Two) is not. Before, no DOS draw said which it was."""
+    drawn = {name: [d for d in _verdict_data(name) if "draws" in d] for name in SCENARIOS}
+    assert "no_dos_call" in [d.get("penalty") for d in drawn["rule_dos_call"]]
+    assert "one_card_left" in [d.get("penalty") for d in drawn["rule_last_card"]]
+    assert drawn["rule_combo"] and all("penalty" not in d for d in drawn["rule_combo"])

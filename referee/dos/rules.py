@@ -196,15 +196,20 @@ def _empty_stock_note(state: DosState, out: Out) -> None:
         )
 
 
-def _give(state: DosState, seat: int, count: int, why: str, out: Out) -> DosState:
-    """``seat`` draws ``count`` penalty cards; a shortfall waits for a reshuffle (DOS-16)."""
+def _give(
+    state: DosState, seat: int, count: int, why: str, out: Out, penalty: str | None = None
+) -> DosState:
+    """``seat`` draws ``count`` cards; a shortfall waits for a reshuffle (DOS-16).
+    ``penalty`` names a rule broken ("no_dos_call", "one_card_left"), in the verdict's data
+    as Hit the Deck's are: a card's effect (Draw Two, Draw Four, a combo) is none."""
     state, cards, unnamed = _take_from_stock(state, count)
     got = len(cards) + unnamed
     state = _set_hand(state, seat, state.hands[seat].add(cards, unnamed), played=False)
     said = f"{state.name(seat)} draws {count}: {why}."
     if got < count:
         said = f"{state.name(seat)} must draw {count}: {why}; the draw pile gives {got}."
-    out.append(info(said, seat, draws=got, cards=[format_card(c) for c in cards]))
+    extra = {"penalty": penalty} if penalty else {}
+    out.append(info(said, seat, draws=got, cards=[format_card(c) for c in cards], **extra))
     short = count - got
     if not short and got:
         _empty_stock_note(state, out)
@@ -320,7 +325,7 @@ def _finish_turn(state: DosState, out: Out) -> DosState:
     seat = state.turn
     cur = state.current
     if len(state.hands[seat]) == 1:
-        state = _give(state, seat, 3, "ended the turn holding one card", out)
+        state = _give(state, seat, 3, "ended the turn holding one card", out, "one_card_left")
     left, right = cur.played
     if left is not None and left.is_number and left == right:
         out.append(info(f"Combo! Two {left.words}s: everyone else draws 4.", seat))
@@ -753,7 +758,7 @@ def _callout(state: DosState, event: Event, out: Out) -> DosState:
             raise Foul(f"{name} has {size} cards, not two: nothing to call out.", seat)
         raise Foul(f"{name} did not get down to two cards by playing: nothing to call out.", seat)
     out.append(legal(f"{state.name(seat)} catches {name} without a DOS call.", seat))
-    return _give(state, target, 2, "did not call DOS", out)
+    return _give(state, target, 2, "did not call DOS", out, "no_dos_call")
 
 
 def _reshuffle(state: DosState, event: Event, out: Out) -> DosState:

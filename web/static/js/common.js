@@ -55,7 +55,8 @@ const TT = (() => {
   /* How a set of verdicts reads, by what they carry, not by their words: "bad" when one
      refused the event (``illegal``: stored, not played), "warn" when one penalises a player,
      else "ok". A penalty is marked in the verdict's data by every engine that has one: Hit
-     the Deck's draws ({penalty: "fake_out" | "last_slap" | "no_yell"}), a Wash Dash mistake
+     the Deck's and DOS's draws ({penalty: "fake_out" | "last_slap" | "no_yell" | "no_dos_call" |
+     "one_card_left"}), a Wash Dash mistake
      ({mistake: true}) and the card it costs (negative {points}). */
   function isPenalty(v) {
     const d = (v && v.data) || {};
