@@ -282,3 +282,31 @@ def test_seat_buttons_name_the_players_and_seat_fields_say_who_is_which(browser,
     event = tablet.snapshot(game_id)["feed"][-1]["event"]
     assert (event["kind"], event["seat"]) == ("end_turn", 1), event
     screen.close()
+
+
+def test_setup_offers_to_end_a_game_left_running_behind_a_newer_one(browser, tmp_path):
+    """Game 1 was left running when the family started game 2, which has ended: the
+    dashboard follows game 2, and before, nothing but History showed game 1 (it stayed
+    running for good). Setup now offers to end it."""
+    from playwright.sync_api import expect
+
+    app = create_app(WebConfig(db_path=tmp_path / "tabletop.db"))
+    server = ServedApp(app, threads=8)
+    try:
+        tablet = Tablet(app)
+        tablet.set_pin()
+        first = tablet.new_game("deck-dash", ("Ann", "Bob"))
+        second = tablet.new_game("deck-dash", ("Cy", "Dee"))
+        assert tablet.post(f"/api/games/{second}/end").status_code == 200
+        screen = Screen(browser, server.url, PHONE)
+        unlock(screen, app)
+        page = screen.go("/setup")
+        running = page.locator("#running")
+        expect(running).to_contain_text(f"Left running: Deck Dash · game {first} · Ann, Bob")
+        running.locator("#end-running").click()
+        expect(running).to_be_hidden()
+        assert tablet.services.games.record(first).ended_at is not None
+        screen.close()
+    finally:
+        app.extensions["tabletop"].end_streams()
+        server.stop()

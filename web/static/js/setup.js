@@ -76,15 +76,30 @@
     location.href = "/console?game=" + r.data.id;
   }
 
-  async function showRunning() {
+  /* The game to offer ending: the latest, while it runs; once it has ended, an older game
+     the family left running when they started it (else nothing but History would show it). */
+  async function runningGame() {
     const cur = await api("GET", "/api/games/current");
-    if (!cur.data.id) return;
+    if (!cur.data.id) return null;
     const g = await api("GET", "/api/games/" + cur.data.id);
-    if (!g.ok || g.data.game.ended_at) return;
+    if (!g.ok) return null;
+    if (!g.data.game.ended_at) return { g, left: false };
+    const all = await api("GET", "/api/games");
+    const older = ((all.data && all.data.games) || []).filter((x) => !x.ended_at).pop();
+    if (!older) return null;
+    const o = await api("GET", "/api/games/" + older.id);
+    return o.ok ? { g: o, left: true } : null;
+  }
+
+  async function showRunning() {
+    const found = await runningGame();
+    if (!found) return;
+    const { g, left } = found;
     const box = $("running");
     // replaceChildren would print a null child as "null": only the referee gets "End it"
     const over = g.data.scoreboard && g.data.scoreboard.finished;  /* won by the rules, not yet ended */
-    const parts = [el("strong", { text: (over ? "Game over, not yet ended: " : "Running: ") + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
+    const label = left ? "Left running: " : over ? "Game over, not yet ended: " : "Running: ";
+    const parts = [el("strong", { text: label + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
       el("a", { class: "btn small", href: "/console?game=" + g.data.game.id }, "Open console")];
     if (TT.referee) parts.push(" ", el("button", { class: "small danger", id: "end-running", onclick: async () => {
       const r = await api("POST", "/api/games/" + g.data.game.id + "/end", {});
