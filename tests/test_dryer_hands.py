@@ -13,7 +13,15 @@ import numpy as np
 import pytest
 
 from referee.washdash.dryer import Dryer
-from tests.test_web_camera_dryer import T01, Table, TruthReader, camera_events, dryer_app, hold
+from tests.test_web_camera_dryer import (
+    T01,
+    Table,
+    TruthReader,
+    camera_events,
+    dryer_app,
+    hold,
+    start_round,
+)
 from vision.dryer.read import DryerReader, DryerReading
 from vision.dryer.render import HANDS, render_dryer
 from vision.dryer.watch import DryerWatcher
@@ -116,3 +124,32 @@ def test_ruling_tbl12_a_done_pressed_while_a_hand_is_held_over_the_dryer_waits_f
     assert referee.status()["dryers"]["seats"][0]["reference"] == "before the first round"
     # the tablet is told why Ana's dryer is not read (Live page: "covered")
     assert [s["covered"] for s in referee.status()["dryers"]["seats"]] == [True, False]
+
+
+def test_ruling_tbl12_a_dryer_covered_for_long_is_asked_about_once(tmp_path, monkeypatch):
+    """Nobody holds a hand still for half a minute; an empty picture taken with a hand in it
+    does keep a dryer 'covered' until the dryers are emptied and taken again. Before, the
+    dryer just stayed unread: the tablet now asks, once per spell."""
+    import web.services.referee_dryer as referee_dryer
+
+    monkeypatch.setattr(referee_dryer, "COVERED_ASK_NS", 2_000_000_000)  # 20 frames here
+    table = Table()
+    tablet, referee, game_id = dryer_app(tmp_path, table)
+    referee.dryers.reader_for = lambda layout, seat: _HandReader(table, layout, seat)
+    tablet.services.zones.save(table.zones_doc())
+    hold(referee, table, "empty", n=8)
+    start_round(tablet, game_id)
+    board = tablet.services.prompts
+
+    def asked() -> list[str]:
+        return [p["message"] for p in board.open(game_id) if p["prompt"] == "dryer_covered"]
+
+    hold(referee, table, T01, n=3)
+    assert asked() == []  # a hand held a moment is no question
+    hold(referee, table, T01, n=25)
+    assert asked() == [
+        "Ana's dryer has looked covered for 2 s. If nothing is over it, its empty picture "
+        "may hold a hand: empty the dryers and tap 'Dryers are empty now'."
+    ]
+    hold(referee, table, T01, n=25)
+    assert len(asked()) == 1  # once per spell

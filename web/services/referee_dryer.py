@@ -64,6 +64,10 @@ MOTION_LEVEL = 20  # levels in any channel: a thumbnail pixel changed (a colour,
 MOVING = 0.02  # share of the dryer's thumbnail changed since the previous frame: moving
 CHANGED = 0.003  # share changed since the last read: read again (a pin is ~0.8 %)
 THUMB = (60, 45)  # the dryer zone's thumbnail for motion (w, h)
+# A dryer read as covered (TBL-12) this long without moving is asked about: nobody holds a
+# hand still for half a minute, but an empty picture taken with a hand in it (before the
+# first round) keeps the dryer "covered" until the dryers are emptied and taken again.
+COVERED_ASK_NS = 30_000_000_000
 
 
 class Counts(Protocol):
@@ -93,6 +97,8 @@ class _Seat:
     settled_notes: tuple[str, ...] = ()  # … and the notes of that reading
     untimed: bool = False  # the committed reading was first seen after a gap (TBL-10)
     prompt_id: int | None = None  # this seat's open dryer question
+    covered_since: int | None = None  # read as covered (TBL-12) since, while it holds still
+    covered_asked: bool = False  # … and the family was asked about it in this spell
 
     def status(self) -> dict[str, Any]:
         return {
@@ -259,6 +265,7 @@ class DryerReferee:
             self._observed(game, seat)
         for seat in seats:
             self._answer_claim(game, seat, t_ns)
+            self._long_covered(game, seat, t_ns)
 
     # -- the game ----------------------------------------------------------------------
     def view(self, game_id: int) -> dict[str, Any]:
@@ -410,6 +417,36 @@ class DryerReferee:
     @staticmethod
     def _name(game: _Game, seat: _Seat) -> str:
         return game.players[seat.seat] if seat.seat < len(game.players) else f"seat {seat.seat}"
+
+    def _long_covered(self, game: _Game, seat: _Seat, t_ns: int) -> None:
+        """Ask once per spell when the dryer has read as covered, holding still, for
+        ``COVERED_ASK_NS``: its empty picture may hold a hand (TBL-12)."""
+        covered = seat.still > 0 and bool(getattr(seat.reading, "occluded", False))
+        if not covered:
+            seat.covered_since, seat.covered_asked = None, False
+            return
+        if seat.covered_since is None:
+            seat.covered_since = t_ns
+        if seat.covered_asked or t_ns - seat.covered_since < COVERED_ASK_NS:
+            return
+        seat.covered_asked = True
+        self.counts.prompts += 1
+        self.prompts.add(
+            game.game_id,
+            {
+                "prompt": "dryer_covered",
+                "message": (
+                    f"{self._name(game, seat)}'s dryer has looked covered for "
+                    f"{COVERED_ASK_NS // 1_000_000_000} s. If nothing is over it, its empty "
+                    "picture may hold a hand: empty the dryers and tap 'Dryers are empty now'."
+                ),
+                "zone": seat.zone,
+                "t_ns": t_ns,
+                "confidence": None,
+                "suggestion": None,
+                "choices": [],
+            },
+        )
 
     def _ask(self, game: _Game, seat: _Seat, prompt: Mapping[str, Any]) -> None:
         self.counts.prompts += 1
