@@ -74,3 +74,10 @@ def test_a_backup_never_overwrites_and_names_what_is_wrong(
     assert len(err.strip().splitlines()) == 1 and not nowhere.exists()
     status, _, err = _backup(capsys, "--db", str(tmp_path / "none.db"))
     assert status == 2 and "no database at" in err
+
+
+def test_a_backup_to_standard_output_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """Before, ``-o -`` wrote a database file named "-"."""
+    _game_with_events(tmp_path)
+    status, out, err = _backup(capsys, "--db", str(tmp_path / "tabletop.db"), "-o", "-")
+    assert (status, out) == (2, "") and "not -" in err and not Path("-").exists()

@@ -80,3 +80,21 @@ def test_the_unlock_page_says_how_to_reset_a_forgotten_pin(tmp_path: Path):
     tablet.services.settings.clear_pin()
     setup = tablet.client.get("/pin/setup").get_data(as_text=True)
     assert "(or by <code>tabletop pin reset</code>)" in setup  # where the new code came from
+
+
+def test_pin_reset_leaves_another_programs_database_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """Before, it added the dashboard's settings tables to any SQLite file it was given."""
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    status, out, err = _reset(other, capsys)
+    assert (status, out) == (2, "")
+    assert (
+        err.strip() == f"tabletop pin: {other} is not a Tabletop Referee database (no games table)"
+    )
+    with sqlite3.connect(other) as conn:
+        assert {n for (n,) in conn.execute("SELECT name FROM sqlite_master")} == {"notes"}

@@ -202,6 +202,9 @@ def _backup(args: argparse.Namespace) -> int:
     if not cfg.db_path.is_file():
         print(f"tabletop backup: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
         return 2
+    if args.output == "-":  # a database is a file, not a stream
+        print("tabletop backup: -o names the file to write (a database), not -", file=sys.stderr)
+        return 2
     out = Path(args.output or time.strftime("tabletop-backup-%Y%m%d-%H%M%S.db"))
     if out.exists():
         print(f"tabletop backup: {out} exists already: name another file", file=sys.stderr)
@@ -251,6 +254,20 @@ def _copy_database(source: Path, target: Path) -> tuple[int, int]:
     return int(games), int(events)
 
 
+def _holds_games(db_path: Path) -> bool:
+    """Whether the file has the event log's games table (read-only: nothing is written)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'"
+        ).fetchone()
+    finally:
+        conn.close()
+    return row is not None
+
+
 def _pin(args: argparse.Namespace) -> int:
     """``tabletop pin reset``: forget a referee PIN the family forgot. Only someone at the Pi
     (who can run this) may; the tablet then chooses a new PIN with the setup code printed,
@@ -266,6 +283,12 @@ def _pin(args: argparse.Namespace) -> int:
         print(f"tabletop pin: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
         return 2
     try:
+        if not _holds_games(cfg.db_path):  # another program's file: never add tables to it
+            print(
+                f"tabletop pin: {cfg.db_path} is not a Tabletop Referee database (no games table)",
+                file=sys.stderr,
+            )
+            return 2
         settings = Settings(cfg.db_path)
         code = settings.clear_pin()
         settings.close()
