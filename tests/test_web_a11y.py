@@ -507,3 +507,15 @@ def test_what_matters_is_announced_once(browser, tmp_path):
         viewer.close()
         watcher.close()
         ref.close()
+
+
+def test_the_console_lets_the_keyboard_skip_the_event_form(table, browser):
+    """A keyboard referee passed every event-kind and seat button on the way to the
+    verdicts; the form now starts with a link past it."""
+    screen = screen_for(browser, table["base"], TABLET)
+    unlock(screen, table["app"])
+    page = opened(screen, f"/console?game={table['dd']}")
+    page.focus("#entry-panel a.skip")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "verdicts"
+    screen.close()
