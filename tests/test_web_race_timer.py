@@ -103,3 +103,25 @@ def test_ruling_htd13_a_race_timed_on_another_clock_is_left_to_the_table(tmp_pat
     for seat, t_ns in ((0, 1_000_000_000), (1, 1_050_000_000)):
         assert tablet.send(game_id, {"kind": "slap", "seat": seat, "t_ns": t_ns}).status_code == 201
     assert scheduled == [] and tablet.snapshot(game_id)["view"]["race"] is not None
+
+
+def test_ruling_htd13_a_pad_slap_the_referee_corrected_still_times_the_race(tmp_path: Path):
+    """A pad wired to the wrong seat: the referee overrules its slap to the right seat. The
+    slap is still a pad's press (it keeps its time, WEB-4), so the race is still timed;
+    before, the overruled press no longer counted and the race waited for someone to close
+    it by hand."""
+    from web.services.race_timer import open_race
+
+    app = make_app(tmp_path, race_timer=False)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    game_id = _hand_card_played(tablet, window_ms=300)
+    assert tablet.post("/api/pads/press", {"seat": 0, "device": "pad"}).status_code == 200
+    pressed = tablet.snapshot(game_id)["feed"][-1]
+    assert (pressed["event"]["kind"], pressed["event"]["source"]) == ("slap", "pad")
+    fixed = {"kind": "slap", "seat": 1, "t_ns": pressed["event"]["t_ns"]}
+    r = tablet.post(f"/api/games/{game_id}/overrule", {"target": pressed["seq"], "event": fixed})
+    assert r.status_code == 201, r.json
+    snap = tablet.snapshot(game_id)
+    assert snap["feed"][-2]["status"] == "overruled" and snap["view"]["race"] is not None
+    assert open_race(snap) is not None

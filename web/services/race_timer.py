@@ -70,15 +70,19 @@ def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
 
 
 def _timed_slap(feed: list[Mapping[str, Any]], trigger: int) -> bool:
-    """Whether a slap in force from a pad or the camera came at or after ``trigger``."""
-    return any(
-        (event := item.get("event") or {}).get("kind") == "slap"
-        and event.get("source") in TIMED_SOURCES
-        and isinstance(event.get("t_ns"), int)
-        and event["t_ns"] >= trigger
-        and item.get("status") == "ok"
-        for item in feed
-    )
+    """Whether a slap in force from a pad or the camera came at or after ``trigger``: as
+    pressed, or as the referee corrected it (an overrule keeps the press's time, WEB-4)."""
+    return any(_pressed_slap(item) and item["event"]["t_ns"] >= trigger for item in feed)
+
+
+def _pressed_slap(item: Mapping[str, Any]) -> bool:
+    event = item.get("event") or {}
+    if event.get("source") not in TIMED_SOURCES or not isinstance(event.get("t_ns"), int):
+        return False
+    if item.get("status") == "ok":
+        return event.get("kind") == "slap"
+    in_force = item.get("replacement") or {}
+    return item.get("status") == "overruled" and in_force.get("kind") == "slap"
 
 
 class RaceTimer:
