@@ -188,10 +188,9 @@ def test_a_database_error_while_replaying_is_not_blamed_on_the_rules(tmp_path):
     assert games.snapshot(game_id)["error"] == caught.value.message
 
 
-def test_ruling_log1_an_event_is_checked_against_what_a_second_server_logged_meanwhile(tmp_path):
-    """Two servers on one file: B checks Ann's -5 while A logs her +10. Checked on the
-    stale head (Ann at 1) it was illegal; it must be checked again on the new head."""
-    db = tmp_path / "tabletop.db"
+def two_servers(db: Path, meanwhile: Event) -> tuple[GameService, int]:
+    """Server B on a tally game that server A started with Ann +1; A logs ``meanwhile``
+    between B's check (or replay) of B's first event and B's store of it."""
     a, b = service(db), service(db)
     game_id = a.create("tally", ["Ann", "Bob"], {})
     a.append(game_id, add(0, 1))
@@ -199,10 +198,18 @@ def test_ruling_log1_an_event_is_checked_against_what_a_second_server_logged_mea
 
     def after_the_other_server(gid: int, event: Event, **kw: Any) -> int:
         if not a.log.events(gid)[1:]:
-            a.append(gid, add(0, 10))  # between B's check and B's store
+            a.append(gid, meanwhile)
         return store(gid, event, **kw)
 
     b.log.append = after_the_other_server  # type: ignore[method-assign]
+    return b, game_id
+
+
+def test_ruling_log1_an_event_is_checked_against_what_a_second_server_logged_meanwhile(tmp_path):
+    """Two servers on one file: B checks Ann's -5 while A logs her +10. Checked on the
+    stale head (Ann at 1) it was illegal; it must be checked again on the new head."""
+    db = tmp_path / "tabletop.db"
+    b, game_id = two_servers(db, meanwhile=add(0, 10))
     out = b.append(game_id, add(0, -5))
     assert out["seq"] == 3 and [v["outcome"] for v in out["verdicts"]] == ["score"]
     assert b.snapshot(game_id)["scoreboard"]["totals"] == [6, 0]
@@ -211,17 +218,7 @@ def test_ruling_log1_an_event_is_checked_against_what_a_second_server_logged_mea
 
 def test_an_undo_is_replayed_with_what_a_second_server_logged_meanwhile(tmp_path):
     db = tmp_path / "tabletop.db"
-    a, b = service(db), service(db)
-    game_id = a.create("tally", ["Ann", "Bob"], {})
-    a.append(game_id, add(0, 1))
-    store = b.log.append
-
-    def after_the_other_server(gid: int, event: Event, **kw: Any) -> int:
-        if not a.log.events(gid)[1:]:
-            a.append(gid, add(1, 7))  # between B's replay and B's store
-        return store(gid, event, **kw)
-
-    b.log.append = after_the_other_server  # type: ignore[method-assign]
+    b, game_id = two_servers(db, meanwhile=add(1, 7))
     assert b.undo(game_id, 1)["seq"] == 3
     assert b.snapshot(game_id)["scoreboard"]["totals"] == [0, 7]
     assert service(db).snapshot(game_id)["feed"] == b.snapshot(game_id)["feed"]

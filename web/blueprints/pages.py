@@ -81,7 +81,6 @@ def history_game(game_id: int) -> str:
         s=summary,
         feed=snap["feed"],
         page="history",
-        iso=hist.iso,
         describe=hist.describe,
     )
 

@@ -247,9 +247,6 @@ class GameService:
         name = self.record(game_id).game
         return name, self.log.log_lines(game_id)
 
-    def _head(self, game_id: int) -> int:
-        return self.log.head(game_id)
-
     @storage_guarded
     def current_id(self) -> int | None:
         """The latest game started (running or not), else None: what the scoreboard, the
@@ -257,11 +254,6 @@ class GameService:
         running when the family started another would come back when that one ended."""
         games = self.log.games()
         return games[-1].id if games else None
-
-    @storage_guarded
-    def running(self) -> GameRecord | None:
-        """The latest game still running, if any."""
-        return _latest_running(self.log.games())
 
     @storage_guarded
     def create(self, game: Any, players: Any, options: Any) -> int:
@@ -294,7 +286,7 @@ class GameService:
     def _result_at(self, game_id: int) -> tuple[int, ReplayResult]:
         """(the log's head, the game replayed up to at least that head), cached per head."""
         with self._lock:
-            head = self._head(game_id)
+            head = self.log.head(game_id)
             cached = self._cache.get(game_id)
             if cached is not None and cached.head == head:
                 return head, cached.result
@@ -522,7 +514,3 @@ def _ahead(board: Scoreboard) -> list[int]:
     player leads (all level, as at the start): then nobody has won it."""
     leaders = list(board.leaders)
     return leaders if len(leaders) < len(board.players) else []
-
-
-def _latest_running(games: list[GameRecord]) -> GameRecord | None:
-    return next((g for g in reversed(games) if g.ended_at is None), None)
