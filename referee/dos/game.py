@@ -36,6 +36,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ruling="DOS-7",
     ),
     OptionSpec(
+        "draw_four_counter",
+        True,
+        "the Draw Four victim may cancel it with a Skip of its colour (the rules mark this "
+        "rule with *); off: the Draw Four is drawn at once, like a Draw Two",
+        ruling="DOS-22",
+    ),
+    OptionSpec(
         "draw_pile_out_ends_game",
         False,
         "optional rule: when the draw pile runs out the game ends after that turn, "

@@ -19,6 +19,7 @@ from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
+from referee.summary import cards as count_cards
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt
 
 Out = list[Verdict]
@@ -324,6 +325,10 @@ def _finish_turn(state: DosState, out: Out) -> DosState:
     """After the turn: last-card draw, combo, then actions left pile first (DOS-9, 11, 13)."""
     seat = state.turn
     cur = state.current
+    if seat in state.called and len(state.hands[seat]) > 2:
+        # A call made before playing is for this turn's plays (DOS-12). They did not bring
+        # the player down to two, so it cannot cover a later turn's play down to two.
+        state = evolve(state, called=state.called - {seat})
     if len(state.hands[seat]) == 1:
         state = _give(state, seat, 3, "ended the turn holding one card", out, "one_card_left")
     left, right = cur.played
@@ -348,6 +353,10 @@ def _finish_turn(state: DosState, out: Out) -> DosState:
             out.append(info(f"Reverse: play now goes {way}.", seat))
         elif card.symbol is Symbol.DRAW_TWO:
             state = _give(state, state.next_seat(seat), 2, f"Draw Two on {where}", out)
+        elif not state.options["draw_four_counter"]:
+            # Nothing can cancel it (DOS-22), so it waits for nobody: drawn at once, as a
+            # Draw Two is.
+            state = _give(state, state.next_seat(seat), 4, f"the {card.words} on {where}", out)
         else:
             victim = state.next_seat(seat)
             pending.append(PendingFour(pile, victim, card))
@@ -405,6 +414,14 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
     dealt = state.n * size + 2
     stock_raw = event.get("stock")
     stock = deck_size - dealt if stock_raw is None else _card_list_or_count(stock_raw, "stock")
+    stock_size = stock if isinstance(stock, int) else len(stock)
+    if stock_size > deck_size - dealt:
+        # "The remaining cards in the deck form the draw pile": no more than are left (a
+        # box with cards missing may have fewer, DOS-23).
+        raise Foul(
+            f"The draw pile cannot hold {stock_size} cards: after {state.n} hands of {size} "
+            f"and the two face-up cards the deck has {deck_size - dealt} left."
+        )
     named: Counter[DosCard] = Counter(piles)
     for hand in hands:
         if not isinstance(hand, int):
@@ -502,6 +519,8 @@ def _counter(state: DosState, event: Event, out: Out) -> DosState:
     _need_play(state)
     _need_in_deck(state, card, seat)
     _need_no_debt(state)
+    if not state.options["draw_four_counter"]:
+        raise Foul("This game is played without the Draw Four counter: no Skip cancels it.", seat)
     mine = [f for f in state.pending if f.victim == seat]
     if not mine:
         raise Foul(f"No Draw Four is waiting for {state.name(seat)} to counter.", seat)
@@ -727,6 +746,14 @@ def _take_four(state: DosState, event: Event, out: Out) -> DosState:
     return _give(state, seat, 4, f"the {four.card.words} on the {PILE_NAMES[four.pile]} pile", out)
 
 
+def _cards_to_play(state: DosState, seat: int) -> int:
+    """How many cards ``seat`` may still play before anyone else plays (DOS-12): one per
+    open pile on their turn, and a countering Skip per Draw Four waiting for them, on turn
+    or not ("You can also do this before you play the card": a counter is a card played)."""
+    counters = sum(1 for four in state.pending if four.victim == seat)
+    return counters + (_playable_piles(state) if seat == state.turn else 0)
+
+
 def _call(state: DosState, event: Event, out: Out) -> DosState:
     seat = _seat(state, event)
     _need_play(state)
@@ -734,9 +761,9 @@ def _call(state: DosState, event: Event, out: Out) -> DosState:
     name = state.name(seat)
     if seat in state.called:
         raise Foul(f"{name} has already called DOS.", seat)
-    about_to = seat == state.turn and 2 < size <= 2 + _playable_piles(state)
+    about_to = 2 < size <= 2 + _cards_to_play(state, seat)
     if size != 2 and not about_to:
-        raise Foul(f"{name} has {size} cards: DOS is called when you are down to two.", seat)
+        raise Foul(f"{name} has {count_cards(size)}: DOS is called when you are down to two.", seat)
     state = evolve(state, called=state.called | {seat}, exposed=state.exposed - {seat})
     timing = {} if event.t_ns is None else {"t_ns": event.t_ns}
     out.append(legal(f"{name} calls DOS!", seat, **timing))
@@ -755,7 +782,7 @@ def _callout(state: DosState, event: Event, out: Out) -> DosState:
             raise Foul(f"{name} did call DOS.", seat)
         size = len(state.hands[target])
         if size != 2:
-            raise Foul(f"{name} has {size} cards, not two: nothing to call out.", seat)
+            raise Foul(f"{name} has {count_cards(size)}, not two: nothing to call out.", seat)
         raise Foul(f"{name} did not get down to two cards by playing: nothing to call out.", seat)
     out.append(legal(f"{state.name(seat)} catches {name} without a DOS call.", seat))
     return _give(state, target, 2, "did not call DOS", out, "no_dos_call")

@@ -38,12 +38,13 @@ from referee.washdash.state import (
     holdings,
     needs_task,
     next_revealer,
+    pressed_first,
     round_over,
     totals,
     winners,
 )
 from referee.washdash.summary import table as table_lines
-from referee.words import and_list
+from referee.words import and_list, points
 
 PENALTY = "penalty"
 RETRY = "retry"
@@ -204,6 +205,16 @@ class WashDash:
         rnd = state.current
         draw_on = rnd is not None and not round_over(state, deck) and needs_task(rnd)
         if rnd is not None and not draw_on and not round_over(state, deck):
+            first = pressed_first(state)
+            if first is not None:
+                who = state.players[first]
+                return state, [
+                    illegal(
+                        f"Finish this round first: which task card did {who} complete? "
+                        "Enter it on the tablet.",
+                        seat,
+                    )
+                ]
             open_n = sum(1 for c in rnd.tasks if rnd.claim_for(c) is None)
             return state, [
                 illegal(f"Finish this round first: {open_n} task card(s) are still open.", seat)
@@ -284,7 +295,7 @@ class WashDash:
             if e is EventCard.ONE_HANDED:
                 out.append(info("One handed: everyone uses only one hand this round."))
             elif e is EventCard.FIRST_BONUS:
-                out.append(info("First bonus: the first to complete a task gets +3."))
+                out.append(info(self._first_bonus_text(rnd)))
             elif e is EventCard.OPPOSITE:
                 out.append(info("Opposite: clothes mean pins and pins mean clothes this round."))
         if needs_task(rnd):
@@ -293,6 +304,17 @@ class WashDash:
             else:
                 out.append(prompt("Only event cards so far: draw another card.", rnd.active))
         return out
+
+    def _first_bonus_text(self, rnd: Round) -> str:
+        """Rules: two First bonus cards are "both … given to the fastest player", so the
+        announcement gives what is at stake this round, not one card's points."""
+        deck = self.deck
+        bonus = [c for c in rnd.revealed if deck[c].event is EventCard.FIRST_BONUS]
+        pts = sum(deck[c].points for c in bonus)
+        if len(bonus) == 1:
+            return f"First bonus: the first to complete a task gets +{pts}."
+        cards = "both" if len(bonus) == 2 else f"all {len(bonus)}"
+        return f"First bonus: the first to complete a task gets {cards} First bonus cards: +{pts}."
 
     def _seen(self, state: WashDashState) -> set[str]:
         seen = set(state.discarded) | set(state.boxed.known) | set(state.pile.known)
@@ -315,7 +337,19 @@ class WashDash:
             return state, [illegal("The round is over.", seat)]
         if needs_task(rnd):
             return state, [illegal("No task card has been revealed yet.", seat)]
-        t_ns = event.t_ns
+        first = pressed_first(state, seat)
+        if first is not None:
+            return state, [
+                illegal(
+                    f"The round is over: {state.players[first]} pressed done first (with 2 "
+                    "players only the first to finish scores).",
+                    seat,
+                )
+            ]
+        # WD-17: a press held for this seat is when it finished; the tablet's later "done"
+        # (stamped when it was tapped, or not at all) only names the card.
+        press = rnd.press_of(seat)
+        t_ns = press[1] if press is not None and press[1] is not None else event.t_ns
         if event.get("card") is None:
             resolved = self._card_for_press(state, seat, dryer)
             if resolved is None:
@@ -323,9 +357,6 @@ class WashDash:
             card = resolved
         else:
             card = _card_id(deck, event.get("card"))
-            press = rnd.press_of(seat)
-            if press is not None and t_ns is None:
-                t_ns = press[1]  # the button's time counts for the First bonus
         rnd = evolve(rnd, presses=tuple(p for p in rnd.presses if p[0] != seat))
         if card not in rnd.revealed:
             return state, [illegal(f"{card} is not on the table this round.", seat)]
@@ -355,7 +386,19 @@ class WashDash:
         else:
             check = satisfies(task, dryer, rnd.events, extra_items=state.extra_items)
             if not check.ok and state.wrong_done == RETRY:
-                return state, [illegal(f"{who}, not yet — {card}: {check.reason}", seat)]
+                if press is None:
+                    return state, [illegal(f"{who}, not yet — {card}: {check.reason}", seat)]
+                # WD-19: the player keeps trying, so the press that announced this wrong
+                # finish is forgotten (its time must not win a First bonus, and with 2
+                # players it must not hold the round, WD-18)
+                return evolve(state, current=rnd), [
+                    prompt(
+                        f"{who}, not yet — {card}: {check.reason} Keep trying, and press done "
+                        "again when it is finished.",
+                        seat,
+                        card=card,
+                    )
+                ]
             status, reason = (OK if check.ok else WRONG), check.reason
             if check.ok:
                 verdicts.append(legal(f"{who} takes {card}. {check.reason}", seat, card=card))
@@ -394,10 +437,15 @@ class WashDash:
         if rnd.press_of(seat) is not None:
             return state, [info(f"{who} already pressed done: which task card?", seat)]
         new = evolve(state, current=evolve(rnd, presses=(*rnd.presses, (seat, t_ns))))
+        ends = (
+            f" With 2 players that ends the race: only {who} can score this round."
+            if state.n == 2
+            else ""
+        )
         return new, [
             prompt(
                 f"{who} pressed done: which task card did {who} complete? "
-                "Enter it on the tablet (the press time counts for the First bonus).",
+                "Enter it on the tablet (the press time counts for the First bonus)." + ends,
                 seat,
                 choices=list(rnd.open_tasks()),
             )
@@ -500,7 +548,7 @@ class WashDash:
         new = evolve(state, current=evolve(rnd, forfeits=(*rnd.forfeits, (seat, card))))
         verdicts = [
             score(
-                f"{who} gives up {card} ({deck[card].points} points).",
+                f"{who} gives up {card} ({points(deck[card].points)}).",
                 seat,
                 card=card,
                 points=-deck[card].points,
@@ -565,11 +613,11 @@ class WashDash:
         names = _list([state.players[s] for s in win])
         text = f"{names} share the victory" if len(win) > 1 else f"{names} wins"
         pts = all_pts[win[0]]
-        result = f"{text} with {pts} points."
+        result = f"{text} with {points(pts)}."
         if alloc.owed:
             who = _list([state.players[s] for s in alloc.owed])
             result = (
-                f"For now {names} lead{'' if len(win) > 1 else 's'} with {pts} points: "
+                f"For now {names} lead{'' if len(win) > 1 else 's'} with {points(pts)}: "
                 f"{who} must still give up a card for the mistake."
             )
         return Verdict(

@@ -134,6 +134,16 @@ def round_over(state: WashDashState, deck: Deck) -> bool:
     return len(rnd.claims) == len(rnd.tasks)  # claims are for distinct revealed tasks
 
 
+def pressed_first(state: WashDashState, seat: int | None = None) -> int | None:
+    """WD-18: in a 2-player game the round ends at the first completion, and a pad press
+    still waiting for its card (WD-17) *is* that completion, received first: the seat
+    (other than ``seat``) whose press holds the round for it, or None."""
+    rnd = state.current
+    if state.n != 2 or rnd is None or rnd.claims:
+        return None
+    return next((s for s, _ in rnd.presses if s != seat), None)
+
+
 def next_revealer(state: WashDashState, deck: Deck) -> int:
     """The seat whose move the table waits for: the active player while a round runs (or
     draws on), the player to their left once it is over (WD-13), the oldest before any."""
