@@ -86,7 +86,7 @@ AUDIT = (
   out.orphanLabels = [...document.querySelectorAll("label")].filter(shown).filter((l) => !l.control).map(desc);
   const name = (e) => (e.getAttribute("aria-label") || e.textContent || e.title || "").trim();
   out.nameless = [...document.querySelectorAll("button, a[href], [role=button]")].filter(shown).filter((e) => !name(e)).map(desc);
-  const ACTIVE = "a[href], button, input, select, textarea, summary, label, canvas";
+  const ACTIVE = "a[href], button, input, select, textarea, summary, label, canvas, [role=slider][tabindex]";
   out.clickableNonButtons = [...document.querySelectorAll("body *")].filter(shown).filter((e) =>
     (e.__clicky || e.hasAttribute("onclick") || getComputedStyle(e).cursor === "pointer") &&
     !e.matches(ACTIVE) && !e.closest("a[href], button, summary, label") &&
@@ -177,7 +177,7 @@ START = """() => { const s = document.createElement("span"); s.tabIndex = -1;
 
 FOCUSABLE = """() => [...document.querySelectorAll(
   "a[href], button:not(:disabled), input:not(:disabled):not([type=hidden]), select:not(:disabled), " +
-  "textarea:not(:disabled), summary")].filter((e) => { const r = e.getBoundingClientRect();
+  "textarea:not(:disabled), summary, [tabindex]:not([tabindex='-1'])")].filter((e) => { const r = e.getBoundingClientRect();
     return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden"; })
   .map((e) => [...document.querySelectorAll("*")].indexOf(e))"""  # noqa: E501
 
@@ -213,6 +213,13 @@ def table(tmp_path_factory) -> Iterator[dict[str, Any]]:
     tablet.post(f"/api/games/{dd}/undo", {"target": seq})
     ask = {"prompt": "who_played", "message": "Who played Y9?", "confidence": 0.9}
     app.extensions["tabletop"].prompts.add(dd, ask)
+    # a saved zone, so the Calibrate page's corner handles (WEB-5) are audited too
+    square = [[0.2, 0.2], [0.4, 0.2], [0.4, 0.4], [0.2, 0.4]]
+    zones = {
+        "frame": {"width": 640, "height": 480},
+        "zones": [{"name": "discard_1", "points": square}],
+    }
+    app.extensions["tabletop"].zones.save(zones)
     body = {"game": "hit-the-deck", "players": ["Ann", "Bob", "Cy"], "options": {}}
     htd = tablet.post(
         "/api/games", {**body, "options": {"hand_size": 2, "strict_deck": False}}

@@ -1,7 +1,9 @@
-/* Calibration: tap polygon corners on a snapshot; zones saved normalised to 0..1. */
+/* Calibration: tap polygon corners on a snapshot; zones saved normalised to 0..1. Without a
+   pointer: "Add corner" adds one, and every corner is a slider over the picture that the arrow
+   keys move (Shift: further), kept inside the picture as a tap is; "Save zones" keeps them. */
 "use strict";
 (() => {
-  const { el, api, toast } = TT;
+  const { el, api, toast, say } = TT;
   const $ = (id) => document.getElementById(id);
   const canvas = $("calib"), ctx = canvas.getContext("2d");
   const img = new Image();
@@ -9,6 +11,8 @@
   const COLORS = { draw_pile: "#00c8ff", discard_pile: "#ffc800", seat_area: "#00dc00", dryer: "#ff00ff", dryer_bar: "#ff64b4" };
   const kindOf = (name) => name === "draw_pile" ? "draw_pile" : name.startsWith("discard") ? "discard_pile"
     : name.includes("_bar_") ? "dryer_bar" : name.endsWith("_dryer") ? "dryer" : "seat_area";
+  const STEP = 0.005, FAR = 0.05;  /* an arrow key's step, with Shift: of the picture's size */
+  const inside = (v) => Math.round(Math.min(1, Math.max(0, v)) * 1e4) / 1e4;
 
   function draw() {
     ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height);
@@ -37,29 +41,64 @@
       el("span", { class: "muted", text: z.points.length + " points" }))));
   }
 
+  /* the corners, one focusable slider each, over where the canvas draws them (pointer events
+     pass through them to the canvas); its value reads "20% across, 35% down" */
+  const pct = (v) => Math.round(v * 1000) / 10 + "%";
+  const where = ([x, y]) => (x === 0 ? "left edge" : x === 1 ? "right edge" : pct(x) + " across") + ", " +
+    (y === 0 ? "top edge" : y === 1 ? "bottom edge" : pct(y) + " down");
+  function place(handle, p) {
+    handle.style.left = p[0] * 100 + "%"; handle.style.top = p[1] * 100 + "%";
+    handle.setAttribute("aria-valuenow", Math.round(p[0] * 1000) / 10);
+    handle.setAttribute("aria-valuetext", where(p));
+  }
+  const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  function move(e, handle, p) {
+    const d = ARROWS[e.key];
+    if (!d || e.altKey || e.ctrlKey || e.metaKey) return;
+    e.preventDefault();  /* the arrow moves the corner, not the page */
+    const step = e.shiftKey ? FAR : STEP;
+    p[0] = inside(p[0] + d[0] * step); p[1] = inside(p[1] + d[1] * step);
+    place(handle, p); draw();
+  }
+  function handles() {
+    const owners = zones.map((z) => [z.points, labelOf(z.name)]).concat([[current, "Zone being drawn"]]);
+    $("handles").replaceChildren(...owners.flatMap(([pts, label]) => pts.map((p, i) => {
+      const handle = el("div", { class: "handle", role: "slider", tabindex: "0", "aria-valuemin": "0",
+        "aria-valuemax": "100", "aria-label": label + ", corner " + (i + 1) + " of " + pts.length,
+        "aria-describedby": "calib-keys", onkeydown: (e) => move(e, handle, p) });
+      place(handle, p);
+      return handle;
+    })));
+    $("skip-corners").hidden = !$("handles").children.length;
+  }
+
   canvas.addEventListener("pointerdown", (e) => {
     const r = canvas.getBoundingClientRect();
-    const x = Math.min(1, Math.max(0, (e.clientX - r.left) / r.width));
-    const y = Math.min(1, Math.max(0, (e.clientY - r.top) / r.height));
-    current.push([Math.round(x * 1e4) / 1e4, Math.round(y * 1e4) / 1e4]);
-    draw();
+    current.push([inside((e.clientX - r.left) / r.width), inside((e.clientY - r.top) / r.height)]);
+    draw(); handles();
+  });
+  $("add-corner").addEventListener("click", () => {  /* in the middle, then on the last one */
+    current.push(current.length ? [...current[current.length - 1]] : [0.5, 0.5]);
+    draw(); handles();
+    $("handles").lastElementChild.focus();
   });
   $("close-zone").addEventListener("click", () => {
     if (current.length < 3) { toast("a zone needs at least 3 corners", "bad"); return; }
     const name = $("zone-name").value;
     zones = zones.filter((z) => z.name !== name).concat([{ name, points: current }]);
-    current = []; draw(); list();
+    current = []; draw(); list(); handles();
   });
-  $("undo-point").addEventListener("click", () => { current.pop(); draw(); });
+  $("undo-point").addEventListener("click", () => { current.pop(); draw(); handles(); });
   $("delete-zone").addEventListener("click", () => {
     const name = $("zone-name").value;
-    zones = zones.filter((z) => z.name !== name); draw(); list();
+    zones = zones.filter((z) => z.name !== name); draw(); list(); handles();
   });
   $("save-zones").addEventListener("click", async () => {
     const r = await api("POST", "/api/zones", { frame, zones });
     const msg = $("calib-msg");
     msg.className = "banner " + (r.ok ? "ok" : "bad");
     msg.textContent = r.ok ? "Saved " + r.data.zones.length + " zones." : (r.data.error || "error");
+    say(msg.textContent, !r.ok);
   });
   function snapshot() {
     const src = canvas.dataset.snapshot;
@@ -74,6 +113,6 @@
   $("refresh-snap").addEventListener("click", snapshot);
   api("GET", "/api/zones").then((r) => {
     zones = (r.data.zones || []).map((z) => ({ name: z.name, points: z.points }));
-    list(); snapshot();
+    list(); handles(); snapshot();
   });
 })();
