@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from referee.cli_args import non_negative_int, positive_float
@@ -71,6 +72,9 @@ def _record(args: argparse.Namespace) -> int:
     from hardware.hwtest import parse_script, play_script
     from hardware.padlog import PadRecorder
 
+    if Path(args.out).is_file():  # a recording cannot be made again: never write over one
+        print(f"tabletop hw record: {args.out} exists already: name another file", file=sys.stderr)
+        return 2
     try:
         with _open(args) as table, PadRecorder(table, args.out):
             table.bus.subscribe(

@@ -53,14 +53,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C, also while the commands' modules still load
+        return 130
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         return 0
+    except RecursionError:  # JSON or TOML nested thousands deep: garbage, not a log or config
+        action = getattr(args, f"{args.command}_command", None)  # hw pins, vision dryer, …
+        command = f"{args.command} {action}" if action else args.command
+        print(
+            f"tabletop {command}: cannot read the input: it is nested too deeply", file=sys.stderr
+        )
+        return 2
     except ModuleNotFoundError as exc:
         top = (exc.name or "").split(".")[0]
         if top not in TRAIN_EXTRA_MODULES and not top.startswith("font_"):  # font packages

@@ -15,8 +15,8 @@ from typing import Any
 
 def json_lines(path: Path, error: type[Exception]) -> Iterator[tuple[str, Any]]:
     """``(where, value)`` per JSON line, ``where`` being ``path:line`` for messages. Raises
-    ``error`` for a file that is not UTF-8 text and for a line that is not JSON; ``OSError``
-    (no such file, a folder) is the caller's to word."""
+    ``error`` for a file that is not UTF-8 text and for a line that is not JSON (or nested too
+    deeply to parse); ``OSError`` (no such file, a folder) is the caller's to word."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -30,3 +30,5 @@ def json_lines(path: Path, error: type[Exception]) -> Iterator[tuple[str, Any]]:
             yield where, json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise error(f"{where}: not JSON ({exc.msg})") from None
+        except RecursionError:  # thousands of [ or {: garbage, and no log nests so deep
+            raise error(f"{where}: nested too deeply to be a log line") from None

@@ -117,15 +117,26 @@ def _quantize(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reader(args: argparse.Namespace):
+def deck_profile(name: str):  # -> vision.decks.DeckProfile
+    """``vision.decks.load_deck``, where a file that is no UTF-8 text (a deck path given by
+    mistake) is a ``DeckError`` naming it too, not a traceback."""
     from vision.decks import DeckError, load_deck
+
+    try:
+        return load_deck(name)
+    except UnicodeDecodeError:
+        raise DeckError(f"{name}: not a text file (a deck profile is UTF-8 JSON)") from None
+
+
+def _reader(args: argparse.Namespace):
+    from vision.decks import DeckError
     from vision.runtime.reader import CardReader, ReaderConfig
 
     if args.deck is not None and not args.deck.strip():  # not "no deck": a slip
         raise DeckError(
             "--deck is empty: name a deck (models/decks/NAME.json), a JSON path or 'any'"
         )
-    deck = load_deck(args.deck) if args.deck and args.deck != ANY_DECK else None
+    deck = deck_profile(args.deck) if args.deck and args.deck != ANY_DECK else None
     config = ReaderConfig(
         conf=args.conf,
         threads=args.threads,
@@ -218,7 +229,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from vision.decks import DeckError, load_deck
+    from vision.decks import DeckError
     from vision.render.dataset import write_eval_dataset
     from vision.render.faces import ALL_STYLES, HELDOUT_STYLE, TRAIN_STYLES
 
@@ -230,7 +241,7 @@ def _render(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        decks = [load_deck(d) for d in args.decks.split(",")]
+        decks = [deck_profile(d) for d in args.decks.split(",")]
     except DeckError as exc:
         print(f"tabletop vision render: {exc}", file=sys.stderr)
         return 2

@@ -58,6 +58,14 @@ def _serve(args: argparse.Namespace) -> int:
     if cfg.max_streams > cfg.threads - 8:
         cfg.max_streams = max(1, cfg.threads - 8)  # keep 8 threads free for pages
 
+    if _foreign_database(cfg.db_path):  # as pin reset: never add tables to another's file
+        print(
+            f"tabletop serve: {cfg.db_path} is another program's database, not a Tabletop "
+            "Referee one (--db names a new file or one the referee made)",
+            file=sys.stderr,
+        )
+        return 2
+
     from web.server_lock import ServerRunning, hold
 
     try:
@@ -172,6 +180,9 @@ def _log(args: argparse.Namespace) -> int:
     except LogError as exc:
         print(f"tabletop log: {exc} in {cfg.db_path}", file=sys.stderr)
         return 2
+    except OverflowError:  # a number past SQLite's integers: no game has it
+        print(f"tabletop log: no game {args.game_id} in {cfg.db_path}", file=sys.stderr)
+        return 2
     except sqlite3.Error as exc:  # not a database, no permission
         print(f"tabletop log: cannot read the database {cfg.db_path}: {exc}", file=sys.stderr)
         return 2
@@ -180,8 +191,12 @@ def _log(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
+    out = Path(args.output)
+    if out.is_file():  # as backup: never over a file (a folder: "cannot write" below)
+        print(f"tabletop log: {out} exists already: name another file", file=sys.stderr)
+        return 2
     try:
-        Path(args.output).write_text(text, encoding="utf-8")
+        out.write_text(text, encoding="utf-8")
     except OSError as exc:
         print(f"tabletop log: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -266,6 +281,28 @@ def _holds_games(db_path: Path) -> bool:
     finally:
         conn.close()
     return row is not None
+
+
+def _foreign_database(db_path: Path) -> bool:
+    """Whether the file is an SQLite database with tables, none of them one the referee makes
+    first (the settings', the event log's games). A new or empty file, or one that is no
+    database at all, is not: serving starts it, or names what is wrong with it."""
+    import sqlite3
+
+    if not db_path.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+        try:
+            tables = {
+                name
+                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return bool(tables) and not tables & {"games", "web_settings"}
 
 
 def _pin(args: argparse.Namespace) -> int:

@@ -30,13 +30,14 @@ def _teach(args: argparse.Namespace) -> int:
     """``vision teach``: its refusals (a bad ``--out`` or ``--check``, a camera that cannot be
     opened or stops early, a folder that cannot be written) are one line and exit 2, and
     everything that can be checked is checked before any training."""
-    from vision.decks import DeckError, load_deck
+    from vision.commands import deck_profile
+    from vision.decks import DeckError
     from vision.table.frames import CameraError
     from vision.teach.capture import CaptureError
     from vision.teach.guide import TeachError, guide_order, photo_name, say
 
     try:
-        deck = load_deck(args.deck)
+        deck = deck_profile(args.deck)
     except DeckError as exc:
         print(f"tabletop vision teach: {exc}", file=sys.stderr)
         return 2
@@ -93,7 +94,10 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
         )
         shots = list(zip(images, order, strict=True))
     else:
-        print("give --photos FOLDER or --camera SPEC (or --guide)", file=sys.stderr)
+        print(
+            "tabletop vision teach: give --photos FOLDER or --camera SPEC (or --guide)",
+            file=sys.stderr,
+        )
         return 2
     plan = TeachPlan(
         variants=args.variants, sym_epochs=args.epochs, col_epochs=max(1, args.epochs // 2)
@@ -150,7 +154,8 @@ def _dryer(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace) -> int:
-    from vision.decks import DeckError, load_deck
+    from vision.commands import deck_profile
+    from vision.decks import DeckError
     from vision.runtime.card_scale import ScaledReader
     from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import CardReader
@@ -163,7 +168,11 @@ def _watch(args: argparse.Namespace) -> int:
 
     try:
         layout = TableLayout.load(args.zones)
-        deck = load_deck(args.deck) if args.deck else refereed_deck(args.game, load_deck(args.game))
+        deck = (
+            deck_profile(args.deck)
+            if args.deck
+            else refereed_deck(args.game, deck_profile(args.game))
+        )
         cards = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
         reader = ScaledReader(cards, args.card_scale)
         source = open_source(args.source)
