@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.cli_args import non_negative_int, positive_float
+from referee.cli_args import bounce_pairs, positive_float
 
 if TYPE_CHECKING:
     from hardware.padlog import ReplayCheck
@@ -168,9 +168,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     t = hws.add_parser("test", help="press every pad and button; see it named and timed")
     common(t)
     t.add_argument("--script", help="virtual presses to play: 'all' or '0:pad,1:call'")
-    t.add_argument(
-        "--bounce", type=non_negative_int, default=0, help="bounce pairs per scripted press"
-    )
+    t.add_argument("--bounce", type=bounce_pairs, default=0, help="bounce pairs per scripted press")
     t.add_argument(
         "--timeout", type=positive_float, default=120.0, help="seconds to wait (default 120)"
     )
@@ -181,9 +179,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     r.add_argument("out", help="pad log to write (.jsonl)")
     r.add_argument("--seconds", type=positive_float, default=60.0, help="how long to record")
     r.add_argument("--script", help="with --mock: presses to play and record")
-    r.add_argument(
-        "--bounce", type=non_negative_int, default=0, help="bounce pairs per scripted press"
-    )
+    r.add_argument("--bounce", type=bounce_pairs, default=0, help="bounce pairs per scripted press")
     r.set_defaults(handler=_record)
 
     p = hws.add_parser("replay", help="replay a pad log on mock pins and re-judge its races")

@@ -63,3 +63,13 @@ non_negative_int = ranged(int, 0)
 positive_float = ranged(float, 0, above=True)
 fraction = ranged(float, 0, 1)  # a probability or confidence threshold
 port = ranged(int, 1, 65535)
+# A thread count past any machine's cores hangs the command while it starts them (measured:
+# ``vision identify --threads 99999999``); a server's threads are cheap but not free.
+MAX_THREADS = 256
+MAX_SERVER_THREADS = 1024
+thread_count = ranged(int, 1, MAX_THREADS)
+server_threads = ranged(int, 1, MAX_SERVER_THREADS)
+# Bounce pairs per scripted press: a real contact bounces a few times in a 0-100 ms debounce
+# window; 10**8 wrote 244 MB a minute and never ended
+MAX_BOUNCES = 1000
+bounce_pairs = ranged(int, 0, MAX_BOUNCES)

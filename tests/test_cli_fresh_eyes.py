@@ -245,3 +245,37 @@ def test_teach_without_photos_or_camera_names_the_command(
         2,
         "tabletop vision teach: give --photos FOLDER or --camera SPEC (or --guide)",
     )
+
+
+# -- numbers past any machine are refused before anything starts ------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hw", "record", "{out}", "--mock", "--script", "all", "--bounce", "100000000"],
+        ["vision", "identify", "--threads", "99999999", "{out}"],
+        ["serve", "--threads", "100000"],
+    ],
+    ids=["hw-record-bounce", "vision-identify-threads", "serve-threads"],
+)
+def test_a_count_past_any_machine_is_refused_at_once(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--bounce 100000000`` wrote 244 MB a minute and never ended, ``--threads 99999999``
+    hung while starting threads: argparse now refuses them with the bound, nothing written."""
+    out = tmp_path / "out.jsonl"
+    code, err = run([a.replace("{out}", str(out)) for a in argv], capsys)
+    assert code == 2
+    assert "is too large: give at most" in err
+    assert not out.exists()
+
+
+def test_a_config_with_threads_past_any_machine_is_refused(tmp_path: Path) -> None:
+    """The same bound for ``[web] threads`` in tabletop.toml, with the key's name."""
+    from web.config import ConfigError, load_file
+
+    cfg = tmp_path / "tabletop.toml"
+    cfg.write_text("[web]\nthreads = 100000\n")
+    with pytest.raises(ConfigError, match=r"\[web\] threads: 100000 is too many"):
+        load_file(cfg)

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from referee.cli_args import fraction, non_negative_int, positive_int
+from referee.cli_args import fraction, non_negative_int, positive_int, thread_count
 
 ANY_DECK = "any"  # ``--deck any``: read any colour with any value (VIS-9 off)
 # identify reads photos taken from any distance, so it also looks at them shrunk by 2 and 4
@@ -273,7 +273,7 @@ def _runtime_args(p: argparse.ArgumentParser, zoom_out: int = 0) -> None:
         default=0.3,
         help="drop cards read with less confidence (detector × reading; VIS-7)",
     )
-    p.add_argument("--threads", type=positive_int, default=2)
+    p.add_argument("--threads", type=thread_count, default=2)
     p.add_argument(
         "--zoom-out",
         type=non_negative_int,
@@ -298,7 +298,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--crops", type=positive_int, default=6000)
     tr.add_argument("--sym-epochs", type=positive_int, default=12)
     tr.add_argument("--col-epochs", type=positive_int, default=5)
-    tr.add_argument("--threads", type=positive_int, default=1)
+    tr.add_argument("--threads", type=thread_count, default=1)
     tr.add_argument(
         "--sym-more-epochs",
         type=positive_int,

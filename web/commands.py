@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.cli_args import CARD_SCALE_HELP, card_scale, port, positive_int
+from referee.cli_args import CARD_SCALE_HELP, card_scale, port, positive_int, server_threads
 
 FROM_CONFIG = object()  # an option not given: the config file (or the default) decides
 
@@ -390,7 +390,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--camera", help="camera: picamera2, cam:N (OpenCV device), a video file or an image folder"
     )
-    p.add_argument("--threads", type=positive_int, help="server threads (default 48)")
+    p.add_argument("--threads", type=server_threads, help="server threads (default 48)")
     p.add_argument(
         "--no-camera-referee",
         action="store_true",

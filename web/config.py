@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from referee.cli_args import MAX_CARD_SCALE
+from referee.cli_args import MAX_CARD_SCALE, MAX_SERVER_THREADS
 
 DEFAULT_DB = Path("var") / "tabletop.db"
 DEFAULT_CONFIG = Path("tabletop.toml")
@@ -99,6 +99,10 @@ def _typed(name: str, value: Any) -> Any:
             raise ConfigError(f"[web] {name}: expected a positive integer, got {value!r}")
         if name == "port" and value > 65535:
             raise ConfigError(f"[web] port: {value} is not a TCP port")
+        if name in ("threads", "max_streams") and value > MAX_SERVER_THREADS:
+            raise ConfigError(
+                f"[web] {name}: {value} is too many: give at most {MAX_SERVER_THREADS}"
+            )
         return value
     if name == "mjpeg_fps":
         if not isinstance(value, int | float) or not 0 < value <= 30:
