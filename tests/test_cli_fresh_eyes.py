@@ -279,3 +279,14 @@ def test_a_config_with_threads_past_any_machine_is_refused(tmp_path: Path) -> No
     cfg.write_text("[web]\nthreads = 100000\n")
     with pytest.raises(ConfigError, match=r"\[web\] threads: 100000 is too many"):
         load_file(cfg)
+
+
+def test_log_o_without_a_game_says_to_name_one(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``log -o FILE`` with no game number listed the games on the screen and wrote nothing,
+    silently: the user believed the game was saved."""
+    out = tmp_path / "game.jsonl"
+    code, err = run(["log", "--db", str(db), "-o", str(out)], capsys)
+    assert code == 2 and "name it" in one_line(err)
+    assert not out.exists()

@@ -168,6 +168,11 @@ def _log(args: argparse.Namespace) -> int:
     if not cfg.db_path.is_file():  # never create an empty database by asking what it holds
         print(f"tabletop log: no database at {cfg.db_path} (--db names one)", file=sys.stderr)
         return 2
+    if args.game_id is None and args.output not in (None, "-"):
+        print(
+            "tabletop log: -o writes one game: name it (tabletop log lists them)", file=sys.stderr
+        )
+        return 2
     log = EventLog(cfg.db_path, read_only=True)
     try:
         if args.game_id is None:
