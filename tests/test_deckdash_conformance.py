@@ -179,8 +179,11 @@ class RandomTable:
                 marks[victim] += 1
         elif card == "SKIP2" and turn_ending_play:
             others = others_after(n, b.active, b.turn, a.direction)
+            blocked = set(b.blocks)  # DD-5: a blocked turn stands for one lost turn
             for victim in (others * 2)[:2]:
-                if victim not in b.blocks:
+                if victim in blocked:
+                    blocked.discard(victim)
+                else:
                     marks[victim] += 1
         expect_turn(a, b.turn, marks)
 

@@ -38,6 +38,7 @@ from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.verdicts import Verdict, info, legal, prompt
+from referee.words import and_list
 
 Result = tuple[DeckDashState, list[Verdict]]
 
@@ -370,18 +371,23 @@ def skip_you(
 def skip_two(
     state: DeckDashState, rnd: Round, seat: int, card: Card
 ) -> tuple[Round, list[Verdict]]:
-    """DD-5: the next two other players each lose a turn; a blocked one just stays blocked."""
+    """DD-5: the next two other players each lose a turn; a blocked one's blocked turn is
+    the one lost (once: with two players the opponent is both of the two)."""
     others = others_in_order(rnd, seat)
     victims = (others * 2)[:2]
     skips = list(rnd.skips)
+    blocked = set(rnd.blocks)
     for v in victims:
-        if v not in rnd.blocks:
+        if v in blocked:
+            blocked.discard(v)  # the blocked turn stands for this lost turn, and only this one
+        else:
             skips[v] += 1
     rnd = evolve(rnd, discard=(*rnd.discard, card), skips=tuple(skips))
-    names = " and ".join(state.name(v) for v in victims)
-    if len(set(victims)) == 1:
-        names = f"{state.name(victims[0])} (twice)"
-    return rnd, [legal(f"{state.name(seat)} played Skip 2 Players: {names} lose a turn.", seat)]
+    if len(set(victims)) == 1:  # two players: the opponent is both of the next two
+        lost = f"{state.name(victims[0])} loses two turns"
+    else:
+        lost = f"{and_list([state.name(v) for v in victims])} lose a turn"
+    return rnd, [legal(f"{state.name(seat)} played Skip 2 Players: {lost}.", seat)]
 
 
 def block_you(

@@ -27,6 +27,7 @@ from referee.deckdash.turns import begin_turn, step
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
+from referee.summary import cards
 from referee.verdicts import Verdict, info, legal
 
 
@@ -165,7 +166,7 @@ def reshuffle(state: DeckDashState, event: Event) -> Result:
     rnd = current_round(state)
     if len(rnd.draw_pile) > 0:
         raise Illegal(
-            f"The draw pile still has {len(rnd.draw_pile)} cards: reshuffle only when it runs out."
+            f"The draw pile still has {cards(len(rnd.draw_pile))}: reshuffle only when it runs out."
         )
     if not rnd.discard:
         raise Illegal("The discard pile is empty: there is nothing to reshuffle.")
@@ -175,12 +176,12 @@ def reshuffle(state: DeckDashState, event: Event) -> Result:
             raise EventError("reshuffle.order must list the new draw pile, top first")
         pile: Hidden[Card] = Hidden((), len(rnd.discard))
     else:
-        cards = read_cards(order, "reshuffle.order")
-        if Counter(cards) != Counter(rnd.discard):
+        named = read_cards(order, "reshuffle.order")
+        if Counter(named) != Counter(rnd.discard):
             raise Illegal("The new draw pile must be exactly the cards of the discard pile.")
-        pile = Hidden(tuple(cards))
+        pile = Hidden(tuple(named))
     rnd = evolve(rnd, draw_pile=pile, discard=())
-    verdicts = [legal(f"The discard pile was shuffled into a new draw pile of {len(pile)} cards.")]
+    verdicts = [legal(f"The discard pile was shuffled into a new draw pile of {cards(len(pile))}.")]
     return settle(state, rnd, verdicts)
 
 
@@ -231,9 +232,10 @@ def tally(state: DeckDashState, event: Event) -> Result:
 def tally_known(state: DeckDashState, last: RoundResult) -> str:
     """Why a scripted round cannot be tallied: the referee saw every card of every hand."""
     counts = ", ".join(f"{state.name(s)} {n}" for s, n in enumerate(last.hand_counts))
+    unit = "card" if last.hand_counts[-1] == 1 else "cards"  # "(Ana 0, Bea 1 card)"
     return (
         f"Dash {last.dash} was dealt card by card, so the referee knows every hand "
-        f"({counts} cards): a tally is only for table mode."
+        f"({counts} {unit}): a tally is only for table mode."
     )
 
 

@@ -12,6 +12,7 @@ from referee.deckdash.options import FirstToScoring, WinnerRule
 from referee.deckdash.state import DeckDashState, Round, RoundEnd, RoundResult
 from referee.frozen import evolve
 from referee.verdicts import Outcome, Verdict, score
+from referee.words import and_list
 
 FIRST_TO_WINNER_POINTS = 3
 FIRST_TO_OTHERS_POINTS = 12
@@ -113,7 +114,7 @@ def decide(state: DeckDashState) -> tuple[DeckDashState, list[Verdict]]:
         tied = leaders(state, tuple(range(state.n)))
     if len(tied) == 1:
         return finish(state, tied)
-    names = " and ".join(state.name(x) for x in tied)
+    names = and_list([state.name(x) for x in tied])
     return evolve(state, tiebreak=tied), [
         Verdict(
             Outcome.PROMPT,
@@ -126,12 +127,13 @@ def decide(state: DeckDashState) -> tuple[DeckDashState, list[Verdict]]:
 
 def finish(state: DeckDashState, winners: tuple[int, ...]) -> tuple[DeckDashState, list[Verdict]]:
     state = evolve(state, finished=True, winners=winners, round=None)
-    names = " and ".join(state.name(x) for x in winners)
-    verb = "wins" if len(winners) == 1 else "share the win"
+    names = and_list([state.name(x) for x in winners])
+    # "Ana wins the game." / "Ana and Bea share the win." (not "share the win the game")
+    said = f"{names} wins the game." if len(winners) == 1 else f"{names} share the win."
     return state, [
         Verdict(
             Outcome.GAME_END,
-            f"{names} {verb} the game.",
+            said,
             data={
                 "winners": list(winners),
                 "totals": list(state.totals),
