@@ -28,6 +28,7 @@ from referee.hitthedeck.state import (
     Requirement,
     ShuffleWhy,
 )
+from referee.summary import cards as cards_text
 from referee.verdicts import Verdict, illegal, info, legal, prompt
 
 Result = tuple[HtdState, list[Verdict]]
@@ -45,6 +46,12 @@ class Illegal(Exception):
         super().__init__(reason)
         self.reason = reason
         self.seat = seat
+
+
+class NotNow(Illegal):
+    """Refused because of where the game stands (no round being played, a chore to do
+    first), not because of the move itself. After a late race close (HTD-13) such a refusal
+    is about the judged race, which the refused event may not keep, so ``apply`` words it."""
 
 
 # -- payload helpers (malformed → EventError) -------------------------------------------------
@@ -95,18 +102,18 @@ def _name(state: HtdState, seat: int) -> str:
 # -- guards -----------------------------------------------------------------------------------
 def _in_play(state: HtdState) -> None:
     if state.phase is Phase.DEAL or state.phase is Phase.ROUND_OVER:
-        raise Illegal("No round is being played: deal the cards first.")
+        raise NotNow("No round is being played: deal the cards first.")
     if state.phase is Phase.SCORING:
-        raise Illegal("The round is over: enter the remaining hands to score it.")
+        raise NotNow("The round is over: enter the remaining hands to score it.")
     if state.phase is Phase.GAME_OVER:
-        raise Illegal("The game is over.")
+        raise NotNow("The game is over.")
 
 
 def _no_chore(state: HtdState) -> None:
     if state.need is Need.TURN_UP:
-        raise Illegal("First turn up the top card of the draw pile onto the discard pile.")
+        raise NotNow("First turn up the top card of the draw pile onto the discard pile.")
     if state.need is Need.SHUFFLE:
-        raise Illegal("First shuffle the draw pile (see the last prompt).")
+        raise NotNow("First shuffle the draw pile (see the last prompt).")
 
 
 def _their_turn(state: HtdState, seat: int) -> None:
@@ -182,12 +189,14 @@ def _deal(state: HtdState, event: Event) -> Result:
         raise EventError(f"dealer {dealer} is not at this table")
     if state.phase not in (Phase.DEAL, Phase.ROUND_OVER):
         if state.phase is Phase.GAME_OVER:
-            raise Illegal("The game is over.")
+            raise NotNow("The game is over.")
         raise Illegal("A round is still being played; finish it before dealing again.")
     size = state.option("hand_size")
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            raise Illegal(f"{_name(state, seat)} was dealt {len(hand)} cards; deal {size} each.")
+            raise Illegal(
+                f"{_name(state, seat)} was dealt {cards_text(len(hand))}; deal {size} each."
+            )
     dealt = sum(len(h) for h in hands)
     draw = draw_given if draw_given is not None else (None,) * max(0, deck_size() - dealt)
     if not draw:
@@ -256,7 +265,7 @@ def _turn_up(state: HtdState, event: Event) -> Result:
         return _shuffle_back(state, card, ShuffleWhy.START_HAND), [
             prompt(
                 f"{said} A Hand card can't start the pile: shuffle it back into the draw pile "
-                "and turn up a new card.",
+                "and turn up a new card. It was turned up, not played, so nobody slaps for it.",
                 None,
                 need="shuffle",
             )
@@ -325,7 +334,7 @@ def _shuffle(state: HtdState, event: Event) -> Result:
         return state, [
             legal(
                 "The discard pile (all but its top card) is the new draw pile: "
-                f"{len(order)} cards.",
+                f"{cards_text(len(order))}.",
                 None,
             )
         ]
@@ -335,7 +344,7 @@ def _shuffle(state: HtdState, event: Event) -> Result:
 
 def _check_same_cards(pool: Pile, order: Pile) -> None:
     if len(order) != len(pool):
-        raise Illegal(f"The shuffled pile must have {len(pool)} cards, not {len(order)}.")
+        raise Illegal(f"The shuffled pile must have {cards_text(len(pool))}, not {len(order)}.")
     have = Counter(c for c in pool if c is not None)
     named = Counter(c for c in order if c is not None)
     missing = have - named
@@ -462,8 +471,10 @@ def _cut(state: HtdState, event: Event) -> Result:
     if at is None:
         at = _cut_position(pile, named)
     if at >= len(pile):
-        raise Illegal(f"The draw pile has only {len(pile)} cards; cut above one of them.", seat)
-    card = _reveal_top(state, pile[at], named, f"revealed by cutting {at} cards")
+        raise Illegal(
+            f"The draw pile has only {cards_text(len(pile))}; cut above one of them.", seat
+        )
+    card = _reveal_top(state, pile[at], named, f"revealed by cutting {cards_text(at)}")
     state = evolve(state, draw=pile[:at] + pile[at + 1 :], discard=(card, *state.discard))
     state = _advance(state)
     said = f"{_name(state, seat)} cut the deck and revealed {card.name}; turn over."
@@ -600,7 +611,9 @@ def _hand(state: HtdState, event: Event) -> Result:
     hand = state.hands[seat]
     if cards_in is not None:
         if len(cards) != len(hand):
-            raise Illegal(f"{_name(state, seat)} holds {len(hand)} cards, not {len(cards)}.", seat)
+            raise Illegal(
+                f"{_name(state, seat)} holds {cards_text(len(hand))}, not {len(cards)}.", seat
+            )
         missing = Counter(hand.known) - Counter(cards)
         if missing:
             what = ", ".join(c.name for c in missing.elements())
@@ -659,6 +672,28 @@ def _not_too_many(state: HtdState, cards: list[HtdCard]) -> None:
         raise Illegal(problem)
 
 
+def _race_first(before: HtdState, judged: HtdState) -> str | None:
+    """Why an event timed after the slap race's window must wait for the race to be ended.
+
+    The event's time closed the race (HTD-13), and judging it ended the round or emptied the
+    draw pile, so the event was refused. A refused event changes nothing, so the race is
+    still open on the table's screen: a reason such as "No round is being played" would
+    make no sense there. None when the judging changed neither.
+    """
+    if judged.phase is not before.phase:
+        ends = "the game" if judged.phase is Phase.GAME_OVER else "the round"
+        return (
+            f"The slap race's time is up, and judging it ends {ends}: "
+            "end the slap race first (race_close, HTD-13)."
+        )
+    if judged.need is Need.SHUFFLE and before.need is None:
+        return (
+            "The slap race's time is up, and its penalty cards empty the draw pile: "
+            "end the slap race first (race_close), then reshuffle (HTD-13, HTD-19)."
+        )
+    return None
+
+
 def apply(state: HtdState, event: Event) -> Result:
     """The next state and the verdicts (see module docstring)."""
     handler = HANDLERS.get(event.kind)
@@ -669,6 +704,7 @@ def apply(state: HtdState, event: Event) -> Result:
     start = state
     verdicts: list[Verdict] = []
     named = _named(event) if state.option("strict_deck") else []
+    judged: HtdState | None = None  # the state after a race this event's time closed
     try:
         _in_the_deck(named)
         late_closers = event.kind not in ("slap", "race_close")
@@ -678,6 +714,7 @@ def apply(state: HtdState, event: Event) -> Result:
                 state, verdicts = slaps.close_race(state)  # the window has passed (HTD-13)
                 state, more = settle(state)
                 verdicts += more
+                judged = state
         if event.kind in TURN_KINDS:
             if state.race is not None:
                 waiting = sorted(set(range(state.n)) - slaps.slapped_seats(state, state.race))
@@ -697,6 +734,9 @@ def apply(state: HtdState, event: Event) -> Result:
             verdicts += more
     except Illegal as exc:
         seat = exc.seat if exc.seat is not None else event.seat
-        return start, [illegal(exc.reason, seat)]
+        reason = exc.reason
+        if judged is not None and isinstance(exc, NotNow):
+            reason = _race_first(start, judged) or reason
+        return start, [illegal(reason, seat)]
     state, more = settle(state)
     return state, verdicts + more

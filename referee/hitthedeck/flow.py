@@ -60,11 +60,12 @@ def _draw_owed(state: HtdState) -> Result:
                 owed[seat] -= 1
                 state = evolve(state, owed=tuple(owed))
             if state.owed[seat] and not state.draw and not can_reshuffle(state):
+                left = state.owed[seat]
+                what = "penalty card is" if left == 1 else f"{left} penalty cards are"
                 verdicts.append(
                     info(
                         f"The draw pile is empty and there is nothing to reshuffle: "
-                        f"{state.players[seat]}'s last {state.owed[seat]} penalty card(s) "
-                        "are let off (HTD-19).",
+                        f"{state.players[seat]}'s last {what} let off (HTD-19).",
                         seat,
                     )
                 )
