@@ -419,12 +419,21 @@ class WashDash:
         assert rnd is not None
         candidates = rnd.open_tasks()
         if dryer is not None and len(candidates) > 1:
-            candidates = tuple(
-                c
-                for c in candidates
-                if satisfies(self.deck[c].task, dryer, rnd.events, extra_items=state.extra_items).ok  # type: ignore[arg-type]
-            )
+            candidates = self.open_tasks_done_by(state, dryer)
         return candidates[0] if len(candidates) == 1 else None
+
+    def open_tasks_done_by(self, state: WashDashState, dryer: Dryer) -> tuple[str, ...]:
+        """The round's open task cards that ``dryer`` completes (this round's events and the
+        ``extra_items`` option in force), in the order they were revealed: what a held press
+        may mean (WD-17; the camera names its card when there is exactly one, WD-21)."""
+        rnd = state.current
+        if rnd is None:
+            return ()
+        return tuple(
+            c
+            for c in rnd.open_tasks()
+            if satisfies(self.deck[c].task, dryer, rnd.events, extra_items=state.extra_items).ok  # type: ignore[arg-type]
+        )
 
     def _hold_press(
         self, state: WashDashState, seat: int, t_ns: int | None
@@ -671,6 +680,10 @@ class WashDash:
             "table": table,
             "events_in_force": sorted(e.value for e in rnd.events) if rnd is not None else [],
             "claims": [c.to_dict() for c in rnd.claims] if rnd is not None else [],
+            # pads' "done" presses waiting for their card (WD-17)
+            "presses": (
+                [{"seat": s, "t_ns": t} for s, t in rnd.presses] if rnd is not None else []
+            ),
             "cards": [list(h) for h in holdings(state, deck, alloc)],
             "discarded": list(state.discarded) + list(alloc.discarded),
             "dryers": [None if d is None else d.to_dict() for d in state.dryers],

@@ -30,6 +30,18 @@ empty dryer answering it is asked, never sent (it would be a mistake). A newer r
 of a seat clears that seat's older open dryer question. Before the first round nothing
 is sent (the family is setting up).
 
+**A press held for its card (WD-17, WD-21).** A pad's "done" names no card; with several
+task cards open the engine holds the press until the tablet names one. The seat's first
+sure, settled reading after the press (the dryer still, not covered, not settling on
+something new; sure: no question about it, not empty) names it when it completes exactly
+one open task card: the referee logs ``done`` with that card and that dryer, at the
+press's ``t_ns`` (the First bonus goes by the button), ``source=camera`` — the plain
+``dryer`` event is then not sent, the ``done`` carries it. When it completes none or
+several, the tablets are asked which card (``which_card``: the cards it completes are
+said, and each open card is an answer). A reading the camera is unsure of names nothing:
+it is asked about the same way, and the next sure reading may still name the card. The
+question goes when the press does (named on the tablet, undone).
+
 Speed: a seat is read only when its dryer zone holds still and looks different from the
 last read; a moving zone (a hand hanging a shirt) is occluded for the tracker (TBL-1), so
 a half-hung reading never settles, and so is a dryer the reader finds covered by something
@@ -48,7 +60,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from referee.events import Event
+from referee.events import Event, Source
 from referee.washdash.dryer import Dryer
 from web.errors import BadInput
 from web.services.games import GameService
@@ -99,6 +111,8 @@ class _Seat:
     prompt_id: int | None = None  # this seat's open dryer question
     covered_since: int | None = None  # read as covered (TBL-12) since, while it holds still
     covered_asked: bool = False  # … and the family was asked about it in this spell
+    press_seen: tuple[Any, ...] | None = None  # (held press, dryer text) last taken up
+    press_prompt: tuple[tuple[Any, ...], int] | None = None  # (held press, its question id)
 
     def status(self) -> dict[str, Any]:
         return {
@@ -264,6 +278,7 @@ class DryerReferee:
             seat.settled_notes, seat.untimed = seat.notes, obs.after_gap
             self._observed(game, seat)
         for seat in seats:
+            self._answer_press(game, seat, t_ns)
             self._answer_claim(game, seat, t_ns)
             self._long_covered(game, seat, t_ns)
 
@@ -277,7 +292,7 @@ class DryerReferee:
         if game is None or game.game_id != game_id:
             game = self._game = _Game(game_id, tuple(self.games.record(game_id).players))
             for seat in self._seats.values():
-                seat.prompt_id = None
+                seat.prompt_id = seat.press_prompt = seat.press_seen = None
         self._refresh(game)
         return game
 
@@ -296,6 +311,16 @@ class DryerReferee:
         for claim in game.view.get("claims") or []:
             if claim.get("seat") == seat and claim.get("status") == "unchecked":
                 return (game.view.get("round"), seat, claim.get("card"), claim.get("t_ns"))
+        return None
+
+    def _held_press(self, game: _Game, seat: int) -> tuple[Any, ...] | None:
+        """The seat's pad press waiting for its card while the race runs (WD-17), a key:
+        (round, seat, the press's t_ns); else None."""
+        if game.view.get("phase") != "racing":
+            return None
+        for press in game.view.get("presses") or []:
+            if press.get("seat") == seat:
+                return (game.view.get("round"), seat, press.get("t_ns"))
         return None
 
     def _engine_dryer_empty(self, game: _Game, seat: int) -> bool:
@@ -344,27 +369,148 @@ class DryerReferee:
         assert seat.settled is not None
         dryer, confidence, t_ns = seat.settled
         phase = game.view.get("phase")
+        if phase in RACING and self._answer_press(game, seat, t_ns, fresh=True):
+            return  # the reading named a held press's card, or asks which it was
         claim = self._unchecked(game, seat.seat)
         if phase in RACING or (phase == "between_rounds" and claim is not None and any(dryer.bars)):
             self._propose(game, seat, dryer, confidence, t_ns, claim)
 
+    def _stable(self, seat: _Seat, t_ns: int) -> tuple[Dryer, float, int] | None:
+        """The seat's settled reading when the dryer shows it now (held still, not covered,
+        not settling on something new), else None. Nothing settled since the empty
+        picture is the empty dryer."""
+        if seat.reference is None or seat.still == 0:
+            return None
+        committed = self._tracker.committed.get(seat.zone, ())
+        if seat.reading is None or seat.reading.occluded or seat.reading.cards != committed:
+            return None  # the dryer is covered or settling on something new: wait for it
+        if seat.settled is None:
+            if committed:
+                return None  # committed before this game's context: wait for a change
+            seat.settled = (Dryer(), 1.0, t_ns)
+            seat.settled_notes, seat.untimed = (), False
+        return seat.settled
+
     def _answer_claim(self, game: _Game, seat: _Seat, t_ns: int) -> None:
         """A ``done`` waiting for a dryer: the seat's settled reading, once per claim."""
         claim = self._unchecked(game, seat.seat)
-        if claim is None or claim in game.answered or seat.reference is None or seat.still == 0:
+        if claim is None or claim in game.answered:
             return
-        committed = self._tracker.committed.get(seat.zone, ())
-        if seat.reading is None or seat.reading.occluded or seat.reading.cards != committed:
-            return  # the dryer is covered or settling on something new: wait for it
-        if seat.settled is None:
-            if committed:
-                return  # committed before this game's context: wait for a change
-            seat.settled = (Dryer(), 1.0, t_ns)
-            seat.settled_notes, seat.untimed = (), False
-        dryer, confidence, when = seat.settled
+        settled = self._stable(seat, t_ns)
+        if settled is None:
+            return
+        dryer, confidence, when = settled
         if not any(dryer.bars):
             confidence = 0.0  # an empty dryer for a done: ask, never rule a mistake
         self._propose(game, seat, dryer, confidence, when, claim)
+
+    def _answer_press(self, game: _Game, seat: _Seat, t_ns: int, fresh: bool = False) -> bool:
+        """A pad's press held for its card (WD-17): the seat's stable reading names the card
+        when it is sure and completes exactly one open task card; otherwise the tablets are
+        asked which (WD-21). ``fresh``: the reading has just settled (``_observed``), so it
+        is also sent as the seat's ``dryer`` when it names nothing. True when the reading
+        was taken up for the press (the caller sends nothing more for it)."""
+        press = self._held_press(game, seat.seat)
+        if seat.press_prompt is not None and seat.press_prompt[0] != press:
+            self._drop_press_question(game, seat)  # named on a tablet, undone: moot
+        if press is None or press in game.answered:
+            return False
+        settled = self._stable(seat, t_ns)
+        if settled is None:
+            return False
+        dryer, confidence, when = settled
+        if seat.press_seen == (press, dryer.to_text()):
+            return fresh  # asked about this very reading already
+        seat.press_seen = (press, dryer.to_text())
+        from vision.table.to_events import DEFAULT_THRESHOLD
+
+        sure = confidence >= DEFAULT_THRESHOLD and not dryer.problems() and any(dryer.bars)
+        rules = self.games.rules(WASH_DASH)
+        done_by = tuple(rules.open_tasks_done_by(game.state, dryer))  # type: ignore[attr-defined]
+        if sure:
+            game.answered.add(press)  # the first sure reading after the press decides (WD-12)
+        if sure and len(done_by) == 1:
+            self._drop_press_question(game, seat)
+            self._clear_question(game, seat)
+            payload = {"card": done_by[0], "dryer": dryer.to_dict()}
+            self._append(game, seat, Event("done", seat.seat, payload, press[2], Source.CAMERA))
+            return True
+        if sure and fresh:
+            self._propose(game, seat, dryer, confidence, when, None)  # shown, as ever
+        doubt = "" if sure else self._doubt(seat)
+        self._ask_press(game, seat, press, dryer, when, done_by, doubt)
+        return True
+
+    def _doubt(self, seat: _Seat) -> str:
+        """Why a settled reading is not sure (said in the press's question)."""
+        dryer = seat.settled[0] if seat.settled else Dryer()
+        if not any(dryer.bars):
+            return "it looks empty"
+        return "; ".join(dryer.problems() or seat.settled_notes or ["the camera is not sure"])
+
+    def _ask_press(
+        self,
+        game: _Game,
+        seat: _Seat,
+        press: tuple[Any, ...],
+        dryer: Dryer,
+        when: int,
+        done_by: tuple[str, ...],
+        doubt: str,
+    ) -> None:
+        """Which card did the press mean? Each open task card is an answer: a ``done`` at
+        the press's time, carrying the reading when the reading completes that card (so the
+        tap confirms both); a card it does not complete is checked as any tablet ``done``."""
+        from referee.words import and_list
+
+        who = self._name(game, seat)
+        text = dryer.to_text()
+        rnd = game.state.current
+        open_tasks = rnd.open_tasks() if rnd is not None else ()
+        says = {c.get("id"): c.get("says") for c in game.view.get("table") or []}
+        if doubt:
+            seen = f"the camera is not sure of {who}'s dryer ({doubt}): it reads {text}"
+            if done_by:
+                seen += f", which completes {and_list(list(done_by))}"
+        elif done_by:
+            seen = f"{who}'s dryer reads {text}, which completes {and_list(list(done_by))}"
+        else:
+            seen = (
+                f"{who}'s dryer reads {text}, which completes none of the open task cards "
+                f"({and_list(list(open_tasks))})"
+            )
+        answers = []
+        for card in open_tasks:
+            payload: dict[str, Any] = {"card": card}
+            if card in done_by:
+                payload["dryer"] = dryer.to_dict()
+            event = Event("done", seat.seat, payload, press[2], Source.CAMERA)
+            label = f"{card}: {says[card]}" if says.get(card) else card
+            answers.append({"name": card, "label": label, "event": event.to_dict()})
+        self._drop_press_question(game, seat)
+        self._clear_question(game, seat)  # this question is about the same reading
+        self.counts.prompts += 1
+        item = self.prompts.add(
+            game.game_id,
+            {
+                "prompt": "which_card",
+                "message": f"{who} pressed done; {seen}. Which task card did {who} complete?",
+                "zone": seat.zone,
+                "t_ns": press[2] if press[2] is not None else when,
+                "confidence": None,
+                "suggestion": None,
+                "choices": list(open_tasks),
+                "answers": answers,
+            },
+        )
+        seat.press_prompt = (press, item.id)
+
+    def _drop_press_question(self, game: _Game, seat: _Seat) -> None:
+        if seat.press_prompt is None:
+            return
+        pid, seat.press_prompt = seat.press_prompt[1], None
+        with contextlib.suppress(BadInput):  # answered on a tablet already
+            self.prompts.dismiss(game.game_id, pid)
 
     def _propose(
         self,
