@@ -21,7 +21,13 @@ from web.services.games import GameService, storage_error
 from web.services.hub import Hub
 from web.services.log_clock import LogClock
 from web.services.pads import PadPress, PadService, VirtualPads
-from web.services.prompts import PromptBoard
+from web.services.prompts import (
+    HeldPress,
+    PromptBoard,
+    held_presses,
+    open_task_cards,
+    which_card_prompt,
+)
 from web.services.race_timer import RaceTimer
 from web.services.referee_camera import CameraReferee, ModelDetectors, feed_source
 from web.services.settings import Settings
@@ -156,6 +162,65 @@ def _bridge_pads(services: Services) -> None:
         services.hub.publish("pads", note)
 
     services.pads.subscribe(on_press)
+    services.games.listeners.append(PressQuestions(services).changed)
+
+
+class PressQuestions:
+    """Wash Dash: a press held for its card (WD-17) is asked about on the tablets with one
+    tap per open task card (``prompts.which_card_prompt``: each answer the seat's ``done``
+    with that card at the press's time, ``source=pad``), and the question goes when the
+    press does (named, undone, the round over).
+
+    One owner per press, so it is never asked twice: the camera's dryer referee owns the
+    presses of a seat whose dryer it reads now (``DryerReferee.watches``): it names the card
+    from the dryer, or asks with what it read (WD-21). This bridge owns every other held
+    press: a table without a camera, a seat with no calibrated dryer, a camera turned off or
+    lost. Both post under the press's key, one open question per key on the board, so a
+    camera that reads the seat only later replaces this question with its own. Each press
+    is asked about once: a question the family dismissed stays dismissed; while it is open,
+    its answers follow the cards still open (another player took one meanwhile).
+
+    A ``GameService`` listener: it runs after each change of a game (on the thread that
+    made it), from the change's snapshot."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self._lock = threading.Lock()
+        # game id -> its presses asked about -> (the question's id, the cards it offers)
+        self._asked: dict[int, dict[HeldPress, tuple[int, list[Any]]]] = {}
+
+    def changed(self, game_id: int, snap: dict[str, Any]) -> None:
+        game = snap.get("game") or {}
+        if game.get("name") != "wash-dash":
+            return
+        prompts, view = self.services.prompts, snap.get("view") or {}
+        held = [] if game.get("ended_at") else held_presses(view)
+        players = game.get("players") or []
+        cards = open_task_cards(view)
+        with self._lock:
+            gone = [k for k in prompts.keys(game_id) if isinstance(k, HeldPress) and k not in held]
+            prompts.dismiss_keys(game_id, gone)
+            asked = self._asked.setdefault(game_id, {})
+            for press in [p for p in asked if p not in held]:
+                del asked[press]
+            for press in held:
+                who = players[press.seat] if press.seat < len(players) else f"seat {press.seat}"
+                question = which_card_prompt(press, who, cards, source=Source.PAD)
+                if press in asked:
+                    pid, choices = asked[press]
+                    if choices != question["choices"] and prompts.update(game_id, pid, question):
+                        asked[press] = (pid, question["choices"])
+                elif not self._watched(game_id, press.seat):
+                    item = prompts.add(game_id, question, key=press, keep=True)
+                    if item.prompt == question:  # not the camera's, asked before it stopped
+                        asked[press] = (item.id, question["choices"])
+            for old in sorted(self._asked)[:-8]:  # games left unended: the latest ones matter
+                if old != game_id:
+                    del self._asked[old]
+
+    def _watched(self, game_id: int, seat: int) -> bool:
+        referee = self.services.referee
+        return referee is not None and referee.enabled and referee.dryers.watches(game_id, seat)
 
 
 def _wants_json() -> bool:

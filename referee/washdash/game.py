@@ -211,7 +211,7 @@ class WashDash:
                 return state, [
                     illegal(
                         f"Finish this round first: which task card did {who} complete? "
-                        "Enter it on the tablet.",
+                        "Tap it on the tablet.",
                         seat,
                     )
                 ]
@@ -454,7 +454,7 @@ class WashDash:
         return new, [
             prompt(
                 f"{who} pressed done: which task card did {who} complete? "
-                "Enter it on the tablet (the press time counts for the First bonus)." + ends,
+                "Tap the card on the tablet (the press time counts for the First bonus)." + ends,
                 seat,
                 choices=list(rnd.open_tasks()),
             )

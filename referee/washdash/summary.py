@@ -116,7 +116,7 @@ def _waiting(state: WashDashState, rnd: Round) -> list[TableLine]:
         lines.append(TableLine("Dryer check", f"waiting for {dryers}: camera or tablet"))
     if rnd.presses:
         who = and_list([state.players[seat] for seat, _ in rnd.presses])
-        lines.append(TableLine("Done pressed", f"{who}: which task card? Enter it on the tablet"))
+        lines.append(TableLine("Done pressed", f"{who}: which task card? Tap it on the tablet"))
     return lines
 
 

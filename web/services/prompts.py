@@ -15,6 +15,12 @@ back on the board. Questions are not stored: after a restart the camera asks aga
 about what it sees next. Nor are they kept for a game that has ended (no answer can be
 logged in it any more), nor for more than ``MAX_GAMES`` games: over an evening of games,
 some left unended when the family moved on, the board would otherwise only grow.
+
+A question may carry a ``key``, naming what it is about: the board holds at most one open
+question per key. Wash Dash's "which task card?" for a pad's press held for its card (WD-17)
+goes by the press (``HeldPress``) and is built by ``which_card_prompt`` whoever asks it: the
+camera's dryer referee for a seat whose dryer it reads (WD-21), the server's pad bridge for
+every other seat (``web/app.py``), so a press is never asked about twice.
 """
 
 from __future__ import annotations
@@ -22,11 +28,11 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
-from referee.events import Event, EventError
+from referee.events import Event, EventError, Source
 from web.errors import BadInput
 from web.services.games import GameService
 from web.services.hub import Hub
@@ -49,12 +55,84 @@ def refused_prompt(seen: str, why: str, t_ns: int, zone: str | None = None) -> d
     }
 
 
+class HeldPress(NamedTuple):
+    """A Wash Dash pad press held for its card (WD-17), as the key of its question."""
+
+    round: int | None
+    seat: int
+    t_ns: int | None
+
+
+def held_presses(view: Mapping[str, Any]) -> list[HeldPress]:
+    """The presses of a Wash Dash view held for their card while the race runs (after it,
+    a press left held names nothing more: its question goes)."""
+    if view.get("phase") != "racing":
+        return []
+    return [
+        HeldPress(view.get("round"), p.get("seat"), p.get("t_ns"))
+        for p in view.get("presses") or []
+    ]
+
+
+def open_task_cards(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The round's task cards nobody has taken, as the view's table shows them (id, says),
+    in the order they were revealed."""
+    return [c for c in view.get("table") or [] if "task" in c and c.get("taken_by") is None]
+
+
+def which_card_prompt(
+    press: HeldPress,
+    who: str,
+    cards: Sequence[Mapping[str, Any]],
+    *,
+    source: Source,
+    seen: str = "",
+    dryer: Mapping[str, Any] | None = None,
+    completes: Collection[str] = (),
+    zone: str | None = None,
+    t_ns: int | None = None,
+) -> dict[str, Any]:
+    """The tablets' question for a press held for its card (WD-17): which task card did
+    ``who`` complete? One answer per open task card in ``cards`` (``open_task_cards``),
+    labelled with what the card says, each a ``done`` for the press's seat with that card
+    at the press's time, from ``source``; the cards the camera's reading ``completes`` carry
+    its ``dryer`` (the tap confirms both), the others are checked as any tablet ``done``.
+    ``seen``: what the camera saw, said first; ``t_ns``: the question's time when the press
+    has none."""
+    answers = []
+    for card in cards:
+        name = str(card.get("id"))
+        payload: dict[str, Any] = {"card": name}
+        if dryer is not None and name in completes:
+            payload["dryer"] = dict(dryer)
+        event = Event("done", press.seat, payload, press.t_ns, source)
+        label = f"{name}: {card['says']}" if card.get("says") else name
+        answers.append({"name": name, "label": label, "event": event.to_dict()})
+    if seen:
+        message = f"{who} pressed done; {seen}. Which task card did {who} complete?"
+    else:
+        message = f"{who} pressed done: which task card did {who} complete?"
+    return {
+        "prompt": "which_card",
+        "message": message,
+        "zone": zone,
+        "t_ns": press.t_ns if press.t_ns is not None else t_ns,
+        "confidence": None,
+        "suggestion": None,
+        "choices": [a["name"] for a in answers],
+        "answers": answers,
+        # who asks, for the tablets' label and read-out: the pads' question is no camera's
+        "asker": "pads" if source is Source.PAD else "camera",
+    }
+
+
 @dataclass(frozen=True)
 class OpenPrompt:
     id: int
     game_id: int
     prompt: dict[str, Any]  # ``Prompt.to_dict()``: prompt, message, zone, t_ns, suggestion…
     created_at: float
+    key: Hashable = None  # what it is about (a ``HeldPress``): one open question per key
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "game_id": self.game_id, **self.prompt, "at": self.created_at}
@@ -109,9 +187,24 @@ class PromptBoard:
         self._open: dict[int, OpenPrompt] = {}
         self._ids = itertools.count(1)
 
-    def add(self, game_id: int, prompt: Mapping[str, Any]) -> OpenPrompt:
+    def add(
+        self,
+        game_id: int,
+        prompt: Mapping[str, Any],
+        key: Hashable = None,
+        *,
+        keep: bool = False,
+    ) -> OpenPrompt:
+        """Put a question on the board. With ``key`` the game's open question with the same
+        key is replaced — or, with ``keep``, kept and returned, and nothing is added."""
         with self._lock:
-            item = OpenPrompt(next(self._ids), game_id, dict(prompt), time.time())
+            same = [] if key is None else [p for p in self._open.values() if p.key == key]
+            same = [p for p in same if p.game_id == game_id]
+            if same and keep:
+                return same[0]
+            for old in same:
+                del self._open[old.id]
+            item = OpenPrompt(next(self._ids), game_id, dict(prompt), time.time(), key)
             self._open[item.id] = item
             mine = sorted(p.id for p in self._open.values() if p.game_id == game_id)
             for old in mine[: max(0, len(mine) - self.limit)]:
@@ -142,6 +235,35 @@ class PromptBoard:
             mine = [k for k, p in self._open.items() if p.game_id == game_id]
             for key in mine:
                 del self._open[key]
+        if mine:
+            self._publish(game_id)
+
+    def update(self, game_id: int, prompt_id: int, prompt: Mapping[str, Any]) -> bool:
+        """Change an open question in place (same id and key: a tablet tapping it still finds
+        it); False when it is no longer open (answered, dismissed, replaced)."""
+        with self._lock:
+            item = self._open.get(prompt_id)
+            if item is None or item.game_id != game_id:
+                return False
+            self._open[prompt_id] = replace(item, prompt=dict(prompt))
+        self._publish(game_id)
+        return True
+
+    def keys(self, game_id: int) -> list[Hashable]:
+        """The keys of the game's open questions that have one."""
+        with self._lock:
+            return [
+                p.key for p in self._open.values() if p.game_id == game_id and p.key is not None
+            ]
+
+    def dismiss_keys(self, game_id: int, keys: Iterable[Hashable]) -> None:
+        """Take the game's open questions with these keys off the board (those answered
+        meanwhile are gone already)."""
+        gone = set(keys)
+        with self._lock:
+            mine = [k for k, p in self._open.items() if p.game_id == game_id and p.key in gone]
+            for k in mine:
+                del self._open[k]
         if mine:
             self._publish(game_id)
 

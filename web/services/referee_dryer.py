@@ -42,6 +42,13 @@ said, and each open card is an answer). A reading the camera is unsure of names 
 it is asked about the same way, and the next sure reading may still name the card. The
 question goes when the press does (named on the tablet, undone).
 
+**One question per press.** The question is ``prompts.which_card_prompt``, posted under the
+press's key (``HeldPress``): the board keeps one open question per press. This referee owns
+the presses of the seats it ``watches`` (it reads their dryer now): it names the card or
+asks. Every other held press is asked about by the server's pad bridge (``web/app.py``,
+the plain question, without a reading) as soon as it is held — a camera that starts
+reading that seat later replaces that question with its own, or names the card.
+
 Speed: a seat is read only when its dryer zone holds still and looks different from the
 last read; a moving zone (a hand hanging a shirt) is occluded for the tracker (TBL-1), so
 a half-hung reading never settles, and so is a dryer the reader finds covered by something
@@ -64,7 +71,14 @@ from referee.events import Event, Source
 from referee.washdash.dryer import Dryer
 from web.errors import BadInput
 from web.services.games import GameService
-from web.services.prompts import PromptBoard, refused_prompt
+from web.services.prompts import (
+    HeldPress,
+    PromptBoard,
+    held_presses,
+    open_task_cards,
+    refused_prompt,
+    which_card_prompt,
+)
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +94,9 @@ THUMB = (60, 45)  # the dryer zone's thumbnail for motion (w, h)
 # hand still for half a minute, but an empty picture taken with a hand in it (before the
 # first round) keeps the dryer "covered" until the dryers are emptied and taken again.
 COVERED_ASK_NS = 30_000_000_000
+# A seat is watched (``DryerReferee.watches``) while frames of its game came this recently:
+# a camera lost, turned off or pointed at another game asks nothing, so the pads ask.
+WATCH_S = 3.0
 
 
 class Counts(Protocol):
@@ -112,7 +129,7 @@ class _Seat:
     covered_since: int | None = None  # read as covered (TBL-12) since, while it holds still
     covered_asked: bool = False  # … and the family was asked about it in this spell
     press_seen: tuple[Any, ...] | None = None  # (held press, dryer text) last taken up
-    press_prompt: tuple[tuple[Any, ...], int] | None = None  # (held press, its question id)
+    press_prompt: tuple[HeldPress, int] | None = None  # (held press, its question id)
 
     def status(self) -> dict[str, Any]:
         return {
@@ -173,6 +190,7 @@ class DryerReferee:
         self.last: dict[str, Any] | None = None  # the last dryer event sent
         self._awaiting: set[int] = set()  # seats to take a reference of ("empty now")
         self._empty_asked = False  # set by a request thread, read by the referee's
+        self._stepped_at: float | None = None  # time.monotonic() of the last frame read
 
     # -- set-up ------------------------------------------------------------------------
     def set_layout(self, layout: Any) -> None:
@@ -197,6 +215,22 @@ class DryerReferee:
     @property
     def seats(self) -> list[int]:
         return sorted(self._seats)
+
+    def watches(self, game_id: int, seat: int) -> bool:
+        """Whether a press held for ``seat``'s card in game ``game_id`` is this referee's to
+        name or ask about (module docstring): it reads that seat's dryer in that game now —
+        calibrated, its empty picture taken, a frame read within ``WATCH_S``. Asked from
+        another thread (the pad bridge): it only reads."""
+        game, watched, at = self._game, self._seats.get(seat), self._stepped_at
+        return (
+            game is not None
+            and game.game_id == game_id
+            and seat < len(game.players)
+            and watched is not None
+            and watched.reference is not None
+            and at is not None
+            and time.monotonic() - at < WATCH_S
+        )
 
     def empty_now(self) -> None:
         """The Live page's "Dryers are empty now": the next still picture of each dryer
@@ -239,6 +273,7 @@ class DryerReferee:
             self._empty_asked = False
             self._awaiting = set(self._seats)
         game = self._context(game_id)
+        self._stepped_at = time.monotonic()
         n_players = len(game.view.get("cards") or [])
         seats = [s for s in self._seats.values() if s.seat < n_players]
         readings: dict[str, Any] = {}
@@ -313,15 +348,9 @@ class DryerReferee:
                 return (game.view.get("round"), seat, claim.get("card"), claim.get("t_ns"))
         return None
 
-    def _held_press(self, game: _Game, seat: int) -> tuple[Any, ...] | None:
-        """The seat's pad press waiting for its card while the race runs (WD-17), a key:
-        (round, seat, the press's t_ns); else None."""
-        if game.view.get("phase") != "racing":
-            return None
-        for press in game.view.get("presses") or []:
-            if press.get("seat") == seat:
-                return (game.view.get("round"), seat, press.get("t_ns"))
-        return None
+    def _held_press(self, game: _Game, seat: int) -> HeldPress | None:
+        """The seat's pad press waiting for its card while the race runs (WD-17), else None."""
+        return next((p for p in held_presses(game.view) if p.seat == seat), None)
 
     def _engine_dryer_empty(self, game: _Game, seat: int) -> bool:
         dryers = game.view.get("dryers") or []
@@ -433,7 +462,7 @@ class DryerReferee:
             self._drop_press_question(game, seat)
             self._clear_question(game, seat)
             payload = {"card": done_by[0], "dryer": dryer.to_dict()}
-            self._append(game, seat, Event("done", seat.seat, payload, press[2], Source.CAMERA))
+            self._append(game, seat, Event("done", seat.seat, payload, press.t_ns, Source.CAMERA))
             return True
         if sure and fresh:
             self._propose(game, seat, dryer, confidence, when, None)  # shown, as ever
@@ -452,22 +481,23 @@ class DryerReferee:
         self,
         game: _Game,
         seat: _Seat,
-        press: tuple[Any, ...],
+        press: HeldPress,
         dryer: Dryer,
         when: int,
         done_by: tuple[str, ...],
         doubt: str,
     ) -> None:
-        """Which card did the press mean? Each open task card is an answer: a ``done`` at
-        the press's time, carrying the reading when the reading completes that card (so the
-        tap confirms both); a card it does not complete is checked as any tablet ``done``."""
+        """Which card did the press mean? ``prompts.which_card_prompt``, told what the
+        camera read: each open task card is an answer, a ``done`` at the press's time
+        carrying the reading when the reading completes that card (so the tap confirms
+        both); a card it does not complete is checked as any tablet ``done``. It replaces
+        any question about the same press (the pad bridge's, asked before this seat was
+        read)."""
         from referee.words import and_list
 
         who = self._name(game, seat)
         text = dryer.to_text()
-        rnd = game.state.current
-        open_tasks = rnd.open_tasks() if rnd is not None else ()
-        says = {c.get("id"): c.get("says") for c in game.view.get("table") or []}
+        cards = open_task_cards(game.view)
         if doubt:
             seen = f"the camera is not sure of {who}'s dryer ({doubt}): it reads {text}"
             if done_by:
@@ -475,34 +505,26 @@ class DryerReferee:
         elif done_by:
             seen = f"{who}'s dryer reads {text}, which completes {and_list(list(done_by))}"
         else:
+            open_ids = [str(c.get("id")) for c in cards]
             seen = (
                 f"{who}'s dryer reads {text}, which completes none of the open task cards "
-                f"({and_list(list(open_tasks))})"
+                f"({and_list(open_ids)})"
             )
-        answers = []
-        for card in open_tasks:
-            payload: dict[str, Any] = {"card": card}
-            if card in done_by:
-                payload["dryer"] = dryer.to_dict()
-            event = Event("done", seat.seat, payload, press[2], Source.CAMERA)
-            label = f"{card}: {says[card]}" if says.get(card) else card
-            answers.append({"name": card, "label": label, "event": event.to_dict()})
+        question = which_card_prompt(
+            press,
+            who,
+            cards,
+            source=Source.CAMERA,
+            seen=seen,
+            dryer=dryer.to_dict(),
+            completes=done_by,
+            zone=seat.zone,
+            t_ns=when,
+        )
         self._drop_press_question(game, seat)
         self._clear_question(game, seat)  # this question is about the same reading
         self.counts.prompts += 1
-        item = self.prompts.add(
-            game.game_id,
-            {
-                "prompt": "which_card",
-                "message": f"{who} pressed done; {seen}. Which task card did {who} complete?",
-                "zone": seat.zone,
-                "t_ns": press[2] if press[2] is not None else when,
-                "confidence": None,
-                "suggestion": None,
-                "choices": list(open_tasks),
-                "answers": answers,
-            },
-        )
+        item = self.prompts.add(game.game_id, question, key=press)
         seat.press_prompt = (press, item.id)
 
     def _drop_press_question(self, game: _Game, seat: _Seat) -> None:

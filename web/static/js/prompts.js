@@ -1,4 +1,5 @@
-/* The camera's questions (prompts) on the Live and Referee pages. The list arrives over the
+/* The camera's questions (prompts), and the pads' (a held Wash Dash press), on the Live and
+   Referee pages. The list arrives over the
    page's own live stream (SSE "prompts", the whole list each time), so a question answered
    on one tablet disappears on every other. Accept sends the suggested event (its original
    time) through the API, another answer's button that answer's event (a take-back question's
@@ -75,7 +76,7 @@
     const sure = typeof p.confidence === "number" ? Math.round(p.confidence * 100) + "% sure" : null;
     return el("li", { class: "prompt", "data-prompt": p.id },
       el("div", { class: "ev", text: p.message }),
-      el("div", { class: "muted", text: ["camera", sure, s ? "suggests " + describe(s) : "enter it on the Referee page"].filter(Boolean).join(" · ") }),
+      el("div", { class: "muted", text: [p.asker === "pads" ? "pads" : "camera", sure, s ? "suggests " + describe(s) : "enter it on the Referee page"].filter(Boolean).join(" · ") }),
       el("div", { class: "row" }, buttons));
   }
 
@@ -98,7 +99,7 @@
     const opening = seen === null && (!opened || Date.now() - opened < 1500);
     const fresh = opening ? [] : items.filter((p) => !(seen && seen.has(p.game_id + ":" + p.id)));
     seen = new Set(items.map((p) => p.game_id + ":" + p.id));
-    if (fresh.length) TT.say(fresh.map((p) => "The camera asks: " + p.message).join(" "));
+    if (fresh.length) TT.say(fresh.map((p) => (p.asker === "pads" ? "The referee asks: " : "The camera asks: ") + p.message).join(" "));
     list.replaceChildren(...items.slice().reverse().map(item));
     panel.classList.toggle("hidden", items.length === 0);
   };
