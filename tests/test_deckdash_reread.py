@@ -63,14 +63,16 @@ def test_skip_two_with_two_players_says_the_opponent_loses_two_turns() -> None:
     assert t.rnd.turn == 0 and t.rnd.blocks == {1}
     t.ok("draw", 0)
     verdicts = t.ok("discard", 0, card="SKIP2")
-    assert "Ana played Skip 2 Players: Bea loses two turns." in of(verdicts, Outcome.LEGAL)
+    assert "Ana played Skip 2 Players: Bea loses two turns (the Block You counts as one)." in of(
+        verdicts, Outcome.LEGAL
+    )
 
 
 def test_ruling_dd22_skip_two_start_card_with_two_players_the_first_player_starts() -> None:
     """ "If the dealer starts the discard pile with a Skip 2 Players card, the first and second
     player's first turn is automatically skipped. The third player starts the game instead."
 
-    DD-22 (proposed): count around the table as DD-5 does; with two players the "third
+    DD-22: count around the table as DD-5 does; with two players the "third
     player" is the first player again, so both lose their first turn and the first player
     still starts.
     """

@@ -269,7 +269,7 @@ def test_table_mode_reshuffle_without_naming_the_cards() -> None:
     assert any("draw pile is empty" in v.reason for v in verdicts)
     state, _ = GAME.apply(state, Event("end_turn", 0))
     same, verdicts = GAME.apply(state, Event("reshuffle", payload={"stock": 2}))
-    assert same is state and "the 1 cards under the top cards" in verdicts[0].reason
+    assert same is state and "the 1 card under the top cards" in verdicts[0].reason
     state, verdicts = GAME.apply(state, Event("reshuffle"))
     assert verdicts[0].outcome is Outcome.LEGAL
     view = GAME.view(state)

@@ -130,21 +130,24 @@ def test_reread_call_and_callout_say_one_card() -> None:
 
 
 # -- "The remaining cards in the deck form the draw pile." --------------------------------
-def test_ruling_dos23_a_draw_pile_bigger_than_the_rest_of_the_deck_is_refused() -> None:
+def test_ruling_dos23_a_draw_pile_bigger_than_the_rest_of_the_deck_counts_as_the_rest() -> None:
     """DOS-23: 3 hands of 14 and the two face-up cards leave 256 of the 300 cards. A count
-    of 290 (a typing slip) was accepted, and with the "draw pile runs out" ending the count
-    decides when the game ends."""
+    of 290 (a typing slip) was taken as it was, and with the "draw pile runs out" ending the
+    count decides when the game ends. It now counts as the 256 left, said in an info line:
+    refusing it would also refuse a game stored before the ruling, and every event after."""
     state = GAME.new_state(["Ann", "Bea", "Cal"], {})
-    reason = _refused(state, "deal", hands=[14, 14, 14], piles=["R7", "G2"], stock=290)
-    assert reason == (
+    new, verdicts = _apply(state, "deal", hands=[14, 14, 14], piles=["R7", "G2"], stock=290)
+    assert [v.outcome for v in verdicts] == [Outcome.INFO, Outcome.LEGAL]
+    assert verdicts[0].reason == (
         "The draw pile cannot hold 290 cards: after 3 hands of 14 and the two face-up cards "
-        "the deck has 256 left."
+        "the deck has 256 left, so it counts as 256."
     )
+    assert len(new.stock) == 256
     full = GAME.new_state(["Ann", "Bea"], {"hand_size": 149})  # 2 x 149 + 2 = all 300
-    named = ["R1"] * 6 + ["R2"] * 6  # a draw pile of named cards is counted the same way
+    named = ["R1"] * 6 + ["R2"] * 6  # named cards cannot be a slip of the count: refused
     reason = _refused(full, "deal", hands=[149, 149], piles=["R7", "G2"], stock=named)
     assert "cannot hold 12 cards" in reason and "the deck has 0 left" in reason
-    # the rest of the deck, or fewer (a box with cards missing), is accepted
+    # the rest of the deck, or fewer (a box with cards missing), is taken as it is
     assert len(_ok(state, "deal", hands=[14, 14, 14], piles=["R7", "G2"], stock=256).stock) == 256
     assert len(_ok(state, "deal", hands=[14, 14, 14], piles=["R7", "G2"], stock=250).stock) == 250
     assert len(_ok(state, "deal", hands=[14, 14, 14], piles=["R7", "G2"]).stock) == 256

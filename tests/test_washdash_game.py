@@ -123,7 +123,7 @@ def test_ruling_wd16_last_round_has_fewer_cards_and_game_ends_on_empty_pile():
     before_last = play(4, events[:-2]).state
     short = Event("reveal", seat=11 % 4, payload={"cards": [order[-1], *TASKS[:2]]})
     state, verdicts = GAME.apply(before_last, short)
-    assert state is before_last and verdicts[0].reason == "Reveal 1 card(s), not 3."
+    assert state is before_last and verdicts[0].reason == "Reveal 1 card, not 3."
     # nothing more can be revealed
     state, verdicts = GAME.apply(result.state, Event("reveal"))
     assert state is result.state and "game is over" in verdicts[0].reason

@@ -2,9 +2,7 @@
 
 Each test names the rule sentence it rests on. The first group failed on the engine as it
 was (a rule or ruling not followed); the second pins behaviour that was right but that no
-test proved. Rulings WD-18 … WD-20 are proposed with this file; their test functions do not
-carry the ``ruling_`` tag yet, because tests/test_rulings_index.py only accepts tags that
-docs/RULINGS.md already lists.
+test proved. Rulings WD-18 … WD-20 came with this file.
 """
 
 from __future__ import annotations
@@ -77,6 +75,25 @@ def test_ruling_wd18_two_players_a_press_waiting_for_its_card_finishes_first():
         result.state, Event("reveal", seat=1, payload={"cards": ["T03", "T04"]})
     )
     assert verdicts[0].outcome is Outcome.LEGAL and "T02" in GAME.view(state)["discarded"]
+
+
+def test_ruling_wd18_an_undo_of_the_press_frees_the_round():
+    """WD-18: "An `undo` of the press frees the round." Ann's press was a slip of the hand:
+    undone, Bob's done that it had refused counts (the log is judged again without it), and
+    Bob is the first to finish."""
+    events = [
+        *opening("T01", "T02"),
+        press(0, 5 * S),  # event 3: Ann's slip
+        Event("done", seat=1, t_ns=7 * S, source=Source.PAD, payload={"card": "T02"}),
+        Event("undo", payload={"target": 3}),
+    ]
+    before = run(TWO, events[:-1])
+    assert GAME.scoreboard(before.state).totals == (0, 0)  # Bob refused: Ann pressed first
+    after = run(TWO, events)
+    assert GAME.scoreboard(after.state).totals == (0, DECK["T02"].points)
+    (claim,) = GAME.view(after.state)["claims"]
+    assert (claim["seat"], claim["card"]) == (1, "T02")  # unchecked: no dryer was read
+    assert GAME.view(after.state)["presses"] == []
 
 
 def test_ruling_wd17_the_press_time_counts_even_when_the_tablet_stamps_its_own():

@@ -384,7 +384,9 @@ def skip_two(
             skips[v] += 1
     rnd = evolve(rnd, discard=(*rnd.discard, card), skips=tuple(skips))
     if len(set(victims)) == 1:  # two players: the opponent is both of the next two
-        lost = f"{state.name(victims[0])} loses two turns"
+        only = victims[0]
+        counted = " (the Block You counts as one)" if only in rnd.blocks else ""
+        lost = f"{state.name(only)} loses two turns{counted}"
     else:
         lost = f"{and_list([state.name(v) for v in victims])} lose a turn"
     return rnd, [legal(f"{state.name(seat)} played Skip 2 Players: {lost}.", seat)]

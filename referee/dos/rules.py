@@ -21,6 +21,7 @@ from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.summary import cards as count_cards
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt
+from referee.words import and_list
 
 Out = list[Verdict]
 DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
@@ -216,7 +217,9 @@ def _give(
         _empty_stock_note(state, out)
     if short:
         if state.options["draw_pile_out_ends_game"]:
-            out.append(info(f"The draw pile ran out: {short} card(s) could not be drawn.", seat))
+            out.append(
+                info(f"The draw pile ran out: {count_cards(short)} could not be drawn.", seat)
+            )
         elif _under_tops(state) > 0:
             owed = list(state.owed)
             owed[seat] += short
@@ -280,12 +283,13 @@ def _end_round(state: DosState, why: str, out: Out) -> DosState:
     sizes = tuple(len(h) for h in state.hands)
     best = min(sizes)
     round_winners = tuple(i for i, s in enumerate(sizes) if s == best)
-    names = " and ".join(state.name(i) for i in round_winners)
+    names = and_list([state.name(i) for i in round_winners])
     out.append(
         Verdict(
             Outcome.ROUND_END,
             f"Round {state.round} is over ({why}): {names} "
-            f"{'wins' if len(round_winners) == 1 else 'share the win'} with {best} card(s) left.",
+            f"{'wins' if len(round_winners) == 1 else 'share the win'} with "
+            f"{count_cards(best)} left.",
             None,
             {"cards_left": list(sizes), "winners": list(round_winners)},
         )
@@ -309,7 +313,7 @@ def _end_round(state: DosState, why: str, out: Out) -> DosState:
         out.append(
             Verdict(
                 Outcome.GAME_END,
-                f"Game over: {' and '.join(state.name(i) for i in winners)} "
+                f"Game over: {and_list([state.name(i) for i in winners])} "
                 f"{'wins' if len(winners) == 1 else 'share the win'}.",
                 None,
                 {"totals": list(totals), "winners": list(winners)},
@@ -374,7 +378,7 @@ def _finish_turn(state: DosState, out: Out) -> DosState:
     )
     if state.options["draw_pile_out_ends_game"] and len(state.stock) == 0:
         return _end_round(state, "the draw pile ran out", out)
-    closed = " and ".join(PILE_NAMES[p] for p in sorted(blocked))
+    closed = and_list([PILE_NAMES[p] for p in sorted(blocked)])
     verb = "pile is" if len(blocked) == 1 else "piles are"
     note = f" (the {closed} {verb} closed)" if blocked else ""
     out.append(info(f"{state.name(nxt)}'s turn{note}.", nxt))
@@ -414,13 +418,22 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
     dealt = state.n * size + 2
     stock_raw = event.get("stock")
     stock = deck_size - dealt if stock_raw is None else _card_list_or_count(stock_raw, "stock")
-    stock_size = stock if isinstance(stock, int) else len(stock)
-    if stock_size > deck_size - dealt:
+    left = deck_size - dealt
+    if isinstance(stock, int) and stock > left:
         # "The remaining cards in the deck form the draw pile": no more than are left (a
-        # box with cards missing may have fewer, DOS-23).
+        # box with cards missing may have fewer, DOS-23). A count is a typing slip, and a
+        # game stored before this ruling must still replay: it is counted as what is left.
+        out.append(
+            info(
+                f"The draw pile cannot hold {stock} cards: after {state.n} hands of {size} and "
+                f"the two face-up cards the deck has {left} left, so it counts as {left}."
+            )
+        )
+        stock = left
+    elif not isinstance(stock, int) and len(stock) > left:
         raise Foul(
-            f"The draw pile cannot hold {stock_size} cards: after {state.n} hands of {size} "
-            f"and the two face-up cards the deck has {deck_size - dealt} left."
+            f"The draw pile cannot hold {len(stock)} cards: after {state.n} hands of {size} "
+            f"and the two face-up cards the deck has {left} left."
         )
     named: Counter[DosCard] = Counter(piles)
     for hand in hands:
@@ -793,7 +806,9 @@ def _reshuffle(state: DosState, event: Event, out: Out) -> DosState:
     if state.options["draw_pile_out_ends_game"]:
         raise Foul("With the 'draw pile runs out' ending the discard piles are not reshuffled.")
     if len(state.stock):
-        raise Foul(f"The draw pile still has {len(state.stock)} cards: reshuffle when it is empty.")
+        raise Foul(
+            f"The draw pile still has {count_cards(len(state.stock))}: reshuffle when it is empty."
+        )
     under = [c for p in state.piles for c in p[:-1]]
     if not under:
         raise Foul("There are no cards under the two top cards to reshuffle.")
@@ -804,13 +819,15 @@ def _reshuffle(state: DosState, event: Event, out: Out) -> DosState:
         cards = _card_list_or_count(raw, "stock")
         if isinstance(cards, int):
             if cards != len(under):
-                raise Foul(f"The reshuffle must hold the {len(under)} cards under the top cards.")
+                raise Foul(
+                    f"The reshuffle must hold the {count_cards(len(under))} under the top cards."
+                )
             stock = Hidden(unknown=cards)
         else:
             if Counter(cards) != Counter(under):
                 raise Foul(
-                    f"The new draw pile must be exactly the {len(under)} cards that were under "
-                    "the two top cards."
+                    f"The new draw pile must be exactly the {count_cards(len(under))} under the "
+                    "two top cards."
                 )
             stock = Hidden(tuple(cards))
     pool = tuple(under) if stock.unknown else None

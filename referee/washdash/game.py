@@ -17,6 +17,7 @@ from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.game import OptionSpec, Scoreboard, TableLine, check_players, resolve_options
 from referee.hands import Hidden
+from referee.summary import cards as cards_text
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt, score
 from referee.washdash.checker import EXTRA_FORBID, EXTRA_IGNORE, satisfies
 from referee.washdash.deck import Deck, default_deck
@@ -217,7 +218,7 @@ class WashDash:
                 ]
             open_n = sum(1 for c in rnd.tasks if rnd.claim_for(c) is None)
             return state, [
-                illegal(f"Finish this round first: {open_n} task card(s) are still open.", seat)
+                illegal(f"Finish this round first: {_open_cards(open_n)} still open.", seat)
             ]
         if draw_on:
             active = rnd.active  # type: ignore[union-attr]
@@ -245,7 +246,7 @@ class WashDash:
                 ]
             named = pile.known[:count]
         if len(named) != count:
-            what = "one more card" if draw_on else f"{count} card(s)"
+            what = "one more card" if draw_on else cards_text(count)
             return state, [illegal(f"Reveal {what}, not {len(named)}.", seat)]
         if len(set(named)) != len(named):
             return state, [illegal("The same card is named twice.", seat)]
@@ -717,3 +718,8 @@ def _replace_claim(rnd: Round, claim: Claim) -> tuple[Claim, ...]:
 
 
 GAME = WashDash()
+
+
+def _open_cards(n: int) -> str:
+    """ "1 task card is", "3 task cards are": the words for the cards still on the table."""
+    return "1 task card is" if n == 1 else f"{n} task cards are"
