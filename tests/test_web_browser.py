@@ -316,7 +316,7 @@ def test_live_calibration_and_pads_pages(server, browser):
         calib.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
     calib.click("#close-zone")
     calib.click("#save-zones")
-    expect(calib.locator("#calib-msg")).to_contain_text("Saved 1 zones")
+    expect(calib.locator("#calib-msg")).to_have_text("Saved 1 zone.")
     # the family reads what a zone is, the log keeps its stored name
     expect(calib.locator("#zone-list li strong")).to_have_text("Discard pile (DOS: the left one)")
     expect(calib.locator("#zone-name option[value='seat_1_dryer_bar_2']")).to_have_text(

@@ -76,8 +76,9 @@ def save_with_the_keyboard(page: Any, zones: int) -> None:
 
     tab_to(page, "save-zones")
     page.keyboard.press("Enter")
-    expect(page.locator("#calib-msg")).to_have_text(f"Saved {zones} zones.")
-    expect(page.locator("#say")).to_have_text(f"Saved {zones} zones.")  # a screen reader hears it
+    said = f"Saved {zones} zone." if zones == 1 else f"Saved {zones} zones."
+    expect(page.locator("#calib-msg")).to_have_text(said)
+    expect(page.locator("#say")).to_have_text(said)  # a screen reader hears it
 
 
 def pixel(page: Any, x: float, y: float) -> list[int]:
@@ -153,8 +154,9 @@ def test_arrows_move_a_corner_shift_further_and_save_zones_keeps_it(referee, ser
 
 
 def test_a_zone_is_drawn_and_saved_with_the_keyboard_alone(referee, served):
-    """Choose a zone, "Add corner" (in the middle, then on the last corner), the arrows to
-    place it, three times, "Close zone", "Save zones": the server has the new zone."""
+    """Choose a zone, "Add corner" (in the middle, then 5 % right of the last corner, then 5 %
+    below it), the arrows to place it, three times, "Close zone", "Save zones": the server has
+    the new zone."""
     page = referee.page
     tab_to(page, "zone-name")
     page.keyboard.press("End")  # the last zone the menu offers
@@ -162,8 +164,8 @@ def test_a_zone_is_drawn_and_saved_with_the_keyboard_alone(referee, served):
     assert name.startswith("seat_") and name.endswith("_dryer_bar_3"), name
     steps = [  # where "Add corner" puts it, then the keys that place it
         ("50% across, 50% down", ["Shift+ArrowLeft"] * 2 + ["Shift+ArrowUp"] * 2),
-        ("40% across, 40% down", ["Shift+ArrowRight"] * 4),
-        ("60% across, 40% down", ["Shift+ArrowDown"] * 4),
+        ("45% across, 40% down", ["Shift+ArrowRight"] * 3),
+        ("60% across, 45% down", ["Shift+ArrowDown"] * 3),
     ]
     for n, (added, keys) in enumerate(steps, 1):
         tab_to(page, "add-corner")
@@ -218,3 +220,86 @@ def test_a_tap_on_a_corner_still_reaches_the_picture(referee, served):
     page.click("#save-zones")
     page.wait_for_selector("#calib-msg.ok")
     assert saved(served)["discard_2"] == [[0.6, 0.2], [0.9, 0.2], [0.9, 0.5]]
+
+
+def add_corners(page: Any, n: int) -> list[str]:
+    """Press "Add corner" ``n`` times with the keyboard; where each corner landed."""
+    for _ in range(n):
+        tab_to(page, "add-corner")
+        page.keyboard.press("Enter")
+    drawn = page.locator("#handles [aria-label^='Zone being drawn']")
+    return [drawn.nth(i).get_attribute("aria-valuetext") for i in range(drawn.count())]
+
+
+def test_add_corner_puts_each_corner_apart_from_the_last(referee, served):
+    """Three "Add corner" presses give three corners a keyboard user tells apart (5 % right,
+    then 5 % down), not one corner three times; "Close zone" and "Save zones" keep a zone that
+    holds something. Near the picture's edge the next corner turns the other way, inside."""
+    page = referee.page
+    page.select_option("#zone-name", "discard_2")
+    assert add_corners(page, 3) == [
+        "50% across, 50% down",
+        "55% across, 50% down",
+        "55% across, 55% down",
+    ]
+    tab_to(page, "close-zone")
+    page.keyboard.press("Enter")
+    save_with_the_keyboard(page, 3)
+    assert saved(served)["discard_2"] == [[0.5, 0.5], [0.55, 0.5], [0.55, 0.55]]
+    # a corner on the right edge: the next one cannot go right, so it goes down
+    page.select_option("#zone-name", "seat_0_area")
+    add_corners(page, 1)
+    for key in ["Shift+ArrowRight"] * 10 + ["Shift+ArrowDown"] * 10:
+        page.keyboard.press(key)
+    assert page.evaluate(FOCUSED)["value"] == "right edge, bottom edge"
+    assert add_corners(page, 3) == [
+        "right edge, bottom edge",
+        "95% across, bottom edge",  # right and down would leave the picture: left
+        "95% across, 95% down",  # then up
+        "right edge, 95% down",  # then right again
+    ]
+
+
+def test_close_zone_refuses_a_zone_without_area(referee, served):
+    """Corners on top of each other (or in one line) make a zone that never holds a card:
+    "Close zone" says so and keeps them to be moved apart, for taps and keys alike."""
+    from playwright.sync_api import expect
+
+    page = referee.page
+    refusal = "The corners are on top of each other or in one line: move them apart first"
+    page.select_option("#zone-name", "discard_2")
+    drawn = page.locator("#handles [aria-label^='Zone being drawn']")
+    box = page.locator("#calib").bounding_box()
+    for _ in range(3):  # three taps on one spot
+        page.locator("#calib").dispatch_event(
+            "pointerdown", {"clientX": box["x"] + 100, "clientY": box["y"] + 100}
+        )
+    expect(drawn).to_have_count(3)
+    page.click("#close-zone")
+    expect(page.locator("#toast")).to_have_text(refusal)
+    expect(page.locator("#say-now")).to_have_text(refusal)  # a screen reader hears it at once
+    expect(page.locator("#zone-list li")).to_have_count(2)  # nothing was closed
+    expect(drawn).to_have_count(3)  # the corners wait to be moved apart
+    for _ in range(3):
+        page.click("#undo-point")
+    # with the keys: the third corner moved onto the second, all three in one line
+    page.evaluate("document.getElementById('toast').textContent = ''")
+    add_corners(page, 3)
+    page.keyboard.press("Shift+ArrowUp")
+    assert page.evaluate(FOCUSED)["value"] == "55% across, 50% down"
+    tab_to(page, "close-zone")
+    page.keyboard.press("Enter")
+    expect(page.locator("#toast")).to_have_text(refusal)
+    expect(page.locator("#zone-list li")).to_have_count(2)
+    expect(drawn).to_have_count(3)
+    save_with_the_keyboard(page, 2)
+    assert "discard_2" not in saved(served)
+
+
+def test_the_save_message_counts_one_zone_as_one_zone(referee, served):
+    """One zone left: "Saved 1 zone.", on the page and to a screen reader."""
+    page = referee.page
+    page.select_option("#zone-name", "draw_pile")
+    page.click("#delete-zone")
+    save_with_the_keyboard(page, 1)
+    assert list(saved(served)) == ["discard_1"]

@@ -27,6 +27,10 @@ from web.errors import BadInput
 MAX_ZONES = 64
 MAX_POINTS = 64
 MAX_SEATS = 8
+# A zone whose polygon covers less of the picture than this has no area: its corners are on top
+# of each other (or in one line), so it could never hold a card. 1e-6 of a 640 x 480 picture is
+# a third of a pixel; the smallest triangle the Calibrate page's arrow keys make is 12 times that.
+MIN_AREA = 1e-6
 
 _NAMES = [
     (re.compile(r"draw_pile"), "draw_pile"),
@@ -90,8 +94,21 @@ def _point(p: Any) -> list[float]:
     return [round(float(p[0]), 5), round(float(p[1]), 5)]
 
 
-def validate(data: Any) -> dict[str, Any]:
-    """A clean zones document from untrusted JSON, or BadInput naming the problem."""
+def area(points: list[list[float]]) -> float:
+    """The polygon's area, of the picture's (shoelace, as ``vision.table.zones.Zone.area``)."""
+    n = len(points)
+    twice = sum(
+        points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
+        for i in range(n)
+    )
+    return abs(twice) / 2
+
+
+def validate(data: Any, *, flat_ok: bool = False) -> dict[str, Any]:
+    """A clean zones document from untrusted JSON, or BadInput naming the problem.
+
+    A zone without area is refused unless ``flat_ok`` (reading a file saved before that check:
+    its other zones still count, and the flat one just never holds a card)."""
     if not isinstance(data, dict):
         raise BadInput("zones must be a JSON object with a 'zones' list")
     zones = data.get("zones")
@@ -117,6 +134,11 @@ def validate(data: Any) -> dict[str, Any]:
         if not isinstance(points, list) or not 3 <= len(points) <= MAX_POINTS:
             raise BadInput(f"zone {info['name']!r} needs 3 to {MAX_POINTS} points")
         info["points"] = [_point(p) for p in points]
+        if not flat_ok and area(info["points"]) < MIN_AREA:
+            raise BadInput(
+                f"zone {info['name']!r} has no area: its corners are on top of each other "
+                "or in one line; move them apart"
+            )
         out.append(info)
     return {
         "version": 1,
@@ -135,7 +157,7 @@ class ZoneStore:
     def load(self) -> dict[str, Any]:
         try:
             with self.path.open(encoding="utf-8") as fh:
-                return validate(json.load(fh))
+                return validate(json.load(fh), flat_ok=True)
         except FileNotFoundError:
             return {"version": 1, "updated_at": None, "frame": {}, "zones": []}
         except (OSError, ValueError, BadInput):

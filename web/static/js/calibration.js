@@ -1,6 +1,8 @@
 /* Calibration: tap polygon corners on a snapshot; zones saved normalised to 0..1. Without a
-   pointer: "Add corner" adds one, and every corner is a slider over the picture that the arrow
-   keys move (Shift: further), kept inside the picture as a tap is; "Save zones" keeps them. */
+   pointer: "Add corner" adds one a little way from the last, and every corner is a slider over
+   the picture that the arrow keys move (Shift: further), kept inside the picture as a tap is;
+   "Save zones" keeps them. "Close zone" refuses a zone with no area (its corners on top of each
+   other, or in one line): it could never hold a card, and the server refuses it too. */
 "use strict";
 (() => {
   const { el, api, toast, say } = TT;
@@ -13,6 +15,12 @@
     : name.includes("_bar_") ? "dryer_bar" : name.endsWith("_dryer") ? "dryer" : "seat_area";
   const STEP = 0.005, FAR = 0.05;  /* an arrow key's step, with Shift: of the picture's size */
   const inside = (v) => Math.round(Math.min(1, Math.max(0, v)) * 1e4) / 1e4;
+  /* a zone's area, of the picture's (shoelace); below FLAT it has none (web/services/zones.py) */
+  const FLAT = 1e-6, FLAT_SAYS = "The corners are on top of each other or in one line: move them apart first";
+  const area = (pts) => Math.abs(pts.reduce((sum, [x1, y1], i) => {
+    const [x2, y2] = pts[(i + 1) % pts.length];
+    return sum + x1 * y2 - x2 * y1;
+  }, 0)) / 2;
 
   function draw() {
     ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height);
@@ -77,13 +85,40 @@
     current.push([inside((e.clientX - r.left) / r.width), inside((e.clientY - r.top) / r.height)]);
     draw(); handles();
   });
-  $("add-corner").addEventListener("click", () => {  /* in the middle, then on the last one */
-    current.push(current.length ? [...current[current.length - 1]] : [0.5, 0.5]);
+  /* where "Add corner" puts the next corner: the first in the middle, then each one Shift+arrow
+     (5 %) from the last, a quarter turn clockwise from the way the last one went (right, down,
+     left, up), so three make a triangle; a way that would leave the picture or land on another
+     corner is passed over for the next */
+  const WAYS = [[1, 0], [0, 1], [-1, 0], [0, -1]];
+  function lastWay() {  /* the way from the last but one corner to the last, -1: none */
+    if (current.length < 2) return -1;
+    const [[ax, ay], [bx, by]] = current.slice(-2), dx = bx - ax, dy = by - ay;
+    if (!dx && !dy) return -1;
+    return Math.abs(dx) >= Math.abs(dy) ? (dx > 0 ? 0 : 2) : (dy > 0 ? 1 : 3);
+  }
+  function nextCorner() {
+    if (!current.length) return [0.5, 0.5];
+    const [x, y] = current[current.length - 1], first = lastWay() + 1;
+    const taken = (p) => current.some(([cx, cy]) => cx === p[0] && cy === p[1]);
+    const fits = (v) => v > -1e-9 && v < 1 + 1e-9;
+    let fallback = null;
+    for (let k = 0; k < WAYS.length; k++) {
+      const [dx, dy] = WAYS[(first + k) % WAYS.length];
+      if (!fits(x + dx * FAR) || !fits(y + dy * FAR)) continue;
+      const p = [inside(x + dx * FAR), inside(y + dy * FAR)];
+      if (!taken(p)) return p;
+      fallback = fallback || p;  /* every way lands on a corner: still apart from the last */
+    }
+    return fallback;
+  }
+  $("add-corner").addEventListener("click", () => {
+    current.push(nextCorner());
     draw(); handles();
     $("handles").lastElementChild.focus();
   });
   $("close-zone").addEventListener("click", () => {
     if (current.length < 3) { toast("a zone needs at least 3 corners", "bad"); return; }
+    if (area(current) < FLAT) { toast(FLAT_SAYS, "bad"); return; }
     const name = $("zone-name").value;
     zones = zones.filter((z) => z.name !== name).concat([{ name, points: current }]);
     current = []; draw(); list(); handles();
@@ -97,7 +132,8 @@
     const r = await api("POST", "/api/zones", { frame, zones });
     const msg = $("calib-msg");
     msg.className = "banner " + (r.ok ? "ok" : "bad");
-    msg.textContent = r.ok ? "Saved " + r.data.zones.length + " zones." : (r.data.error || "error");
+    const n = r.ok ? r.data.zones.length : 0;
+    msg.textContent = r.ok ? "Saved " + n + (n === 1 ? " zone." : " zones.") : (r.data.error || "error");
     say(msg.textContent, !r.ok);
   });
   function snapshot() {
