@@ -255,6 +255,8 @@ def parse_toml(text: str, origin: str = "tabletop.toml") -> HardwareConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PinMapError(f"{origin}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays nested thousands deep: no config
+        raise PinMapError(f"{origin}: nested too deeply to be a config") from None
     if "hardware" not in data:
         return default_config()
     return parse_hardware(data["hardware"])

@@ -66,13 +66,6 @@ def _run(argv: Sequence[str] | None) -> int:
         return int(args.handler(args) or 0)
     except BrokenPipeError:
         return 0
-    except RecursionError:  # JSON or TOML nested thousands deep: garbage, not a log or config
-        action = getattr(args, f"{args.command}_command", None)  # hw pins, vision dryer, …
-        command = f"{args.command} {action}" if action else args.command
-        print(
-            f"tabletop {command}: cannot read the input: it is nested too deeply", file=sys.stderr
-        )
-        return 2
     except ModuleNotFoundError as exc:
         top = (exc.name or "").split(".")[0]
         if top not in TRAIN_EXTRA_MODULES and not top.startswith("font_"):  # font packages

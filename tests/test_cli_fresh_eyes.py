@@ -144,17 +144,17 @@ def test_log_of_a_game_number_too_large_for_sqlite_is_no_such_game(
     [
         (["replay"], f"{HEADER}\n{DEEP}\n", "deep.txt:2: nested too deeply to be a log line"),
         (["hw", "replay", "--fast"], f"{DEEP}\n", "deep.txt:1: nested too deeply"),
-        (["hw", "pins", "--config"], f"a = {DEEP}\n", "tabletop hw pins: cannot read the input"),
-        (["log", "--config"], f"a = {DEEP}\n", "tabletop log: cannot read the input"),
+        (["hw", "pins", "--config"], f"a = {DEEP}\n", "deep.txt: nested too deeply to be a config"),
+        (["log", "--config"], f"a = {DEEP}\n", "deep.txt: nested too deeply to be a config"),
         (
             ["vision", "dryer", "x.jpg", "--zones"],
             DEEP,
-            "tabletop vision dryer: cannot read the input: it is nested too deeply",
+            "deep.json: nested too deeply to be a zones file",
         ),
         (
             ["vision", "identify", "x.jpg", "--deck"],
             DEEP,
-            "tabletop vision identify: cannot read the input",
+            "deep.json: nested too deeply to be a deck profile",
         ),
     ],
     ids=["replay", "hw-replay", "hw-pins-config", "log-config", "dryer-zones", "identify-deck"],
@@ -177,12 +177,14 @@ def test_a_file_nested_too_deeply_is_one_line(
 def test_dash_batch_of_a_line_nested_too_deeply_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(DEEP + "\n"))
-    code, err = run(["dash", "check", "--batch"], capsys)
-    assert (code, one_line(err)) == (
-        2,
-        "tabletop dash check: cannot read the input: it is nested too deeply",
-    )
+    """A batch answers a line nested too deeply with its own error line, as any malformed
+    line, and goes on with the next (before: a traceback ended the batch)."""
+    good = '{"level": "easy", "dash": 6, "cards": ["R4", "G5", "B6", "R7", "Y7", "W"]}'
+    monkeypatch.setattr(sys, "stdin", io.StringIO(DEEP + "\n" + good + "\n"))
+    code, out = main(["dash", "check", "--batch"]), capsys.readouterr().out
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 2 and first == {"error": "line 1: nested too deeply to be a request"}
+    assert "error" not in second
 
 
 # -- a binary file named as a deck ------------------------------------------------------------

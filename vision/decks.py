@@ -142,6 +142,8 @@ def load_deck(name_or_path: str | Path) -> DeckProfile:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise DeckError(f"{path}: not valid JSON ({exc})") from exc
+    except RecursionError:  # valid JSON nested thousands deep: no deck profile
+        raise DeckError(f"{path}: nested too deeply to be a deck profile") from None
     return _parse(data, str(path))
 
 

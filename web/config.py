@@ -156,6 +156,8 @@ def load_file(path: Path, base: WebConfig | None = None) -> WebConfig:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # arrays nested thousands deep: no config
+        raise ConfigError(f"{path}: nested too deeply to be a config") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not a text file (a TOML config is UTF-8 text)") from None
     web = data.get("web", {})

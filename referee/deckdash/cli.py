@@ -113,6 +113,8 @@ def run_batch(lines: TextIO, out: TextIO) -> int:
                 item = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise MalformedInput(f"not JSON ({exc.msg})") from None
+            except RecursionError:
+                raise MalformedInput("nested too deeply to be a request") from None
             if not isinstance(item, dict):
                 raise MalformedInput('each line must be an object {"level", "dash", "cards"}')
             missing = [k for k in ("level", "dash", "cards") if k not in item]

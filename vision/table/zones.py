@@ -197,6 +197,8 @@ class TableLayout:
             return TableLayout.from_dict(json.loads(text))
         except json.JSONDecodeError as exc:
             raise ZoneError(f"{path}: not JSON ({exc.msg})") from None
+        except RecursionError:  # valid JSON nested thousands deep: no zones file
+            raise ZoneError(f"{path}: nested too deeply to be a zones file") from None
         except ZoneError as exc:
             raise ZoneError(f"{path}: {exc}") from None
 
