@@ -7,6 +7,8 @@ from referee.hitthedeck.rules import hand_points
 from referee.hitthedeck.slaps import resolve_held
 from referee.hitthedeck.state import HtdState, Need, Phase, ShuffleWhy
 from referee.verdicts import Outcome, Verdict, info, prompt
+from referee.words import and_list
+from referee.words import points as points_text
 
 Result = tuple[HtdState, list[Verdict]]
 
@@ -145,13 +147,14 @@ def finish_round(state: HtdState) -> Result:
     if max(totals) >= target:
         best = min(totals)
         winners = tuple(s for s, t in enumerate(totals) if t == best)
-        names = " and ".join(state.players[s] for s in winners)
+        names = and_list([state.players[s] for s in winners])
+        over = and_list([state.players[s] for s, t in enumerate(totals) if t >= target])
         state = evolve(state, phase=Phase.GAME_OVER, winners=winners)
         verdicts.append(
             Verdict(
                 Outcome.GAME_END,
-                f"Someone reached {target} points: {names} "
-                f"{'wins' if len(winners) == 1 else 'share the win'} with {best}.",
+                f"{over} reached {target} points: {names} "
+                f"{'wins' if len(winners) == 1 else 'share the win'} with {points_text(best)}.",
                 winners[0] if len(winners) == 1 else None,
                 {"winners": list(winners), "totals": list(totals)},
             )
