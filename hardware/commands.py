@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.cli_args import bounce_pairs, positive_float
+from referee.cli_args import bounce_pairs, nonempty_path, positive_float
 
 if TYPE_CHECKING:
     from hardware.padlog import ReplayCheck
@@ -37,6 +37,14 @@ def _errors() -> tuple[type[BaseException], ...]:
     from hardware.table import HardwareError
 
     return (PinMapError, HardwareError, PadLogError, ValueError, OSError)
+
+
+def _why(exc: BaseException, path: str, verb: str) -> str:
+    """The error in words: the log file's own OSError as ``tabletop replay`` and ``log -o``
+    word it ("cannot read FILE: No such file or directory"), not "[Errno 2] …: 'FILE'"."""
+    if isinstance(exc, OSError) and exc.filename is not None and Path(exc.filename) == Path(path):
+        return f"cannot {verb} {path}: {exc.strerror or exc}"
+    return str(exc)
 
 
 def _test(args: argparse.Namespace) -> int:
@@ -89,7 +97,7 @@ def _record(args: argparse.Namespace) -> int:
                 print(f"recording for {args.seconds:g} s to {args.out} …", file=sys.stderr)
                 time.sleep(args.seconds)
     except _errors() as exc:
-        print(f"tabletop hw record: {exc}", file=sys.stderr)
+        print(f"tabletop hw record: {_why(exc, args.out, 'write')}", file=sys.stderr)
         return 2
     return 0
 
@@ -101,7 +109,7 @@ def _replay(args: argparse.Namespace) -> int:
         log = read_pad_log(args.log)
         outcome = replay_pad_log(log, None if args.fast else args.speed)
     except _errors() as exc:
-        print(f"tabletop hw replay: {exc}", file=sys.stderr)
+        print(f"tabletop hw replay: {_why(exc, args.log, 'read')}", file=sys.stderr)
         return 2
     check = check_replay(log, outcome)
     if args.json:
@@ -162,7 +170,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     hws = hw.add_subparsers(dest="hw_command", required=True, metavar="HW_COMMAND")
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--config", help="config file with a [hardware] section (tabletop.toml)")
+        p.add_argument(
+            "--config",
+            type=nonempty_path,
+            help="config file with a [hardware] section (tabletop.toml)",
+        )
         p.add_argument("--mock", action="store_true", help="virtual pads instead of GPIO")
 
     t = hws.add_parser("test", help="press every pad and button; see it named and timed")
@@ -192,5 +204,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_replay)
 
     m = hws.add_parser("pins", help="validate and print the pin map")
-    m.add_argument("--config", help="config file with a [hardware] section (tabletop.toml)")
+    m.add_argument(
+        "--config",
+        type=nonempty_path,
+        help="config file with a [hardware] section (tabletop.toml)",
+    )
     m.set_defaults(handler=_pins)

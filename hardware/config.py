@@ -275,7 +275,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> HardwareConfig:
             raise PinMapError(f"{file}: no such config file")
         return default_config()
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8-sig")  # Notepad may have put a BOM first
     except OSError as exc:  # a folder, no permission
         raise PinMapError(f"{file}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:

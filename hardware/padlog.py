@@ -256,6 +256,32 @@ def _read_edge(e: Any, config: HardwareConfig, where: str) -> Edge:
     )
 
 
+def _read_mark(m: Any, where: str) -> RaceMark:
+    if not isinstance(m, dict):
+        raise PadLogError(f"{where}: bad entry: a mark must be a JSON object")
+    seats = m.get("seats")
+    if not isinstance(seats, list) or not all(
+        isinstance(s, int) and not isinstance(s, bool) for s in seats
+    ):
+        raise PadLogError(f"{where}: bad entry: a mark's seats must be a list of seat numbers")
+    return RaceMark.from_dict(m)
+
+
+# RaceDecision.to_dict()'s keys: a decision without them can never equal a replayed one
+DECISION_KEYS = ("kind", "seats", "tie", "reason", "trigger_ns", "rules", "evidence")
+
+
+def _read_decision(d: Any, where: str) -> dict[str, Any]:
+    """A recorded decision, compared as written with the replay's (``check_replay``): one
+    that is no object, or lacks a key, would only read as "DECISIONS DIFFER"."""
+    if not isinstance(d, dict):
+        raise PadLogError(f"{where}: bad entry: a decision must be a JSON object")
+    missing = [k for k in DECISION_KEYS if k not in d]
+    if missing:
+        raise PadLogError(f"{where}: bad entry: a decision needs {', '.join(missing)}")
+    return d
+
+
 def _read_start(raw: Any, config: HardwareConfig, where: str) -> Levels:
     """The header's ``active_at_start``: {"seat": {"device": true|false}}; absent in logs
     written before it existed, which then start every input released."""
@@ -298,9 +324,9 @@ def read_pad_log(path: str | Path) -> PadLog:
             if "edge" in data:
                 log.edges.append(_read_edge(data["edge"], log.config, where))
             elif "mark" in data:
-                log.marks.append(RaceMark.from_dict(data["mark"]))
+                log.marks.append(_read_mark(data["mark"], where))
             elif "decision" in data:
-                log.decisions.append(data["decision"])
+                log.decisions.append(_read_decision(data["decision"], where))
             else:
                 raise PadLogError(f"{where}: expected 'edge', 'mark' or 'decision'")
         except (KeyError, TypeError, ValueError) as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -28,6 +29,13 @@ TRAIN_EXTRA_MODULES = frozenset(
     {"ultralytics", "torch", "torchvision", "onnx", "PIL", "matplotlib"}
 )
 TRAIN_EXTRA_HINT = "pip install -c models/constraints.txt -e '.[train]' (make test installs it)"
+
+# Exit statuses of a command ended from outside, as the shell reports a program a signal ended
+# (128 + the signal's number): Ctrl-C (SIGINT), and a reader that closed the pipe (SIGPIPE:
+# ``tabletop replay LOG | head -1``), as for cat, seq or grep; neither is 0 ("done, all
+# written") nor a command's own 1 or 2 (``dash find``'s "no Dash", a malformed input).
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 
 def optional_module(name: str) -> ModuleType | None:
@@ -56,16 +64,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(argv)
     except KeyboardInterrupt:  # Ctrl-C, also while the commands' modules still load
-        return 130
+        return EXIT_INTERRUPTED
 
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
-    except BrokenPipeError:
-        return 0
+        code = int(args.handler(args) or 0)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a closed pipe is found here, not in Python's flush at exit
+        return code
+    except BrokenPipeError:  # the reader went away (| head): nothing to say, nowhere to say it
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
     except ModuleNotFoundError as exc:
         top = (exc.name or "").split(".")[0]
         if top not in TRAIN_EXTRA_MODULES and not top.startswith("font_"):  # font packages
@@ -76,6 +88,19 @@ def _run(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return 2
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so that what is still buffered goes nowhere
+    at exit instead of failing again there ("Exception ignored … BrokenPipeError", exit 120):
+    the recipe of Python's documentation (signal module, "Note on SIGPIPE")."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":

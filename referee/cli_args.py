@@ -58,6 +58,15 @@ def card_scale(text: str) -> float | None:
     return float(ranged(float, 0, MAX_CARD_SCALE, above=True)(text))
 
 
+def nonempty_path(text: str) -> str:
+    """A file or folder option: ``""`` (an unset shell variable, ``-o ""``) is a slip, not the
+    default that leaving the option out gives; refused rather than quietly read as the default
+    (or as ``.``)."""
+    if not text:
+        raise argparse.ArgumentTypeError("is empty: name a path, or leave the option out")
+    return text
+
+
 positive_int = ranged(int, 1)
 non_negative_int = ranged(int, 0)
 positive_float = ranged(float, 0, above=True)

@@ -1,5 +1,5 @@
 """Read a JSON-lines file (an event log, a pad log): one JSON value per line, blank lines and
-``#`` comments skipped, every problem named with its file and line.
+``#`` comments skipped, a leading UTF-8 BOM too, every problem named with its file and line.
 
 The two log readers share this so that a binary file, a bad line or a comment reads the same
 way in both; each passes its own error type, so its callers keep catching what they caught.
@@ -18,7 +18,7 @@ def json_lines(path: Path, error: type[Exception]) -> Iterator[tuple[str, Any]]:
     ``error`` for a file that is not UTF-8 text and for a line that is not JSON (or nested too
     deeply to parse); ``OSError`` (no such file, a folder) is the caller's to word."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows Notepad) is no line
     except UnicodeDecodeError:
         raise error(f"{path}: not a text file (a log is UTF-8 JSON lines)") from None
     for lineno, line in enumerate(text.split("\n"), start=1):  # as a file iterates: \n only

@@ -139,7 +139,7 @@ def load_deck(name_or_path: str | Path) -> DeckProfile:
         known = ", ".join(deck_names()) or "none"
         raise DeckError(f"no deck profile {str(name_or_path)!r} (known: {known})")
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # with or without a BOM
     except json.JSONDecodeError as exc:
         raise DeckError(f"{path}: not valid JSON ({exc})") from exc
     except RecursionError:  # valid JSON nested thousands deep: no deck profile

@@ -11,7 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.cli_args import CARD_SCALE_HELP, card_scale, port, positive_int, server_threads
+from referee.cli_args import (
+    CARD_SCALE_HELP,
+    card_scale,
+    nonempty_path,
+    port,
+    positive_int,
+    server_threads,
+)
 
 FROM_CONFIG = object()  # an option not given: the config file (or the default) decides
 
@@ -105,6 +112,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"tabletop serve: cannot listen on {cfg.host}:{cfg.port}: {why}", file=sys.stderr)
         _close(services)
         return 2
+    if services.referee is not None:  # a camera: say now if it will read no card
+        _warn_without_models(cfg.models_dir)
     shown = tablet_host(cfg.host)
     print(f"Tabletop Referee dashboard on http://{shown}:{cfg.port}/  (database {cfg.db_path})")
     if not services.settings.pin_is_set:
@@ -128,6 +137,22 @@ def _serve(args: argparse.Namespace) -> int:
         if server_lock is not None:
             server_lock.close()  # the next server may start
     return 0
+
+
+def _warn_without_models(models_dir: str | None) -> None:
+    """One line when the camera referee's card models are not there: serve goes on (the
+    camera still shows, as it goes on with virtual pads when the pads are unavailable), but the
+    family learns it now, not when the first card played is not seen."""
+    from vision.runtime.reader import COLOR, DETECTOR, MODELS_DIR, SYMBOL
+
+    folder = Path(models_dir) if models_dir else MODELS_DIR
+    missing = [name for name in (DETECTOR, SYMBOL, COLOR) if not (folder / name).is_file()]
+    if missing:
+        what = "card models" if len(missing) == 3 else " or ".join(missing)
+        print(
+            f"tabletop serve: no {what} in {folder}: the camera will not read cards",
+            file=sys.stderr,
+        )
 
 
 def tablet_host(host: str) -> str:
@@ -390,8 +415,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="serve the tablet dashboard on the network (waitress)")
     p.add_argument("--host", help="address to bind (default 127.0.0.1; 0.0.0.0 for the LAN)")
     p.add_argument("--port", type=port, help="TCP port (default 8080)")
-    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
-    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.add_argument(
+        "--db", type=nonempty_path, help="SQLite file (default $TABLETOP_DB or var/tabletop.db)"
+    )
+    p.add_argument(
+        "--config", type=nonempty_path, help="TOML config file (default tabletop.toml if present)"
+    )
     p.add_argument(
         "--camera", help="camera: picamera2, cam:N (OpenCV device), a video file or an image folder"
     )
@@ -401,7 +430,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="show the camera but do not turn what it sees into events and prompts",
     )
-    p.add_argument("--models", help="card models folder for the camera referee (default models/)")
+    p.add_argument(
+        "--models",
+        type=nonempty_path,
+        help="card models folder for the camera referee (default models/)",
+    )
     p.add_argument(
         "--card-scale",
         type=card_scale,
@@ -417,19 +450,38 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "game_id", nargs="?", type=positive_int, help="the game's number (none: list the games)"
     )
-    p.add_argument("-o", "--output", help="file to write (default: standard output)")
-    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
-    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.add_argument(
+        "-o", "--output", type=nonempty_path, help="file to write (default: standard output)"
+    )
+    p.add_argument(
+        "--db", type=nonempty_path, help="SQLite file (default $TABLETOP_DB or var/tabletop.db)"
+    )
+    p.add_argument(
+        "--config", type=nonempty_path, help="TOML config file (default tabletop.toml if present)"
+    )
     p.set_defaults(handler=_log)
 
     p = sub.add_parser("backup", help="copy the whole database (every game) to a file, safely")
-    p.add_argument("-o", "--output", help="file to write (default tabletop-backup-DATE-TIME.db)")
-    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
-    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=nonempty_path,
+        help="file to write (default tabletop-backup-DATE-TIME.db)",
+    )
+    p.add_argument(
+        "--db", type=nonempty_path, help="SQLite file (default $TABLETOP_DB or var/tabletop.db)"
+    )
+    p.add_argument(
+        "--config", type=nonempty_path, help="TOML config file (default tabletop.toml if present)"
+    )
     p.set_defaults(handler=_backup)
 
     p = sub.add_parser("pin", help="reset a forgotten referee PIN (prints a new setup code)")
     p.add_argument("action", choices=["reset"], help="reset: forget the PIN")
-    p.add_argument("--db", help="SQLite file (default $TABLETOP_DB or var/tabletop.db)")
-    p.add_argument("--config", help="TOML config file (default tabletop.toml if present)")
+    p.add_argument(
+        "--db", type=nonempty_path, help="SQLite file (default $TABLETOP_DB or var/tabletop.db)"
+    )
+    p.add_argument(
+        "--config", type=nonempty_path, help="TOML config file (default tabletop.toml if present)"
+    )
     p.set_defaults(handler=_pin)

@@ -150,8 +150,8 @@ def from_mapping(data: Mapping[str, Any], base: WebConfig | None = None) -> WebC
 def load_file(path: Path, base: WebConfig | None = None) -> WebConfig:
     """Read the ``[web]`` table of a TOML file (other tables belong to other packages)."""
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        # utf-8-sig: a file saved by Windows Notepad starts with a BOM, which TOML refuses
+        data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:

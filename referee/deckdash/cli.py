@@ -106,6 +106,8 @@ def run_batch(lines: TextIO, out: TextIO) -> int:
 
     malformed = False
     for lineno, line in enumerate(lines, start=1):
+        if lineno == 1:
+            line = line.removeprefix("\ufeff")  # a file Windows Notepad saved starts with a BOM
         if not line.strip():
             continue
         try:

@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee.cli_args import CARD_SCALE_HELP, card_scale, non_negative_int, positive_int
+from referee.cli_args import (
+    CARD_SCALE_HELP,
+    card_scale,
+    non_negative_int,
+    nonempty_path,
+    positive_int,
+)
 
 if TYPE_CHECKING:
     from vision.runtime.card_scale import CardScale
@@ -89,9 +95,9 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
     elif args.camera:
         from vision.table.frames import frames, open_source
 
-        empty, images = LiveCapture(args.zone).run(
-            frames(open_source(args.camera)), [say(i, deck) for i in order]
-        )
+        source = open_source(args.camera)
+        _say_camera_status(source, "teach")  # cam:99: "no camera yet", not a silent wait
+        empty, images = LiveCapture(args.zone).run(frames(source), [say(i, deck) for i in order])
         shots = list(zip(images, order, strict=True))
     else:
         print(
@@ -160,7 +166,7 @@ def _watch(args: argparse.Namespace) -> int:
     from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
-    from vision.table.frames import CameraError, ReconnectingSource, frames, open_source
+    from vision.table.frames import CameraError, frames, open_source
     from vision.table.labels import refereed_deck
     from vision.table.to_events import EventMapper
     from vision.table.watcher import TableWatcher
@@ -180,12 +186,7 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"tabletop vision watch: {exc}", file=sys.stderr)
         return 2
 
-    if isinstance(source, ReconnectingSource):  # a live camera: say when it is lost or back
-        source.on_status = lambda status: print(
-            f"tabletop vision watch: {'camera ok' if status == 'ok' else status}",
-            file=sys.stderr,
-            flush=True,
-        )
+    _say_camera_status(source, "watch")
     watcher = TableWatcher(reader_detector(reader, args.game), layout)
     mapper = EventMapper(args.game, layout)
     seen = 0
@@ -209,6 +210,19 @@ def _watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_camera_status(source: Any, command: str) -> None:
+    """A live camera (a ``ReconnectingSource``) says on stderr when it is not there yet, lost
+    or back, while it retries; a video or a folder has no status."""
+    from vision.table.frames import ReconnectingSource
+
+    if isinstance(source, ReconnectingSource):
+        source.on_status = lambda status: print(
+            f"tabletop vision {command}: {'camera ok' if status == 'ok' else status}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def _scale_line(scale: CardScale | None) -> str:
     if scale is None:
         return "the cards changed size (was the camera moved?): measuring the card scale again"
@@ -227,7 +241,9 @@ def _add(sub: argparse._SubParsersAction) -> None:
         default=(0.0, 0.0, 1.0, 1.0),
         help="capture zone x1,y1,x2,y2 (normalised; default the whole picture)",
     )
-    te.add_argument("--out", help="where the taught model goes (default runs/taught/DECK)")
+    te.add_argument(
+        "--out", type=nonempty_path, help="where the taught model goes (default runs/taught/DECK)"
+    )
     te.add_argument("--check", help="a second folder of guide-named photos to measure on")
     te.add_argument(
         "--variants", type=positive_int, default=24, help="training crops per captured card"
@@ -247,7 +263,7 @@ def _add(sub: argparse._SubParsersAction) -> None:
     wa.add_argument("--game", required=True, choices=["deck-dash", "dos", "hit-the-deck"])
     wa.add_argument("--zones", required=True)
     wa.add_argument("--deck", help="deck profile (default: the game's)")
-    wa.add_argument("--models", help="models folder (e.g. a taught deck's)")
+    wa.add_argument("--models", type=nonempty_path, help="models folder (e.g. a taught deck's)")
     wa.add_argument(
         "--seat", type=non_negative_int, default=None, help="the player on turn, if fixed"
     )

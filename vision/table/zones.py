@@ -188,7 +188,7 @@ class TableLayout:
     @staticmethod
     def load(path: str | Path) -> TableLayout:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")  # with or without a BOM
         except OSError as exc:
             raise ZoneError(f"{path}: cannot read ({exc.strerror or exc})") from None
         except UnicodeDecodeError:
