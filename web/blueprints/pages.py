@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, redirect, render_template, url_for
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
+from werkzeug.exceptions import BadHost
 
 from web.blueprints.common import game_arg, services
 from web.services import history as hist
@@ -19,6 +20,18 @@ NAV = (
     ("pages.calibration", "Calibrate"),
     ("pages.hardware", "Pads"),
 )
+
+
+@bp.before_app_request  # registered before web.security's CSRF check, so it runs first
+def bad_host() -> tuple[Response, int] | None:
+    """A Host header IDNA refuses (``x..``, a label over 63 letters) leaves the request without
+    URL building: every error page (its links are ``url_for``) would fail into a bare 500."""
+    if not isinstance(request.routing_exception, BadHost):
+        return None
+    message = "the Host header is not a valid host name"
+    if request.path.startswith("/api/"):
+        return jsonify(error=message, status=400), 400
+    return Response(message + "\n", mimetype="text/plain"), 400
 
 
 @bp.get("/")

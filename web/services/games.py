@@ -425,6 +425,16 @@ class GameService:
             except LogError as exc:
                 raise BadInput(str(exc), 409) from None
             seq = (logged[-1][0] if logged else 0) + 1
+            if event.kind == "overrule":
+                # replay would drop the replacement of a meta event: the overrule would only
+                # switch the undo/overrule it targets off, while the tablet heard "overruled"
+                target = event.get("target")
+                meta = next((e for s, e in logged if s == target and e.kind in META_KINDS), None)
+                if meta is not None:
+                    raise BadInput(
+                        f"overrule: event {target} is an {meta.kind}, not a game event; "
+                        "undo it instead"
+                    )
             try:
                 result = replay(rules, record.players, record.options, [*logged, (seq, event)])
             except (ReplayError, EventError, GameError, ValueError, KeyError, TypeError) as exc:
