@@ -386,6 +386,20 @@ def test_a_host_header_idna_refuses_is_a_400_not_a_500(table, host):
     assert client.get("/scoreboard", headers={"Host": "tabletop.lan:8000"}).status_code == 200
 
 
+def test_an_error_page_that_cannot_be_drawn_falls_back_to_one_line(table, monkeypatch):
+    """Whatever breaks the error page itself (URL building, a template), the answer keeps its
+    status and says its reason in one plain line, not waitress's bare 500."""
+    import web.app
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("no URL building for this request")
+
+    monkeypatch.setattr(web.app, "render_template", broken)
+    r = table.viewer.client.get("/nope")
+    assert r.status_code == 404 and r.mimetype == "text/plain"
+    assert r.get_data(as_text=True).startswith("404: ")
+
+
 # -- the table's own odd cases: refused with a reason ----------------------------------
 
 

@@ -232,7 +232,11 @@ def _wants_json() -> bool:
 def _error(status: int, message: str) -> tuple[Response | str, int]:
     if _wants_json():
         return jsonify(error=message, status=status), status
-    return render_template("error.html", status=status, message=message), status
+    try:
+        return render_template("error.html", status=status, message=message), status
+    except Exception:  # the page's links need URL building, which a bad request can break
+        log.exception("error page for %s could not be drawn", request.path)
+        return Response(f"{status}: {message}\n", mimetype="text/plain"), status
 
 
 def create_app(config: Any = None) -> Flask:
