@@ -294,3 +294,20 @@ def test_ruling_wd20_a_declared_mistake_is_the_rules_penalty_even_with_retry():
     view = GAME.view(result.state)
     assert [c["status"] for c in view["claims"]] == ["wrong"]
     assert view["table"][0]["taken_by"] == 0  # the card does not go back on the table
+
+
+def test_a_press_left_when_the_others_took_every_task_leaves_the_summary():
+    """Three players, two tasks: Ann presses done (her card not named yet), then Bob and Cy
+    take both cards on the tablet and the round is over. The "On the table" summary went on
+    saying "Done pressed: Ann: which task card?" while nothing was left to name."""
+    three = ["Ann", "Bob", "Cy"]
+    events = [*opening("T01", "T02"), press(0, 5 * S)]
+    held = run(three, events)
+    assert any(line.label == "Done pressed" for line in GAME.table(held.state))
+    events += [
+        Event("done", seat=1, t_ns=6 * S, payload={"card": "T01", "dryer": solved("T01")}),
+        Event("done", seat=2, t_ns=7 * S, payload={"card": "T02", "dryer": solved("T02")}),
+    ]
+    over = run(three, events)
+    assert len(GAME.view(over.state)["claims"]) == 2  # the round is over
+    assert not any(line.label == "Done pressed" for line in GAME.table(over.state))

@@ -49,7 +49,7 @@ def table(state: WashDashState, deck: Deck) -> list[TableLine]:
         *_now(state, deck, rnd),
         *_tasks(state, rnd),
         *_events(rnd),
-        *_waiting(state, rnd),
+        *_waiting(state, deck, rnd),
         *_forfeits(state, deck, alloc),
         TableLine("Cards won", _cards_won(state, deck, alloc)),
         TableLine("Draw pile", pile(len(state.pile))),
@@ -107,14 +107,16 @@ def _events(rnd: Round) -> list[TableLine]:
     return [TableLine("Events", and_list(sorted(e.title for e in rnd.events)))]
 
 
-def _waiting(state: WashDashState, rnd: Round) -> list[TableLine]:
-    """Claims the referee still waits on: a dryer to see, a "done" press without its card."""
+def _waiting(state: WashDashState, deck: Deck, rnd: Round) -> list[TableLine]:
+    """Claims the referee still waits on: a dryer to see, a "done" press without its card
+    (only while the round runs: once the others took every task, a press has nothing left
+    to name, and its tablet question is gone too)."""
     lines = []
     unchecked = [c for c in rnd.claims if c.status == UNCHECKED]
     if unchecked:
         dryers = and_list([f"{state.players[c.seat]}'s dryer ({c.card})" for c in unchecked])
         lines.append(TableLine("Dryer check", f"waiting for {dryers}: camera or tablet"))
-    if rnd.presses:
+    if rnd.presses and not round_over(state, deck):
         who = and_list([state.players[seat] for seat, _ in rnd.presses])
         lines.append(TableLine("Done pressed", f"{who}: which task card? Tap it on the tablet"))
     return lines
