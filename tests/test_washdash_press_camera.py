@@ -182,7 +182,7 @@ def test_ruling_wd21_an_unsure_reading_names_nothing_a_later_sure_one_does(tmp_p
     (question,) = questions(tablet, game_id)  # the same reading's dryer question is replaced
     assert question["prompt"] == "which_card"
     assert question["message"].startswith(
-        "Ana pressed done; the camera is not sure of Ana's dryer (the camera is not sure): "
+        "Ana pressed done; the camera is not sure of Ana's dryer: "
         "it reads pants:red / - / -, which completes T01."
     )
     carried = {a["name"]: "dryer" in a["event"]["payload"] for a in question["answers"]}

@@ -26,6 +26,7 @@ from web.services.prompts import (
     PromptBoard,
     held_presses,
     open_task_cards,
+    press_source,
     which_card_prompt,
 )
 from web.services.race_timer import RaceTimer
@@ -162,13 +163,23 @@ def _bridge_pads(services: Services) -> None:
         services.hub.publish("pads", note)
 
     services.pads.subscribe(on_press)
-    services.games.listeners.append(PressQuestions(services).changed)
+    questions = PressQuestions(services)
+    services.games.listeners.append(questions.changed)
+    # a press held when the server stopped is asked about now, not at the game's next change
+    # (as ``RaceTimer.resume`` times the race it was left in)
+    try:
+        game_id = services.games.current_id()
+        if game_id is not None:
+            questions.changed(game_id, services.games.snapshot(game_id))
+    except Exception:  # a locked database, a log that no longer replays: the next change asks
+        log.exception("held presses of the current game could not be asked about")
 
 
 class PressQuestions:
     """Wash Dash: a press held for its card (WD-17) is asked about on the tablets with one
     tap per open task card (``prompts.which_card_prompt``: each answer the seat's ``done``
-    with that card at the press's time, ``source=pad``), and the question goes when the
+    with that card at the press's time and source: ``pad``, ``manual`` for a card-less
+    ``done`` typed in the console, ``press_source``), and the question goes when the
     press does (named, undone, the round over).
 
     One owner per press, so it is never asked twice: the camera's dryer referee owns the
@@ -181,13 +192,16 @@ class PressQuestions:
     its answers follow the cards still open (another player took one meanwhile).
 
     A ``GameService`` listener: it runs after each change of a game (on the thread that
-    made it), from the change's snapshot."""
+    made it), from the change's snapshot. Snapshots are published outside the service's
+    lock, so an older one may come after a newer one: it is ignored (by its log head, and
+    whether the game had ended, which is published at the same head)."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
         self._lock = threading.Lock()
         # game id -> its presses asked about -> (the question's id, the cards it offers)
         self._asked: dict[int, dict[HeldPress, tuple[int, list[Any]]]] = {}
+        self._latest: dict[int, tuple[int, bool]] = {}  # game id -> (head, ended) last seen
 
     def changed(self, game_id: int, snap: dict[str, Any]) -> None:
         game = snap.get("game") or {}
@@ -197,7 +211,13 @@ class PressQuestions:
         held = [] if game.get("ended_at") else held_presses(view)
         players = game.get("players") or []
         cards = open_task_cards(view)
+        head = snap.get("head")
         with self._lock:
+            if isinstance(head, int) and not isinstance(head, bool):
+                mark = (head, bool(game.get("ended_at")))
+                if mark < self._latest.get(game_id, mark):
+                    return  # an older snapshot, published late by another writer's thread
+                self._latest[game_id] = mark
             gone = [k for k in prompts.keys(game_id) if isinstance(k, HeldPress) and k not in held]
             prompts.dismiss_keys(game_id, gone)
             asked = self._asked.setdefault(game_id, {})
@@ -205,7 +225,8 @@ class PressQuestions:
                 del asked[press]
             for press in held:
                 who = players[press.seat] if press.seat < len(players) else f"seat {press.seat}"
-                question = which_card_prompt(press, who, cards, source=Source.PAD)
+                source = press_source(snap.get("feed") or [], press)  # a pad, the console
+                question = which_card_prompt(press, who, cards, source=source)
                 if press in asked:
                     pid, choices = asked[press]
                     if choices != question["choices"] and prompts.update(game_id, pid, question):
@@ -217,6 +238,9 @@ class PressQuestions:
             for old in sorted(self._asked)[:-8]:  # games left unended: the latest ones matter
                 if old != game_id:
                     del self._asked[old]
+            for old in sorted(self._latest)[:-8]:
+                if old != game_id:
+                    del self._latest[old]
 
     def _watched(self, game_id: int, seat: int) -> bool:
         referee = self.services.referee

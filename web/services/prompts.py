@@ -74,6 +74,29 @@ def held_presses(view: Mapping[str, Any]) -> list[HeldPress]:
     ]
 
 
+def press_source(feed: Iterable[Mapping[str, Any]], press: HeldPress) -> Source:
+    """Where the card-less ``done`` that holds ``press`` came from (a pad's button, the
+    console), read from the game's feed (``GameService.snapshot``): the answers to its
+    question carry that source. A pad's when the feed does not say."""
+    for item in feed:
+        status = item.get("status")
+        event = item.get("replacement" if status == "overruled" else "event")
+        if status not in ("ok", "overruled") or not isinstance(event, Mapping):
+            continue
+        payload = event.get("payload") or {}
+        if (
+            event.get("kind") == "done"
+            and event.get("seat") == press.seat
+            and event.get("t_ns") == press.t_ns
+            and payload.get("card") is None
+        ):
+            try:
+                return Source(event.get("source", Source.MANUAL.value))  # as ``Event``
+            except ValueError:
+                break
+    return Source.PAD
+
+
 def open_task_cards(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The round's task cards nobody has taken, as the view's table shows them (id, says),
     in the order they were revealed."""
@@ -122,7 +145,7 @@ def which_card_prompt(
         "choices": [a["name"] for a in answers],
         "answers": answers,
         # who asks, for the tablets' label and read-out: the pads' question is no camera's
-        "asker": "pads" if source is Source.PAD else "camera",
+        "asker": "camera" if source is Source.CAMERA else "pads",
     }
 
 
@@ -285,7 +308,7 @@ class PromptBoard:
             item = self._open.get(prompt_id)
             if item is None or item.game_id != game_id:
                 raise BadInput(
-                    f"there is no open camera question {prompt_id} in game {game_id} "
+                    f"there is no open question {prompt_id} in game {game_id} "
                     "(another tablet may have answered it)",
                     404,
                 )

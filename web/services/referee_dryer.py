@@ -40,7 +40,9 @@ press's ``t_ns`` (the First bonus goes by the button), ``source=camera`` — the
 several, the tablets are asked which card (``which_card``: the cards it completes are
 said, and each open card is an answer). A reading the camera is unsure of names nothing:
 it is asked about the same way, and the next sure reading may still name the card. The
-question goes when the press does (named on the tablet, undone).
+question follows the cards still open (another player took one): changed in place while
+open, asked again when it is gone but the press is still held (once per change of the open
+cards). It goes when the press does (named on the tablet, undone).
 
 **One question per press.** The question is ``prompts.which_card_prompt``, posted under the
 press's key (``HeldPress``): the board keeps one open question per press. This referee owns
@@ -130,6 +132,9 @@ class _Seat:
     covered_asked: bool = False  # … and the family was asked about it in this spell
     press_seen: tuple[Any, ...] | None = None  # (held press, dryer text) last taken up
     press_prompt: tuple[HeldPress, int] | None = None  # (held press, its question id)
+    # what that question was built from: (press, dryer, its time, the open cards it
+    # completes, the doubt, the open cards it offered); kept in step with the cards still open
+    press_asked: tuple[Any, ...] | None = None
 
     def status(self) -> dict[str, Any]:
         return {
@@ -327,7 +332,7 @@ class DryerReferee:
         if game is None or game.game_id != game_id:
             game = self._game = _Game(game_id, tuple(self.games.record(game_id).players))
             for seat in self._seats.values():
-                seat.prompt_id = seat.press_prompt = seat.press_seen = None
+                seat.prompt_id = seat.press_prompt = seat.press_seen = seat.press_asked = None
         self._refresh(game)
         return game
 
@@ -442,6 +447,8 @@ class DryerReferee:
         press = self._held_press(game, seat.seat)
         if seat.press_prompt is not None and seat.press_prompt[0] != press:
             self._drop_press_question(game, seat)  # named on a tablet, undone: moot
+        if press is not None and seat.press_asked is not None and seat.press_asked[0] == press:
+            self._follow_press_question(game, seat)
         if press is None or press in game.answered:
             return False
         settled = self._stable(seat, t_ns)
@@ -466,16 +473,17 @@ class DryerReferee:
             return True
         if sure and fresh:
             self._propose(game, seat, dryer, confidence, when, None)  # shown, as ever
-        doubt = "" if sure else self._doubt(seat)
+        doubt = None if sure else self._doubt(seat)
         self._ask_press(game, seat, press, dryer, when, done_by, doubt)
         return True
 
     def _doubt(self, seat: _Seat) -> str:
-        """Why a settled reading is not sure (said in the press's question)."""
+        """Why a settled reading is not sure (said in the press's question), "" when there
+        is no reason besides a low confidence."""
         dryer = seat.settled[0] if seat.settled else Dryer()
         if not any(dryer.bars):
             return "it looks empty"
-        return "; ".join(dryer.problems() or seat.settled_notes or ["the camera is not sure"])
+        return "; ".join(dryer.problems() or seat.settled_notes)
 
     def _ask_press(
         self,
@@ -485,21 +493,65 @@ class DryerReferee:
         dryer: Dryer,
         when: int,
         done_by: tuple[str, ...],
-        doubt: str,
+        doubt: str | None,
     ) -> None:
         """Which card did the press mean? ``prompts.which_card_prompt``, told what the
         camera read: each open task card is an answer, a ``done`` at the press's time
         carrying the reading when the reading completes that card (so the tap confirms
         both); a card it does not complete is checked as any tablet ``done``. It replaces
         any question about the same press (the pad bridge's, asked before this seat was
-        read)."""
+        read). ``doubt``: None for a sure reading, else why the camera is unsure ("" when
+        it cannot say)."""
+        question = self._press_question(game, seat, press, dryer, when, done_by, doubt)
+        self._drop_press_question(game, seat)
+        self._clear_question(game, seat)  # this question is about the same reading
+        self.counts.prompts += 1
+        item = self.prompts.add(game.game_id, question, key=press)
+        seat.press_prompt = (press, item.id)
+        offered = tuple(str(c.get("id")) for c in open_task_cards(game.view))
+        seat.press_asked = (press, dryer, when, done_by, doubt, offered)
+
+    def _follow_press_question(self, game: _Game, seat: _Seat) -> None:
+        """The press's question follows the cards still open (another player took one, an
+        undo gave one back): changed in place while it is open; asked again when it is gone
+        (dismissed, or a tap the rules refused) while the press is still held — once per
+        change of the open cards, not every frame."""
+        assert seat.press_asked is not None
+        press, dryer, when, done_by, doubt, offered = seat.press_asked
+        cards = tuple(str(c.get("id")) for c in open_task_cards(game.view))
+        if cards == offered:
+            return
+        seat.press_asked = (press, dryer, when, done_by, doubt, cards)
+        question = self._press_question(game, seat, press, dryer, when, done_by, doubt)
+        if seat.press_prompt is not None and self.prompts.update(
+            game.game_id, seat.press_prompt[1], question
+        ):
+            return
+        self.counts.prompts += 1
+        seat.press_prompt = (press, self.prompts.add(game.game_id, question, key=press).id)
+
+    def _press_question(
+        self,
+        game: _Game,
+        seat: _Seat,
+        press: HeldPress,
+        dryer: Dryer,
+        when: int,
+        done_by: tuple[str, ...],
+        doubt: str | None,
+    ) -> dict[str, Any]:
+        """``_ask_press``'s question, for the task cards open now (what the reading
+        completes among them)."""
         from referee.words import and_list
 
         who = self._name(game, seat)
         text = dryer.to_text()
         cards = open_task_cards(game.view)
-        if doubt:
-            seen = f"the camera is not sure of {who}'s dryer ({doubt}): it reads {text}"
+        still_open = {str(c.get("id")) for c in cards}
+        done_by = tuple(c for c in done_by if c in still_open)
+        if doubt is not None:
+            why = f" ({doubt})" if doubt else ""
+            seen = f"the camera is not sure of {who}'s dryer{why}: it reads {text}"
             if done_by:
                 seen += f", which completes {and_list(list(done_by))}"
         elif done_by:
@@ -510,7 +562,7 @@ class DryerReferee:
                 f"{who}'s dryer reads {text}, which completes none of the open task cards "
                 f"({and_list(open_ids)})"
             )
-        question = which_card_prompt(
+        return which_card_prompt(
             press,
             who,
             cards,
@@ -521,18 +573,13 @@ class DryerReferee:
             zone=seat.zone,
             t_ns=when,
         )
-        self._drop_press_question(game, seat)
-        self._clear_question(game, seat)  # this question is about the same reading
-        self.counts.prompts += 1
-        item = self.prompts.add(game.game_id, question, key=press)
-        seat.press_prompt = (press, item.id)
 
     def _drop_press_question(self, game: _Game, seat: _Seat) -> None:
-        if seat.press_prompt is None:
+        asked, seat.press_prompt, seat.press_asked = seat.press_prompt, None, None
+        if asked is None:
             return
-        pid, seat.press_prompt = seat.press_prompt[1], None
         with contextlib.suppress(BadInput):  # answered on a tablet already
-            self.prompts.dismiss(game.game_id, pid)
+            self.prompts.dismiss(game.game_id, asked[1])
 
     def _propose(
         self,

@@ -156,7 +156,7 @@ class ZoneStore:
 
     def load(self) -> dict[str, Any]:
         try:
-            with self.path.open(encoding="utf-8") as fh:
+            with self.path.open(encoding="utf-8-sig") as fh:
                 return validate(json.load(fh), flat_ok=True)
         except FileNotFoundError:
             return {"version": 1, "updated_at": None, "frame": {}, "zones": []}

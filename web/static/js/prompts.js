@@ -76,7 +76,7 @@
     const sure = typeof p.confidence === "number" ? Math.round(p.confidence * 100) + "% sure" : null;
     return el("li", { class: "prompt", "data-prompt": p.id },
       el("div", { class: "ev", text: p.message }),
-      el("div", { class: "muted", text: [p.asker === "pads" ? "pads" : "camera", sure, s ? "suggests " + describe(s) : "enter it on the Referee page"].filter(Boolean).join(" · ") }),
+      el("div", { class: "muted", text: [p.asker === "pads" ? "pads" : "camera", sure, s ? "suggests " + describe(s) : p.answers && p.answers.length ? null : "enter it on the Referee page"].filter(Boolean).join(" · ") }),
       el("div", { class: "row" }, buttons));
   }
 
