@@ -17,55 +17,24 @@ from typing import Any
 
 import pytest
 
-from referee.events import Event
 from referee.hitthedeck.game import GAME
-from referee.hitthedeck.state import HtdState, Need, Phase
+from referee.hitthedeck.state import Need, Phase
 from referee.replay_cli import replay_file
-from referee.verdicts import Outcome, Verdict
+from tests.test_htd_table_checks import Table as TableChecks
 
 S = 1_000_000_000
 MS = 1_000_000
 DATA = Path(__file__).parent / "data" / "htd"
 
 
-class Table:
-    """A game driven event by event; ``last`` holds the verdicts of the latest event."""
-
-    def __init__(self, players: list[str], **options: Any) -> None:
-        self.state: HtdState = GAME.new_state(players, options)
-        self.last: list[Verdict] = []
-
-    def __call__(
-        self, kind: str, seat: int | None = None, t_ns: int | None = None, **payload: Any
-    ) -> list[Verdict]:
-        self.state, self.last = GAME.apply(self.state, Event(kind, seat, payload, t_ns))
-        return self.last
-
-    def ok(
-        self, kind: str, seat: int | None = None, t_ns: int | None = None, **payload: Any
-    ) -> list[Verdict]:
-        verdicts = self(kind, seat, t_ns, **payload)
-        assert all(v.outcome is not Outcome.ILLEGAL for v in verdicts), verdicts
-        return verdicts
-
-    def refused(
-        self, kind: str, seat: int | None = None, t_ns: int | None = None, **payload: Any
-    ) -> str:
-        """The event is illegal and changes nothing; returns its reason."""
-        before = self.state
-        verdicts = self(kind, seat, t_ns, **payload)
-        assert [v.outcome for v in verdicts] == [Outcome.ILLEGAL], verdicts
-        assert self.state is before
-        return verdicts[0].reason
+class Table(TableChecks):
+    """The table-checks' game driver, with what the last event said."""
 
     def said(self) -> str:
         return " | ".join(v.reason for v in self.last)
 
     def penalties(self) -> list[tuple[int | None, str]]:
         return [(v.seat, v.data["penalty"]) for v in self.last if "penalty" in v.data]
-
-    def sizes(self) -> list[int]:
-        return [len(h) for h in self.state.hands]
 
 
 def scripted(players: list[str], hands: list[list[str]], draw: list[str], **options: Any) -> Table:

@@ -33,8 +33,7 @@ class Table:
     def __call__(
         self, kind: str, seat: int | None = None, t_ns: int | None = None, **payload: Any
     ) -> list[Verdict]:
-        before = self.state
-        self.state, self.last = GAME.apply(before, Event(kind, seat, payload, t_ns))
+        self.state, self.last = GAME.apply(self.state, Event(kind, seat, payload, t_ns))
         return self.last
 
     def ok(
@@ -44,10 +43,12 @@ class Table:
         assert all(v.outcome is not Outcome.ILLEGAL for v in verdicts), verdicts
         return verdicts
 
-    def refused(self, kind: str, seat: int | None = None, **payload: Any) -> str:
+    def refused(
+        self, kind: str, seat: int | None = None, t_ns: int | None = None, **payload: Any
+    ) -> str:
         """The event is illegal and changes nothing; returns its reason."""
         before = self.state
-        verdicts = self(kind, seat, **payload)
+        verdicts = self(kind, seat, t_ns, **payload)
         assert [v.outcome for v in verdicts] == [Outcome.ILLEGAL], verdicts
         assert self.state is before
         return verdicts[0].reason

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.serving import ServedApp
-from tests.test_web_browser import PHONE, Screen, unlock
+from tests.test_web_browser import HTD_RACE, HTD_RACE_GAME, PHONE, Screen, unlock
 from tests.test_web_routes import BOB_FINISHES, DEAL, write_images
 from web import create_app
 from web.config import WebConfig
@@ -220,19 +220,8 @@ def table(tmp_path_factory) -> Iterator[dict[str, Any]]:
         "zones": [{"name": "discard_1", "points": square}],
     }
     app.extensions["tabletop"].zones.save(zones)
-    body = {"game": "hit-the-deck", "players": ["Ann", "Bob", "Cy"], "options": {}}
-    htd = tablet.post(
-        "/api/games", {**body, "options": {"hand_size": 2, "strict_deck": False}}
-    ).json["id"]
-    hands = [["HAND", "R3"], ["G4", "B5"], ["Y6", "R7"]]
-    for event in [
-        {"kind": "deal", "payload": {"hands": hands, "draw": ["G2", "B3", "Y4"], "dealer": 2}},
-        {"kind": "turn_up", "payload": {"card": "G2"}},
-        {"kind": "play", "seat": 0, "payload": {"card": "HAND"}},
-        {"kind": "slap", "seat": 1, "t_ns": 1_000_000_000, "source": "pad"},
-        {"kind": "slap", "seat": 0, "t_ns": 1_050_000_000, "source": "pad"},
-        {"kind": "slap", "seat": 2, "t_ns": 1_180_000_000, "source": "pad"},
-    ]:
+    htd = tablet.post("/api/games", HTD_RACE_GAME).json["id"]
+    for event in HTD_RACE:
         assert tablet.send(htd, event).status_code == 201
     yield {"base": served.url, "app": app, "dd": dd, "htd": htd}
     app.extensions["tabletop"].end_streams()

@@ -301,6 +301,29 @@ def test_setup_then_play_then_history(server, browser):
     referee.close()
 
 
+# A Hit the Deck race slapped on pads (Bob first, Cy last): the Live page's timeline.
+HTD_RACE_GAME = {
+    "game": "hit-the-deck",
+    "players": ["Ann", "Bob", "Cy"],
+    "options": {"hand_size": 2, "strict_deck": False},
+}
+HTD_RACE = [
+    {
+        "kind": "deal",
+        "payload": {
+            "hands": [["HAND", "R3"], ["G4", "B5"], ["Y6", "R7"]],
+            "draw": ["G2", "B3", "Y4"],
+            "dealer": 2,
+        },
+    },
+    {"kind": "turn_up", "payload": {"card": "G2"}},
+    {"kind": "play", "seat": 0, "payload": {"card": "HAND"}},
+    {"kind": "slap", "seat": 1, "t_ns": 1_000_000_000, "source": "pad"},
+    {"kind": "slap", "seat": 0, "t_ns": 1_050_000_000, "source": "pad"},
+    {"kind": "slap", "seat": 2, "t_ns": 1_180_000_000, "source": "pad"},
+]
+
+
 def test_live_calibration_and_pads_pages(server, browser):
     from playwright.sync_api import expect
 
@@ -328,22 +351,8 @@ def test_live_calibration_and_pads_pages(server, browser):
     assert all(0 <= v <= 1 for p in zones[0]["points"] for v in p)
 
     # A Hit the Deck race, slapped on pads: the Live page draws its evidence.
-    body = {
-        "game": "hit-the-deck",
-        "players": ["Ann", "Bob", "Cy"],
-        "options": {"hand_size": 2, "strict_deck": False},
-    }
-    game_id = referee.api("POST", "/api/games", body)["data"]["id"]
-    hands = [["HAND", "R3"], ["G4", "B5"], ["Y6", "R7"]]
-    race = [
-        {"kind": "deal", "payload": {"hands": hands, "draw": ["G2", "B3", "Y4"], "dealer": 2}},
-        {"kind": "turn_up", "payload": {"card": "G2"}},
-        {"kind": "play", "seat": 0, "payload": {"card": "HAND"}},
-        {"kind": "slap", "seat": 1, "t_ns": 1_000_000_000, "source": "pad"},
-        {"kind": "slap", "seat": 0, "t_ns": 1_050_000_000, "source": "pad"},
-        {"kind": "slap", "seat": 2, "t_ns": 1_180_000_000, "source": "pad"},
-    ]
-    for event in race:
+    game_id = referee.api("POST", "/api/games", HTD_RACE_GAME)["data"]["id"]
+    for event in HTD_RACE:
         assert referee.api("POST", f"/api/games/{game_id}/events", event)["ok"]
     live = referee.go("/live")
     expect(live.locator("#cam")).to_have_js_property("complete", True, timeout=5000)

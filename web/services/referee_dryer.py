@@ -63,7 +63,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import cv2
@@ -109,6 +109,19 @@ class Counts(Protocol):
     prompts: int
 
 
+@dataclass(frozen=True)
+class _PressReading:
+    """What the camera read for a held press (WD-21), kept so that its question can follow
+    the cards still open."""
+
+    press: HeldPress
+    dryer: Dryer
+    when: int  # the reading's time
+    done_by: tuple[str, ...]  # the open task cards it completes
+    doubt: str | None  # None: a sure reading; else why the camera is unsure ("" if it can't say)
+    offered: tuple[str, ...] = ()  # the open task cards the question was built for
+
+
 @dataclass
 class _Seat:
     seat: int
@@ -132,9 +145,8 @@ class _Seat:
     covered_asked: bool = False  # … and the family was asked about it in this spell
     press_seen: tuple[Any, ...] | None = None  # (held press, dryer text) last taken up
     press_prompt: tuple[HeldPress, int] | None = None  # (held press, its question id)
-    # what that question was built from: (press, dryer, its time, the open cards it
-    # completes, the doubt, the open cards it offered); kept in step with the cards still open
-    press_asked: tuple[Any, ...] | None = None
+    # what that question was built from; kept in step with the cards still open
+    press_asked: _PressReading | None = None
 
     def status(self) -> dict[str, Any]:
         return {
@@ -447,7 +459,7 @@ class DryerReferee:
         press = self._held_press(game, seat.seat)
         if seat.press_prompt is not None and seat.press_prompt[0] != press:
             self._drop_press_question(game, seat)  # named on a tablet, undone: moot
-        if press is not None and seat.press_asked is not None and seat.press_asked[0] == press:
+        if press is not None and seat.press_asked is not None and seat.press_asked.press == press:
             self._follow_press_question(game, seat)
         if press is None or press in game.answered:
             return False
@@ -474,7 +486,7 @@ class DryerReferee:
         if sure and fresh:
             self._propose(game, seat, dryer, confidence, when, None)  # shown, as ever
         doubt = None if sure else self._doubt(seat)
-        self._ask_press(game, seat, press, dryer, when, done_by, doubt)
+        self._ask_press(game, seat, _PressReading(press, dryer, when, done_by, doubt))
         return True
 
     def _doubt(self, seat: _Seat) -> str:
@@ -485,72 +497,54 @@ class DryerReferee:
             return "it looks empty"
         return "; ".join(dryer.problems() or seat.settled_notes)
 
-    def _ask_press(
-        self,
-        game: _Game,
-        seat: _Seat,
-        press: HeldPress,
-        dryer: Dryer,
-        when: int,
-        done_by: tuple[str, ...],
-        doubt: str | None,
-    ) -> None:
+    def _ask_press(self, game: _Game, seat: _Seat, reading: _PressReading) -> None:
         """Which card did the press mean? ``prompts.which_card_prompt``, told what the
         camera read: each open task card is an answer, a ``done`` at the press's time
         carrying the reading when the reading completes that card (so the tap confirms
         both); a card it does not complete is checked as any tablet ``done``. It replaces
         any question about the same press (the pad bridge's, asked before this seat was
-        read). ``doubt``: None for a sure reading, else why the camera is unsure ("" when
-        it cannot say)."""
-        question = self._press_question(game, seat, press, dryer, when, done_by, doubt)
+        read)."""
+        question = self._press_question(game, seat, reading)
         self._drop_press_question(game, seat)
         self._clear_question(game, seat)  # this question is about the same reading
         self.counts.prompts += 1
-        item = self.prompts.add(game.game_id, question, key=press)
-        seat.press_prompt = (press, item.id)
+        item = self.prompts.add(game.game_id, question, key=reading.press)
+        seat.press_prompt = (reading.press, item.id)
         offered = tuple(str(c.get("id")) for c in open_task_cards(game.view))
-        seat.press_asked = (press, dryer, when, done_by, doubt, offered)
+        seat.press_asked = replace(reading, offered=offered)
 
     def _follow_press_question(self, game: _Game, seat: _Seat) -> None:
         """The press's question follows the cards still open (another player took one, an
         undo gave one back): changed in place while it is open; asked again when it is gone
         (dismissed, or a tap the rules refused) while the press is still held — once per
         change of the open cards, not every frame."""
-        assert seat.press_asked is not None
-        press, dryer, when, done_by, doubt, offered = seat.press_asked
+        reading = seat.press_asked
+        assert reading is not None
         cards = tuple(str(c.get("id")) for c in open_task_cards(game.view))
-        if cards == offered:
+        if cards == reading.offered:
             return
-        seat.press_asked = (press, dryer, when, done_by, doubt, cards)
-        question = self._press_question(game, seat, press, dryer, when, done_by, doubt)
+        seat.press_asked = replace(reading, offered=cards)
+        question = self._press_question(game, seat, reading)
         if seat.press_prompt is not None and self.prompts.update(
             game.game_id, seat.press_prompt[1], question
         ):
             return
         self.counts.prompts += 1
+        press = reading.press
         seat.press_prompt = (press, self.prompts.add(game.game_id, question, key=press).id)
 
-    def _press_question(
-        self,
-        game: _Game,
-        seat: _Seat,
-        press: HeldPress,
-        dryer: Dryer,
-        when: int,
-        done_by: tuple[str, ...],
-        doubt: str | None,
-    ) -> dict[str, Any]:
+    def _press_question(self, game: _Game, seat: _Seat, reading: _PressReading) -> dict[str, Any]:
         """``_ask_press``'s question, for the task cards open now (what the reading
         completes among them)."""
         from referee.words import and_list
 
         who = self._name(game, seat)
-        text = dryer.to_text()
+        text = reading.dryer.to_text()
         cards = open_task_cards(game.view)
         still_open = {str(c.get("id")) for c in cards}
-        done_by = tuple(c for c in done_by if c in still_open)
-        if doubt is not None:
-            why = f" ({doubt})" if doubt else ""
+        done_by = tuple(c for c in reading.done_by if c in still_open)
+        if reading.doubt is not None:
+            why = f" ({reading.doubt})" if reading.doubt else ""
             seen = f"the camera is not sure of {who}'s dryer{why}: it reads {text}"
             if done_by:
                 seen += f", which completes {and_list(list(done_by))}"
@@ -563,15 +557,15 @@ class DryerReferee:
                 f"({and_list(open_ids)})"
             )
         return which_card_prompt(
-            press,
+            reading.press,
             who,
             cards,
             source=Source.CAMERA,
             seen=seen,
-            dryer=dryer.to_dict(),
+            dryer=reading.dryer.to_dict(),
             completes=done_by,
             zone=seat.zone,
-            t_ns=when,
+            t_ns=reading.when,
         )
 
     def _drop_press_question(self, game: _Game, seat: _Seat) -> None:
