@@ -33,7 +33,7 @@ from referee.deckdash.state import (
     Round,
     RoundEnd,
 )
-from referee.deckdash.turns import end_turn, others_in_order, step
+from referee.deckdash.turns import end_turn, others_in_order
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
@@ -340,10 +340,25 @@ def unblocked_others(rnd: Round, seat: int) -> list[int]:
     return [s for s in others_in_order(rnd, seat) if s not in rnd.blocks]
 
 
+def default_victim(state: DeckDashState, rnd: Round, seat: int) -> tuple[int, str]:
+    """DD-4, DD-10: with no target, the next player in the direction of play who has no
+    Block You in front of them (a camera names nobody); and a note naming the blocked
+    players passed over ("" when there were none). Call only when there is such a player."""
+    others = others_in_order(rnd, seat)
+    victim = next(s for s in others if s not in rnd.blocks)
+    passed = others[: others.index(victim)]
+    if not passed:
+        return victim, ""
+    has = "has" if len(passed) == 1 else "have"
+    names = and_list([state.name(s) for s in passed])
+    return victim, f" ({names} {has} a Block You in front of them)"
+
+
 def skip_you(
     state: DeckDashState, rnd: Round, seat: int, target: int | None, card: Card
 ) -> tuple[Round, list[Verdict]]:
-    """DD-4: the next player by default, or a chosen one; never a blocked player (DD-10)."""
+    """DD-4: a chosen player, or by default the next one who is not blocked; never a
+    blocked player (DD-10)."""
     rnd = evolve(rnd, discard=(*rnd.discard, card))
     if not unblocked_others(rnd, seat):
         return rnd, [
@@ -353,7 +368,7 @@ def skip_you(
                 seat,
             )
         ]
-    victim = step(rnd, seat) if target is None else target
+    victim, passed = (target, "") if target is not None else default_victim(state, rnd, seat)
     check_victim(state, rnd, seat, victim, "skip")
     if victim in rnd.blocks:
         raise Illegal(
@@ -364,7 +379,10 @@ def skip_you(
     skips = list(rnd.skips)
     skips[victim] += 1
     return evolve(rnd, skips=tuple(skips)), [
-        legal(f"{state.name(seat)} played Skip You: {state.name(victim)} loses a turn.", seat)
+        legal(
+            f"{state.name(seat)} played Skip You: {state.name(victim)} loses a turn{passed}.",
+            seat,
+        )
     ]
 
 
@@ -405,14 +423,14 @@ def block_you(
                 seat,
             )
         ]
-    victim = step(rnd, seat) if target is None else target
+    victim, passed = (target, "") if target is not None else default_victim(state, rnd, seat)
     check_victim(state, rnd, seat, victim, "block")
     if victim in rnd.blocks:
         raise Illegal(f"{state.name(victim)} already has a Block You card in front of them.", seat)
     return evolve(rnd, blocks=rnd.blocks | {victim}), [
         legal(
             f"{state.name(seat)} put Block You in front of {state.name(victim)}: "
-            f"{state.name(victim)}'s next turn is only to return it.",
+            f"{state.name(victim)}'s next turn is only to return it{passed}.",
             seat,
         )
     ]

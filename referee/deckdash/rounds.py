@@ -44,16 +44,20 @@ def expected_dealer(state: DeckDashState, active: tuple[int, ...]) -> int | None
 
 
 def deal(state: DeckDashState, event: Event) -> Result:
-    if state.finished:
-        raise Illegal("The game is over.")
-    if state.round is not None:
-        raise Illegal(f"Dash {state.round.dash} is still being played: finish it first.")
     n = state.n
+    # DD-23: the seat is the dealer (``dealer`` names one too); either past the table is
+    # malformed input at any moment, not a deal refused because a Dash is being played
+    if event.seat is not None:
+        seat_of(state, event)
     dealer = event.get("dealer", event.seat)
     if dealer is not None and (
         not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
     ):
         raise EventError(f"deal.dealer must be a seat 0..{n - 1}")
+    if state.finished:
+        raise Illegal("The game is over.")
+    if state.round is not None:
+        raise Illegal(f"Dash {state.round.dash} is still being played: finish it first.")
     hands = read_hands(event, n)
     start = card_field(event, "start")
     scripted_flags = {isinstance(h, list) for h in hands}
@@ -117,6 +121,16 @@ def deal(state: DeckDashState, event: Event) -> Result:
             dash=dash,
         ),
     )
+    if event.seat is not None and event.get("dealer") is not None and event.seat != dealer:
+        # DD-23: ``dealer`` counts (as it did for stored games); the seat is not dropped unsaid
+        verdicts.insert(
+            1,
+            info(
+                f"{state.name(dealer)} deals, not {state.name(event.seat)} whose seat the deal "
+                f"was entered for: the deal names {state.name(dealer)} as its dealer.",
+                dealer,
+            ),
+        )
     state = evolve(state, last_dealer=dealer)
     return settle(state, rnd, verdicts)
 

@@ -178,6 +178,8 @@ def _set_hand(state: HtdState, seat: int, hand: Hidden[HtdCard]) -> HtdState:
 
 # -- handlers ---------------------------------------------------------------------------------
 def _deal(state: HtdState, event: Event) -> Result:
+    if event.seat is not None:
+        _seat(state, event)  # HTD-27: past the table is malformed, as for every other event
     hands_in = event.require("hands")
     if not isinstance(hands_in, list) or len(hands_in) != state.n:
         raise EventError(f"'hands' must list {state.n} hands (card lists or counts)")
@@ -201,6 +203,8 @@ def _deal(state: HtdState, event: Event) -> Result:
     draw = draw_given if draw_given is not None else (None,) * max(0, deck_size() - dealt)
     if not draw:
         raise Illegal("The draw pile is empty: there is no card to turn up.")
+    named = dealer is not None
+    first_round = state.round == 0
     if dealer is None:
         dealer = state.dealer
     if state.option("strict_deck"):
@@ -232,7 +236,7 @@ def _deal(state: HtdState, event: Event) -> Result:
         out_seat=None,
         round_points=(),
     )
-    return state, [
+    verdicts = [
         legal(
             f"Round {state.round}: {_name(state, dealer)} dealt {size} "
             f"card{'s' if size != 1 else ''} each. "
@@ -240,6 +244,28 @@ def _deal(state: HtdState, event: Event) -> Result:
             dealer,
         )
     ]
+    if event.seat is not None and event.seat != dealer:
+        verdicts.append(
+            info(_not_the_dealer(state, event.seat, dealer, named, first_round), dealer)
+        )
+    return state, verdicts
+
+
+def _not_the_dealer(state: HtdState, seat: int, dealer: int, named: bool, first: bool) -> str:
+    """HTD-27: a deal entered for a seat that is not its dealer. The dealer is the deal's
+    ``dealer`` or HTD-2's (as stored games were dealt); the seat is said, not dropped."""
+    if named:
+        why = f"the deal names {_name(state, dealer)} as its dealer."
+    elif first:
+        why = (
+            "the first-named player deals the first round unless the deal names its dealer (HTD-2)."
+        )
+    else:
+        why = "the deal passes to the left each round unless it names its dealer (HTD-2)."
+    return (
+        f"{_name(state, dealer)} deals, not {_name(state, seat)} whose seat the deal was "
+        f"entered for: {why}"
+    )
 
 
 def _check_deck(hands: list[Pile], draw: Pile) -> None:

@@ -158,6 +158,7 @@ class WashDash:
     # --- events ------------------------------------------------------------------
     def _on_setup(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
         deck = self.deck
+        seat = _seat(state, event, required=False)  # WD-23: past the table is malformed
         first = event.get("first", 0)
         if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < state.n:
             raise EventError(f"'first' must be a seat 0–{state.n - 1}, got {first!r}")
@@ -184,7 +185,7 @@ class WashDash:
             boxed=boxed,
         )
         boxed_txt = f"{boxed_n} cards go back in the box; " if boxed_n else ""
-        return new, [
+        verdicts = [
             legal(
                 f"Cards shuffled: {boxed_txt}{len(pile)} in the draw pile. "
                 f"{state.players[first]} is the first active player.",
@@ -193,6 +194,17 @@ class WashDash:
                 boxed=boxed_n,
             )
         ]
+        if seat is not None and seat != first:
+            # WD-23: ``first`` counts (as it did for stored games); the seat is said, not dropped
+            verdicts.append(
+                info(
+                    f"{state.players[first]} reveals first, not {state.players[seat]} whose "
+                    "seat the setup was entered for: the setup's 'first' names the oldest "
+                    "player (the first-named player when it is left out, WD-13).",
+                    first,
+                )
+            )
+        return new, verdicts
 
     def _on_reveal(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
         deck = self.deck
