@@ -210,6 +210,8 @@ def _eval(args: argparse.Namespace) -> int:
         return fail(f"{root}/data.yaml not found")
     if args.json and (Path(args.json).is_dir() or not Path(args.json).parent.is_dir()):
         return fail(f"--json {args.json}: not a file in an existing folder")  # before the run
+    if args.json and Path(args.json).is_file():  # CLI-1, before the run
+        return fail(f"{args.json} exists already: name another file")
     reader = _reader_or_none(args, "eval")
     if reader is None:
         return 2
@@ -217,15 +219,55 @@ def _eval(args: argparse.Namespace) -> int:
         report = evaluate(root, reader, log=lambda m: print(m, file=sys.stderr, flush=True))
     except DatasetError as exc:
         return fail(str(exc))
-    print(report.table())
+    unwritten = None  # the report file first: a standard output that fails then loses no run
     if args.json:
         try:
-            Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+            write_new_file(Path(args.json), json.dumps(report.to_dict(), indent=2) + "\n")
+        except FileExistsError:  # made while the run ran
+            unwritten = f"{args.json} exists already: name another file"
         except OSError as exc:
-            return fail(f"cannot write {args.json}: {exc.strerror or exc}")
+            unwritten = f"cannot write {args.json}: {exc.strerror or exc}"
+    print(report.table())
+    if unwritten is not None:
+        return fail(unwritten)
     for path in report.unreadable:  # scored without them: say so, and fail at the end
         print(f"tabletop vision eval: cannot read image {path}: skipped", file=sys.stderr)
     return 1 if report.unreadable else 0
+
+
+def write_new_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, never over a regular file (CLI-1: FileExistsError); a
+    device such as /dev/null is written to."""
+    mode = "w" if path.exists() and not path.is_file() else "x"
+    with path.open(mode, encoding="utf-8") as file:
+        file.write(text)
+
+
+# ``vision render OUT`` writes what it rendered (kind, styles, decks, n, seed) here first: the
+# same render may run again into its own folder (it writes the same files over), another may
+# not (images of two sets would be scored as one).
+RENDER_RECORD = "render.json"
+
+
+def render_refusal(out: Path, recipe: dict) -> str | None:
+    """Why ``vision render`` refuses OUT, or None: a folder that holds anything but the same
+    render (same kind, styles, decks, n and seed) is refused; a new or empty folder is not,
+    and a file that is no folder keeps the "cannot write" error."""
+    try:
+        if not out.is_dir() or not any(out.iterdir()):
+            return None
+    except OSError:  # not readable: writing says why
+        return None
+    try:
+        record = json.loads((out / RENDER_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # no record: not a render, or one from before it was kept
+        return f"{out} is not empty: name a new or empty folder"
+    if record == recipe:
+        return None
+    return (
+        f"{out} holds another render (its kind, style, decks, --n or --seed differ): name a"
+        " new or empty folder"
+    )
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -248,12 +290,27 @@ def _render(args: argparse.Namespace) -> int:
     styles = (HELDOUT_STYLE,) if args.kind == "heldout" else TRAIN_STYLES
     if args.style is not None:
         styles = (args.style,)
+    recipe = {
+        "rendered by": "tabletop vision render",
+        "kind": args.kind,
+        "styles": list(styles),
+        "decks": args.decks.split(","),
+        "n": args.n,
+        "seed": args.seed,
+    }
+    refusal = render_refusal(Path(args.out), recipe)
+    if refusal is not None:
+        print(f"tabletop vision render: {refusal}", file=sys.stderr)
+        return 2
     try:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / RENDER_RECORD).write_text(json.dumps(recipe, indent=2) + "\n")
         out = write_eval_dataset(
             Path(args.out), args.n, args.seed, decks, styles, empty=args.kind == "empty"
         )
     except OSError as exc:  # OUT is a file, or not writable
-        print(f"tabletop vision render: cannot write {args.out}: {exc}", file=sys.stderr)
+        why = "not a folder" if Path(args.out).exists() and not Path(args.out).is_dir() else exc
+        print(f"tabletop vision render: cannot write {args.out}: {why}", file=sys.stderr)
         return 2
     print(out)
     return 0
