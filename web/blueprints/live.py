@@ -7,14 +7,26 @@ tablet that closed its connection is noticed, and end after ``stream_max_age_s``
 noticed for many minutes, so when every slot is taken a new stream ends the oldest one and
 takes its slot (a live tablet that was evicted reconnects within a second): a refused
 EventSource is never retried by the browser, so refusing would stop the newest screen.
+
+A game's feed grows by an entry per event (a long evening: 1 000 entries, 200-300 KB), so
+a stream asked with ``?delta=1`` (the pages' own, common.js) sends it once: each message
+has an SSE ``id`` naming the feed it leaves the tablet with (``FeedVersions``), and a
+``delta`` message carries the small state (scores, turn, table, view) with only the feed's
+new entries. The whole ``state`` goes instead when the tablet holds nothing (a page load),
+another game, a feed that was rewritten (undo, overrule, accept: an entry it shows
+changed), or is more than ``DELTA_MAX`` entries behind; a reconnecting EventSource sends
+its last id (``Last-Event-ID``), so a routine reconnect gets only what it missed. Without
+``?delta=1`` every message is the whole ``state``, as before, with no id.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
@@ -22,7 +34,7 @@ from flask import Blueprint, Response, jsonify, request
 from web.blueprints.common import game_arg, json_body, services
 from web.errors import BadInput
 from web.security import referee_required
-from web.services.hub import CLOSED, Subscription
+from web.services.hub import CLOSED, FeedVersions, Subscription
 
 bp = Blueprint("live", __name__)
 
@@ -30,9 +42,67 @@ SLOT_WAIT_S = 2.0  # how long a new stream waits for the slot of the stream it e
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
+DELTA_MAX = 200  # feed entries a delta may carry: a tablet further behind gets the whole state
 
-def _sse(event: str, data: Any) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n".encode()
+# an event id: "<this server run>.<game>.<feed version>.<its last event>"
+_EVENT_ID = re.compile(r"([0-9a-f]{8})\.([0-9]{1,12})\.([0-9]{1,12})\.([0-9]{1,12})")
+
+
+def _sse(event: str, data: Any, event_id: str | None = None) -> bytes:
+    """An SSE message; with ``event_id`` (``""`` clears the browser's) an ``id`` line too."""
+    head = "" if event_id is None else f"id: {event_id}\n"
+    return f"{head}event: {event}\ndata: {json.dumps(data, default=str)}\n\n".encode()
+
+
+@dataclass
+class Held:
+    """What a tablet on a delta stream holds: a game's feed of one version, up to event
+    ``last`` (0: none yet); ``game`` None when it holds no feed."""
+
+    game: int | None = None
+    version: int | None = None
+    last: int = 0
+
+    @classmethod
+    def from_id(cls, raw: str | None, token: str) -> Held:
+        """From the browser's ``Last-Event-ID``: nothing unless an id of this server run."""
+        m = _EVENT_ID.fullmatch(raw or "")
+        if m is None or m.group(1) != token:
+            return cls()
+        return cls(int(m.group(2)), int(m.group(3)), int(m.group(4)))
+
+    def clear(self) -> None:
+        self.game, self.version, self.last = None, None, 0
+
+
+def push(feeds: FeedVersions, snap: dict[str, Any], held: Held) -> bytes:
+    """The message that brings a tablet holding ``held`` to ``snap`` (a game snapshot):
+    ``delta`` (``snap`` less its feed, the feed's entries after event ``after``) when it
+    holds the same game's feed of the same version up to at most ``snap``'s last event and
+    lacks at most ``DELTA_MAX`` entries, else the whole ``state``. ``held`` then says what
+    the tablet holds."""
+    feed = snap.get("feed")
+    game = snap.get("game")
+    gid = game.get("id") if isinstance(game, dict) else None
+    if not isinstance(feed, list) or not isinstance(gid, int) or isinstance(gid, bool):
+        held.clear()  # a game that cannot be read: no feed to build on
+        return _sse("state", snap, "")
+    version = feeds.observe(gid, feed)
+    last = feed[-1]["seq"] if feed else 0
+    after, same = held.last, held.game == gid and held.version == version
+    held.game, held.version, held.last = gid, version, last
+    event_id = f"{feeds.token}.{gid}.{version}.{last}"
+    start = len(feed)
+    if same and after <= last:
+        while start and feed[start - 1]["seq"] > after:
+            start -= 1
+            if len(feed) - start > DELTA_MAX:
+                return _sse("state", snap, event_id)
+        body = {k: v for k, v in snap.items() if k != "feed"}
+        body["after"] = after
+        body["feed"] = feed[start:]
+        return _sse("delta", body, event_id)
+    return _sse("state", snap, event_id)
 
 
 class _Slot:
@@ -89,9 +159,16 @@ def _wait_for_slot(seconds: float) -> bool:
 
 @bp.get("/api/stream")
 def stream() -> Response:
-    """SSE: ``state`` (the whole game snapshot) on every change, ``pad`` on presses."""
+    """SSE: ``state`` (the whole game snapshot) on every change, ``pad`` on presses; with
+    ``?delta=1`` mostly ``delta`` instead of ``state`` (see the module's docstring)."""
     s = services()
     want_pads = request.args.get("pads") == "1"
+    feeds = s.hub.feeds
+    held = (
+        Held.from_id(request.headers.get("Last-Event-ID"), feeds.token)
+        if request.args.get("delta") == "1"
+        else None
+    )
     follow = request.args.get("game") in (None, "", "current")
     game_id = game_arg()
     topics = ("game", "prompts", "pads") if want_pads else ("game", "prompts")
@@ -99,18 +176,30 @@ def stream() -> Response:
     max_age = s.config.stream_max_age_s
     sub = _open(*topics)
 
+    def state(snap: dict[str, Any]) -> bytes:
+        return _sse("state", snap) if held is None else push(feeds, snap, held)
+
+    def feedless(event: str, data: Any) -> bytes:
+        """A message that leaves the tablet with no feed (its id, if any, is cleared)."""
+        if held is None:
+            return _sse(event, data)
+        held.clear()
+        return _sse(event, data, "")
+
     def gen() -> Iterator[bytes]:
         nonlocal game_id
         yield b"retry: 1000\n\n"
         if game_id is not None:
             try:
-                yield _sse("state", s.games.snapshot(game_id))
+                snap = s.games.snapshot(game_id)
             except BadInput as exc:
-                yield _sse("problem", {"error": exc.message})
+                yield feedless("problem", {"error": exc.message})
+            else:
+                yield state(snap)
             if s.prompts.open(game_id):  # the camera's open questions, if any
                 yield _sse("prompts", s.prompts.payload(game_id))
         else:
-            yield _sse("nogame", {})
+            yield feedless("nogame", {})
         start = time.monotonic()
         while time.monotonic() - start < max_age:
             item = sub.get(timeout=heartbeat)
@@ -131,7 +220,7 @@ def stream() -> Response:
             if gid == game_id or (follow and data.get("why") == "created"):
                 switched = gid != game_id
                 game_id = gid
-                yield _sse("state", data)
+                yield state(data)
                 if switched and s.prompts.open(gid):
                     yield _sse("prompts", s.prompts.payload(gid))
 

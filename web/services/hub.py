@@ -1,7 +1,9 @@
 """A tiny in-process publish/subscribe hub feeding the live streams (SSE, MJPEG).
 
 Each subscriber owns a bounded queue; a slow tablet loses old messages rather than
-slowing the referee down (the next message carries the full state anyway). Every live
+slowing the referee down (the next message carries the full state anyway: a stream that
+sends only a feed's new entries works them out against what it last sent, not against the
+message before, see ``FeedVersions``). Every live
 stream is a subscriber (an MJPEG stream to no topic), so the hub is also where a stream is
 told to end: at shutdown, or when its slot is wanted by a newer tablet (``evict_oldest``).
 """
@@ -9,9 +11,12 @@ told to end: at shutdown, or when its slot is wanted by a newer tablet (``evict_
 from __future__ import annotations
 
 import contextlib
+import itertools
 import queue
+import secrets
 import threading
 import time
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,11 +53,62 @@ class Subscription:
         _put(self, (CLOSED, None))
 
 
+class FeedVersions:
+    """Which game feeds extend which: what lets a live stream send a tablet only the feed
+    entries it lacks, and never a stale one.
+
+    ``observe(game, feed)`` gives a feed its *version*: the version of the feed seen before
+    it for that game when it only adds entries at the end (or is an older prefix of it, a
+    snapshot that queued behind a newer one), else a new number, never handed out before.
+    Any rewrite of history (an undo, an overrule, an accepted verdict, a replay under new
+    rulings) changes an entry already shown, so it starts a new version. All feeds of one
+    version are thus prefixes of one another: a tablet that holds a feed of version *v*
+    ending at event *s* can be sent, with a feed of version *v* ending at or after *s*, just
+    the entries after *s*. Entries are compared by value (about 0.3 ms for 1 000 entries on
+    a laptop) once per snapshot: every stream gets the same published snapshot object, so
+    the streams after the first find its version by identity.
+
+    ``token`` names this server run: an id a tablet kept from before a restart never matches.
+    """
+
+    GAMES = 16  # games whose newest feed is kept; a game forgotten starts a new version
+    RECENT = 8  # snapshots' feeds recognised by identity
+
+    def __init__(self) -> None:
+        self.token = secrets.token_hex(4)
+        self._lock = threading.Lock()
+        self._numbers = itertools.count(1)
+        self._games: OrderedDict[int, tuple[int, list[Any]]] = OrderedDict()
+        self._recent: deque[tuple[list[Any], int, int]] = deque(maxlen=self.RECENT)
+
+    def observe(self, game_id: int, feed: list[Any]) -> int:
+        """The version of ``feed`` (a snapshot's feed of game ``game_id``)."""
+        with self._lock:
+            for seen, gid, version in self._recent:
+                if seen is feed and gid == game_id:
+                    return version
+            known = self._games.get(game_id)
+            if known is not None and feed == known[1][: len(feed)]:
+                version = known[0]  # the same, or older: the newest seen stays the reference
+            else:
+                if known is not None and feed[: len(known[1])] == known[1]:
+                    version = known[0]  # only new entries at the end
+                else:
+                    version = next(self._numbers)  # a new game, or history rewritten
+                self._games[game_id] = (version, feed)
+                self._games.move_to_end(game_id)
+                while len(self._games) > self.GAMES:
+                    self._games.popitem(last=False)
+            self._recent.append((feed, game_id, version))
+            return version
+
+
 class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subs: list[Subscription] = []  # oldest first
         self.closed = False
+        self.feeds = FeedVersions()  # the game feeds' versions, for the streams' deltas
 
     def subscribe(self, *topics: str) -> Subscription:
         sub = Subscription(frozenset(topics))

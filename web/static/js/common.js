@@ -91,42 +91,76 @@ const TT = (() => {
     toastTimer = setTimeout(() => t.classList.add("hidden"), 4000);
   }
 
-  /* Live updates: handlers.state(snapshot), .pad(press), .nogame(). EventSource reconnects. */
+  /* Live updates: handlers.state(snapshot), .pad(press), .nogame(), .problem(), .prompts().
+     EventSource reconnects. The stream is asked for deltas (?delta=1): after the first whole
+     snapshot the server mostly sends a "delta" (the snapshot less its feed, plus the feed's
+     entries after event ``after``), which is added to the snapshot held here, so a handler
+     always gets a whole snapshot. Each state/delta has an id the browser sends back when it
+     reconnects (Last-Event-ID): the server then sends what this page lacks, or the whole
+     state when history was rewritten (undo, overrule) or the page is far behind. A delta that
+     does not fit what is held (never expected) opens a fresh stream: the whole state again. */
   const LOST_AFTER_MS = 3000;
   function stream(handlers, opts) {
     const params = new URLSearchParams();
     const game = (opts && opts.game) || body.dataset.game || "current";
     params.set("game", (opts && opts.follow) ? "current" : game);
     if (opts && opts.pads) params.set("pads", "1");
-    const es = new EventSource("/api/stream?" + params.toString());
-    for (const name of ["state", "pad", "nogame", "problem", "prompts"]) {
-      if (handlers[name]) es.addEventListener(name, (e) => handlers[name](JSON.parse(e.data)));
+    params.set("delta", "1");
+    const url = "/api/stream?" + params.toString();
+    let es = null, held = null;
+    const lastSeq = (s) => (s.feed.length ? s.feed[s.feed.length - 1].seq : 0);
+    function state(s) {
+      held = s && s.game && Array.isArray(s.feed) ? s : null;
+      if (handlers.state) handlers.state(s);
     }
+    function delta(d) {
+      if (!held || !d.game || d.game.id !== held.game.id || d.after !== lastSeq(held) || !Array.isArray(d.feed)) {
+        open();  /* a fresh EventSource sends no Last-Event-ID: the server sends the whole state */
+        return;
+      }
+      const s = Object.assign({}, d, { feed: held.feed.concat(d.feed) });
+      delete s.after;
+      state(s);
+    }
+    function feedless(name) {
+      return (data) => { held = null; if (handlers[name]) handlers[name](data); };
+    }
+    const on = { state, delta, nogame: feedless("nogame"), problem: feedless("problem") };
+    for (const name of ["pad", "prompts"]) if (handlers[name]) on[name] = handlers[name];
     // data-live follows the stream at once; data-lost (the page's notice) only once it has
     // been down for LOST_AFTER_MS, so the routine reconnect of an old stream shows nothing
     // (retries fail every second while the server is gone: the first failure starts the clock)
     let lostTimer = null;
-    es.addEventListener("open", () => {
-      body.dataset.live = "1";
-      clearTimeout(lostTimer);
-      lostTimer = null;
-      if (body.dataset.lost) say("The connection to the referee is back.");
-      delete body.dataset.lost;
-    });
-    es.addEventListener("error", () => {
-      body.dataset.live = "0";
-      if (lostTimer !== null) return;
-      lostTimer = setTimeout(() => {
+    function open() {
+      if (es) es.close();
+      held = null;
+      const source = es = new EventSource(url);
+      for (const [name, handle] of Object.entries(on)) {
+        source.addEventListener(name, (e) => handle(JSON.parse(e.data)));
+      }
+      source.addEventListener("open", () => {
+        body.dataset.live = "1";
+        clearTimeout(lostTimer);
         lostTimer = null;
-        if (body.dataset.live !== "0") return;
-        // a refused stream (an error status) is not retried by the browser: say so
-        body.dataset.lost = es.readyState === EventSource.CLOSED ? "stopped" : "retrying";
-        say(body.dataset.lost === "stopped" ? "Live updates stopped: reload the page."
-          : "The connection to the referee was lost: reconnecting.");
-      }, LOST_AFTER_MS);
-    });
+        if (body.dataset.lost) say("The connection to the referee is back.");
+        delete body.dataset.lost;
+      });
+      source.addEventListener("error", () => {
+        body.dataset.live = "0";
+        if (lostTimer !== null) return;
+        lostTimer = setTimeout(() => {
+          lostTimer = null;
+          if (body.dataset.live !== "0") return;
+          // a refused stream (an error status) is not retried by the browser: say so
+          body.dataset.lost = es.readyState === EventSource.CLOSED ? "stopped" : "retrying";
+          say(body.dataset.lost === "stopped" ? "Live updates stopped: reload the page."
+            : "The connection to the referee was lost: reconnecting.");
+        }, LOST_AFTER_MS);
+      });
+    }
+    open();
     window.addEventListener("pagehide", () => es.close());
-    return es;
+    return { close: () => es.close(), get source() { return es; } };
   }
 
   function seatName(snap, seat) {

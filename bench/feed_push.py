@@ -1,0 +1,115 @@
+"""What one live push costs a tablet as a game's feed grows: the whole state vs a delta.
+
+Plays Hit the Deck (tests/data/hit-the-deck-example.jsonl's events, over and over, with a
+target score nobody reaches) into a fresh app and, at each checkpoint, has the next event
+pushed: the whole ``state`` (what every stream sent before the deltas, and still sends without
+``?delta=1``, after an undo, or to a page that just opened) and the ``delta`` a tablet that
+holds the feed so far gets. Bytes are the SSE message on the wire; ms the server's work for
+one stream (the delta's includes finding the feed's version, which the first stream pays
+and the others find by identity). ``snapshot ms`` is building the snapshot itself, done
+once per event whatever the tablets (web/services/games.py).
+
+    .venv/bin/python bench/feed_push.py [--events 50 200 1000] [--repeat 20] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from referee.events import Event  # noqa: E402
+from web import create_app  # noqa: E402
+from web.blueprints.live import Held, _sse, push  # noqa: E402
+from web.config import WebConfig  # noqa: E402
+from web.services.hub import FeedVersions  # noqa: E402
+
+EXAMPLE = ROOT / "tests" / "data" / "hit-the-deck-example.jsonl"
+
+
+def median_ms(work: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def measure(games: Any, game_id: int, before: dict[str, Any], repeat: int) -> dict[str, Any]:
+    """The push of the snapshot now, to a tablet holding ``before``."""
+    snap = games.snapshot(game_id)
+    feed = snap["feed"]
+    full = _sse("state", snap)
+
+    def delta_push() -> bytes:
+        feeds = FeedVersions()  # as the first stream finds it: the new feed not seen yet
+        version = feeds.observe(game_id, before["feed"])
+        held = Held(game_id, version, before["feed"][-1]["seq"] if before["feed"] else 0)
+        out = push(feeds, {**snap, "feed": list(feed)}, held)
+        assert out.startswith(b"id: ") and b"\nevent: delta\n" in out, out[:80]
+        return out
+
+    delta = delta_push()
+    return {
+        "events": len(feed),
+        "full_bytes": len(full),
+        "full_ms": round(median_ms(lambda: _sse("state", snap), repeat), 3),
+        "delta_bytes": len(delta),
+        "delta_ms": round(median_ms(delta_push, repeat), 3),
+        "snapshot_ms": round(median_ms(lambda: games.snapshot(game_id), max(3, repeat // 4)), 2),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, nargs="+", default=[50, 200, 1000])
+    ap.add_argument("--repeat", type=int, default=20, help="timed runs per figure (median)")
+    ap.add_argument("--json", action="store_true", help="last line: one JSON object")
+    args = ap.parse_args()
+
+    lines = EXAMPLE.read_text().splitlines()
+    head = json.loads(lines[0])
+    events = [Event.from_dict(json.loads(line)) for line in lines[1:]]
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(WebConfig(db_path=Path(tmp) / "bench.db", testing=True))
+        games = app.extensions["tabletop"].games
+        game_id = games.create(head["game"], head["players"], {"target_score": 10**9})
+        rows = []
+        played = 0
+        for target in sorted(args.events):
+            while played < target - 1:
+                games.append(game_id, events[played % len(events)])
+                played += 1
+            before = games.snapshot(game_id)
+            games.append(game_id, events[played % len(events)])
+            played += 1
+            rows.append(measure(games, game_id, before, args.repeat))
+
+    print(f"Hit the Deck, one push per event ({args.repeat} runs, median)")
+    print(
+        f"{'events':>7} {'full bytes':>11} {'full ms':>8} {'delta bytes':>12} "
+        f"{'delta ms':>9} {'smaller':>8} {'snapshot ms':>12}"
+    )
+    for r in rows:
+        print(
+            f"{r['events']:7d} {r['full_bytes']:11d} {r['full_ms']:8.2f} {r['delta_bytes']:12d} "
+            f"{r['delta_ms']:9.2f} {r['full_bytes'] / r['delta_bytes']:7.0f}x "
+            f"{r['snapshot_ms']:12.1f}"
+        )
+    if args.json:
+        print(json.dumps({"rows": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
