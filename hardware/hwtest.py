@@ -43,14 +43,23 @@ def _names(inputs: Sequence[tuple[int, str]]) -> str:
 def play_script(
     table: Table, presses: Sequence[tuple[int, str]], gap_s: float = 0.01, bounces: int = 0
 ) -> None:
-    """Press virtual inputs one after another, each with ``bounces`` bounce pairs."""
+    """Press virtual inputs one after another, each with ``bounces`` bounce pairs.
+
+    A press's bounces are stamped ahead of the clock (0.2 ms a pair: up to 0.2 s for the
+    most ``--bounce`` allows), so the next press starts ``gap_s`` after the last of them at
+    the earliest: stamped "now", it could come before the previous release and be dropped
+    as its bounce, and a recording's times would run backwards."""
+    gap_ns = round(gap_s * 1e9)
+    after: int | None = None  # the earliest stamp the next press may have
     for seat, device in presses:
-        t = time.monotonic_ns()
+        t = time.monotonic_ns() if after is None else max(time.monotonic_ns(), after)
         table.drive(seat, device, True, t)
         for k in range(bounces):
             table.drive(seat, device, False, t + 200_000 * k + 100_000)
             table.drive(seat, device, True, t + 200_000 * k + 200_000)
-        table.drive(seat, device, False, t + 200_000 * bounces + 100_000)
+        end = t + 200_000 * bounces + 100_000
+        table.drive(seat, device, False, end)
+        after = end + gap_ns
         time.sleep(gap_s)
 
 

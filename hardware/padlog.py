@@ -166,6 +166,7 @@ class PadRecorder:
         else:
             self._fh = out
         self._lock = threading.Lock()
+        self._closed = False
         self._remove = table.add_edge_hook(
             self._on_edge, start=lambda levels: self._header(table, levels)
         )
@@ -186,6 +187,8 @@ class PadRecorder:
 
     def _write(self, data: dict[str, Any]) -> None:
         with self._lock:
+            if self._closed:  # an edge taken before close, delivered after (Table: HW-7)
+                return
             self._fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
             self._fh.flush()
 
@@ -200,8 +203,12 @@ class PadRecorder:
 
     def close(self) -> None:
         self._remove()
-        if self._own:
-            self._fh.close()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._own:
+                self._fh.close()
 
     def __enter__(self) -> PadRecorder:
         return self

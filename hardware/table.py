@@ -19,7 +19,7 @@ from typing import Any
 
 from gpiozero import LED, Button, Buzzer
 
-from hardware.bus import EventBus
+from hardware.bus import EventBus, Outbox
 from hardware.clock import EdgeClock, edge_clock
 from hardware.config import INPUTS, HardwareConfig
 from hardware.debounce import Debouncer
@@ -99,8 +99,15 @@ class Table:
     """All the devices of one table, and the stream of accepted presses.
 
     Thread-safe: edges from the factory's thread and ``press()`` from web threads are
-    serialised by one lock around debounce and publishing. A raising edge hook or bus
-    subscriber is logged and skipped, never passed back to the device that saw the edge.
+    serialised by one lock around the stamp's debounce. Listeners (edge hooks, bus
+    subscribers) are called *outside* it, so a slow one (a database, a tablet push) never
+    holds another pad's edge, and one may call back into the table (press a pad, add a
+    hook) without a deadlock. Order (HW-7): under the lock each edge is debounced and
+    posted to the table's ``Outbox`` with the hooks and subscribers registered at that
+    moment; the outbox delivers one edge at a time, in post order. So every listener hears
+    the table's edges in the order the table took them, never two at once, and only those
+    taken after it was added. A raising edge hook or bus subscriber is logged and skipped,
+    never passed back to the device that saw the edge.
 
     ``own_factory``: the table created ``factory`` (``Table.open``, a replay) and closes it
     with its devices; a factory handed in by the caller is the caller's to close.
@@ -120,8 +127,10 @@ class Table:
         self.bus: EventBus[PadEvent] = bus or EventBus()
         self.factory = factory
         self._own_factory = own_factory and factory is not None
-        self._lock = threading.Lock()
-        self._press_lock = threading.Lock()
+        self._lock = threading.Lock()  # edges: debounce, levels, posting to the outbox
+        self._press_lock = threading.Lock()  # one virtual press's down and up edges together
+        self._outbox = Outbox()  # the listeners' calls, in edge order, outside the locks
+        self._local = threading.local()  # per thread: a press's events, delivery held
         self._edge_hooks: list[EdgeHook] = []
         self._active: Levels = {}
         self.inputs: dict[tuple[int, str], StampedButton] = {}
@@ -177,13 +186,36 @@ class Table:
             self.edges_seen += 1
             self._active[(seat, device)] = active
             accepted = self.debouncers[(seat, device)].edge(t_ns, active)
-            for hook in list(self._edge_hooks):
-                try:
-                    hook(seat, device, t_ns, active, accepted)
-                except Exception:  # a failing recorder must not stop the pads
-                    log.exception("edge hook %r failed on seat %s %s", hook, seat, device)
-            if accepted:  # the bus logs and skips a raising subscriber
-                self.bus.publish(PadEvent(seat, device, t_ns, time.monotonic_ns()))
+            hooks = tuple(self._edge_hooks)
+            event = PadEvent(seat, device, t_ns, time.monotonic_ns()) if accepted else None
+            subscribers = self.bus.subscribers() if event is not None else ()
+            if hooks or subscribers:
+                self._outbox.post(
+                    lambda: self._deliver(
+                        hooks, (seat, device, t_ns, active, accepted), event, subscribers
+                    )
+                )
+        pressed = getattr(self._local, "pressed", None)
+        if event is not None and pressed is not None:
+            pressed.append(event)
+        if not getattr(self._local, "hold", False):
+            self._outbox.drain()
+
+    @staticmethod
+    def _deliver(
+        hooks: tuple[EdgeHook, ...],
+        edge: tuple[int, str, int, bool, bool],
+        event: PadEvent | None,
+        subscribers: tuple[Callable[[PadEvent], None], ...],
+    ) -> None:
+        """One edge to the listeners registered when it was taken (on the outbox's turn)."""
+        for hook in hooks:
+            try:
+                hook(*edge)
+            except Exception:  # a failing recorder must not stop the pads
+                log.exception("edge hook %r failed on seat %s %s", hook, edge[0], edge[1])
+        if event is not None:  # the bus logs and skips a raising subscriber
+            EventBus.deliver(subscribers, event)
 
     def add_edge_hook(
         self, hook: EdgeHook, *, start: Callable[[Levels], None] | None = None
@@ -193,7 +225,10 @@ class Table:
         ``start`` is called first with each input's state (True = pressed), under the same
         lock as the edges: every edge ``hook`` then sees is a change from those states, and
         nothing ``start`` writes can come after an edge — so a recording that begins while a
-        pad is held says so in its header and replays exactly."""
+        pad is held says so in its header and replays exactly. ``start`` runs under the
+        table's lock: it must be quick and must not call the table. ``hook`` runs outside it,
+        in edge order (see the class); as with a bus subscriber, an edge taken before the
+        remover was called may still reach it while it is being delivered."""
         with self._lock:
             if start is not None:
                 start(dict(self._active))
@@ -249,18 +284,24 @@ class Table:
         debounced away. Safe to call from any thread (web requests)."""
         if device not in INPUTS:
             raise ValueError(f"unknown input {device!r}; inputs are {', '.join(INPUTS)}")
+        # The mock pin calls ``_edge`` on this thread: it hands the accepted event back here
+        # (not through the bus, whose delivery may be another thread's turn) and holds the
+        # delivery until the press lock is released, so no listener runs under it.
+        local = self._local
+        saved = getattr(local, "pressed", None), getattr(local, "hold", False)
         got: list[PadEvent] = []
-        unsubscribe = self.bus.subscribe(
-            lambda e: got.append(e) if (e.seat, e.device) == (seat, device) else None
-        )
+        local.pressed, local.hold = got, True
         try:
             with self._press_lock:
                 t = at_ns if at_ns is not None else time.monotonic_ns()
                 self.drive(seat, device, True, t)
                 self.drive(seat, device, False, t + hold_ns)
         finally:
-            unsubscribe()
-        return got[0] if got else None
+            local.pressed, local.hold = saved
+        if not local.hold:
+            self._outbox.drain()
+        mine = [e for e in got if (e.seat, e.device) == (seat, device)]
+        return mine[0] if mine else None
 
     # -- feedback devices ---------------------------------------------------------------
     def led(self, seat: int) -> LED | None:

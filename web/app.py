@@ -302,7 +302,7 @@ def create_app(config: Any = None) -> Flask:
     services.games.listeners.append(services.prompts.changed)  # an ended game's questions go
     if cfg.race_timer:
         services.race_timer = RaceTimer(services.games, clock=clock.now_ns)
-        services.race_timer.resume(games.current_id())  # the game the pads play in
+        services.race_timer.resume(games.current_id())  # every running game, the pads' last
     app.extensions["tabletop"] = services
     _bridge_pads(services)
 

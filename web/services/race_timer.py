@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from referee.events import Event, Source
@@ -41,8 +41,15 @@ class Timer(Protocol):
 Schedule = Callable[[float, Callable[[], None]], Timer]
 
 
+class Record(Protocol):
+    id: int
+    ended_at: float | None
+
+
 class Games(Protocol):
     listeners: list[Callable[[int, dict[str, Any]], None]]
+
+    def records(self) -> Sequence[Record]: ...
 
     def snapshot(self, game_id: int) -> dict[str, Any]: ...
 
@@ -124,15 +131,25 @@ class RaceTimer:
             self._pending[key] = timer
         timer.start()
 
-    def resume(self, game_id: int | None) -> None:
-        """Time the race a game was left in when the server stopped (a restart, a reboot):
-        no event would otherwise come to start its timer, and the tablet's turns would wait."""
-        if game_id is None:
-            return
+    def resume(self, current: int | None = None) -> None:
+        """Time the races left open when the server stopped (a restart, a reboot), in every
+        game still running: no event would otherwise come to start their timers, and the
+        tablet's turns would wait. Not only the game the pads play in (``current``, the
+        latest): an older game's race left open would never be judged, as its timer would
+        have judged it had the server stayed up (HW-10). Judging it appends its
+        ``race_close`` to that game alone; the pads still press into the latest. The older
+        games come first, ``current`` last, so that its replay is the one left cached."""
         try:
-            self.changed(game_id, self.games.snapshot(game_id), resumed=True)
-        except Exception:  # a log that no longer replays: the dashboard says so, not this
-            log.exception("race timer, game %s: could not resume", game_id)
+            running = [r.id for r in self.games.records() if r.ended_at is None]
+        except Exception:  # a locked database: at least the pads' game
+            log.exception("race timer: could not list the running games")
+            running = []
+        order = [g for g in running if g != current] + ([] if current is None else [current])
+        for game_id in order:
+            try:
+                self.changed(game_id, self.games.snapshot(game_id), resumed=True)
+            except Exception:  # a log that no longer replays: the dashboard says so, not this
+                log.exception("race timer, game %s: could not resume", game_id)
 
     def _fire(self, game_id: int, trigger: int) -> None:
         with self._lock:
