@@ -9,6 +9,7 @@ referee's only I/O and lives beside, not inside, the pure rules.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -101,6 +102,109 @@ def _rollback(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
+# Less free space than this where a write failed: the storage is full. SQLite needs 32 KiB for
+# a WAL file's index (-shm) alone; a real failure with more free than this has another cause.
+FULL_BELOW_BYTES = 1 << 20
+# SQLite's primary result codes (``sqlite3.Error.sqlite_errorcode & 0xFF``)
+_BUSY, _LOCKED, _READONLY, _IOERR, _FULL, _CANTOPEN = 5, 6, 8, 10, 13, 14
+# an existing file SQLite could not read through its WAL index, for a reason of its storage
+_STORAGE_CODES = {_READONLY, _IOERR, _FULL, _CANTOPEN}
+
+
+def storage_state(path: str | Path) -> str | None:
+    """``"read-only"`` or ``"full"`` when the file system holding ``path`` (a file, or one to
+    be made) is so, else None (also where it cannot be asked). Linux remounts an SD card
+    read-only after errors, and a full card makes SQLite fail its WAL index as an I/O
+    error: the SQLite message alone cannot tell the family what to do."""
+    folder = Path(path)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    if st.f_flag & os.ST_RDONLY:
+        return "read-only"
+    if st.f_bavail * st.f_frsize < FULL_BELOW_BYTES or (st.f_files and not st.f_favail):
+        return "full"  # no room, or no file may be made (every inode taken)
+    return None
+
+
+def primary_code(exc: BaseException) -> int | None:
+    """SQLite's primary result code of ``exc`` (``sqlite3.SQLITE_FULL``...), None for an
+    error SQLite did not raise."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def storage_problem(exc: sqlite3.Error, path: str | Path | None = None) -> str:
+    """Why the database at ``path`` could not be used, as one line for the family: what
+    SQLite said, told by its result code (its text where an error has none), and for an
+    I/O error what the storage holding ``path`` says (full, read-only)."""
+    text = str(exc)
+    code = primary_code(exc)
+    if code in (_BUSY, _LOCKED) or "locked" in text or "busy" in text:
+        return "the database is busy: another program is writing to it; try again"
+    state = storage_state(path) if path is not None and str(path) != ":memory:" else None
+    if code == _FULL or "full" in text or state == "full":
+        return "the disk is full: free some space on the Pi, then try again"
+    if state == "read-only":
+        return (
+            "the Pi's storage is read-only (Linux does that to an SD card after errors): "
+            "check the card, then restart the Pi"
+        )
+    if code == _READONLY or "readonly" in text or "read-only" in text:
+        return "the database file cannot be written (it is read-only)"
+    if code == _IOERR or "disk I/O error" in text:
+        return (
+            "the Pi's storage could not be read or written (disk I/O error): the SD card may "
+            "be failing; copy the games off it with `tabletop backup`"
+        )
+    return f"the database cannot be used: {text}"
+
+
+def is_storage_error(exc: BaseException) -> bool:
+    """Whether SQLite failed ``exc`` for a reason of its storage (full, read-only, an I/O
+    error, a file it could not open), not of the database's content or another writer."""
+    return primary_code(exc) in _STORAGE_CODES
+
+
+def open_existing(
+    path: str | Path, *, tidy: bool = True, timeout: float = 10.0
+) -> sqlite3.Connection:
+    """A connection that only reads the existing database ``path``, never creating it.
+
+    Opened read-write where it may be (``mode=rw``) so that closing it removes the
+    ``-wal``/``-shm`` files SQLite makes to read a WAL database; read-only where the file may
+    not be written (a backup kept read-only), which leaves them behind, and whenever
+    ``tidy`` is false (``tabletop backup``: a read never writes). Where even that
+    cannot read it because the storage is full or read-only (SQLite must make or grow the
+    ``-shm`` index to read a WAL database), the file is read as it stands (``immutable``) —
+    only when no ``-wal`` file holds events not yet in it, so nothing logged is left out
+    (and no server can be writing to it: its storage takes no write); else SQLite's error
+    stands."""
+    uri = Path(path).resolve().as_uri()
+
+    def connect(mode: str) -> sqlite3.Connection:
+        return sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=timeout, isolation_level=None)
+
+    try:
+        conn = connect("mode=rw" if tidy else "mode=ro")
+    except sqlite3.OperationalError:
+        if not tidy:
+            raise
+        conn = connect("mode=ro")
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the WAL index
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        wal = Path(f"{path}-wal")
+        if not is_storage_error(exc) or (wal.exists() and wal.stat().st_size):
+            raise
+        conn = connect("mode=ro&immutable=1")
+    return conn
+
+
 @dataclass(frozen=True)
 class GameRecord:
     id: int
@@ -140,12 +244,16 @@ class EventLog:
             with self._conn() as conn:
                 check_schema(conn)
                 conn.executescript(SCHEMA)
+                # a file SQLite opened read-only (no write permission, ``query_only``) takes
+                # the schema above when it has it, and would refuse only the first event;
+                # a write of no row is refused now, and writes nothing
+                conn.execute("DELETE FROM boots WHERE 0")
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             if self.read_only:
-                conn = self._open_existing()
+                conn = open_existing(self.path)
                 self._local.conn = conn
                 return conn
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
@@ -156,17 +264,6 @@ class EventLog:
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
         return conn
-
-    def _open_existing(self) -> sqlite3.Connection:
-        """A connection to the existing file that this object only reads through. Opened
-        read-write where it may be (never created: ``mode=rw``) so that closing it removes the
-        ``-wal``/``-shm`` files SQLite makes to read a WAL database; read-only where the
-        file may not be written (a backup kept read-only), which leaves them behind."""
-        uri = self.path.resolve().as_uri()
-        try:
-            return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=10, isolation_level=None)
-        except sqlite3.OperationalError:
-            return sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=10, isolation_level=None)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

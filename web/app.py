@@ -345,7 +345,7 @@ def create_app(config: Any = None) -> Flask:
     @app.errorhandler(sqlite3.Error)
     def _storage(exc: sqlite3.Error) -> Any:  # a locked, full or read-only file (LOG-1)
         log.warning("database error on %s %s: %s", request.method, request.path, exc)
-        error = storage_error(exc)
+        error = storage_error(exc, cfg.db_path)  # an I/O error names its cause (LOG-2)
         return _error(error.status, error.message)
 
     @app.errorhandler(Exception)

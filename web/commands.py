@@ -80,6 +80,13 @@ def _serve(args: argparse.Namespace) -> int:
     except ServerRunning as exc:
         print(f"tabletop serve: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the lock file made but its line not written: a full disk
+        print(
+            f"tabletop serve: cannot start on the database {cfg.db_path}: "
+            f"{_storage_why(exc, cfg.db_path)}",
+            file=sys.stderr,
+        )
+        return 2
     cfg.pads = _hardware_pads(args.config)
 
     import logging
@@ -92,8 +99,12 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         app = create_app(cfg)
     except (sqlite3.Error, OSError) as exc:  # a folder, no database, no permission, no place
-        why = getattr(exc, "strerror", None) or exc
+        # a database it cannot write (read-only, full) too: a referee that stores nothing
+        # would show plays that a restart forgets (LOG-2)
+        why = _storage_why(exc, cfg.db_path)
         print(f"tabletop serve: cannot open the database {cfg.db_path}: {why}", file=sys.stderr)
+        if server_lock is not None:
+            server_lock.close()
         return 2
     services = app.extensions["tabletop"]
     logging.basicConfig()  # waitress logs its warnings (as waitress.serve would set up)
@@ -178,6 +189,22 @@ def tablet_host(host: str) -> str:
     return f"[{address}]" if ":" in address else address
 
 
+def _storage_why(exc: BaseException, path: Path) -> str:
+    """What stopped a command on the database ``path``: for a reason of its storage (full,
+    read-only, an I/O error: ``referee.eventlog.storage_problem``) one line saying what to do;
+    else what SQLite or the system said."""
+    import sqlite3
+
+    from referee.eventlog import is_storage_error, storage_problem, storage_state
+
+    if isinstance(exc, sqlite3.Error):
+        return storage_problem(exc, path) if is_storage_error(exc) else str(exc)
+    state = storage_state(path)
+    if isinstance(exc, OSError) and state is not None:
+        return storage_problem(sqlite3.OperationalError(f"the storage is {state}"), path)
+    return str(getattr(exc, "strerror", None) or exc)
+
+
 def _log(args: argparse.Namespace) -> int:
     """``tabletop log [GAME_ID]``: a dashboard game as the JSON-lines log ``tabletop replay``
     reads (to keep a game, share it, or replay it elsewhere); without a number, the games the
@@ -214,7 +241,8 @@ def _log(args: argparse.Namespace) -> int:
         print(f"tabletop log: no game {args.game_id} in {cfg.db_path}", file=sys.stderr)
         return 2
     except sqlite3.Error as exc:  # not a database, no permission
-        print(f"tabletop log: cannot read the database {cfg.db_path}: {exc}", file=sys.stderr)
+        why = _storage_why(exc, cfg.db_path)
+        print(f"tabletop log: cannot read the database {cfg.db_path}: {why}", file=sys.stderr)
         return 2
     finally:
         log.close()  # the last connection to a WAL file tidies its -wal/-shm away
@@ -225,10 +253,23 @@ def _log(args: argparse.Namespace) -> int:
     if out.is_file():  # as backup: never over a file (a folder: "cannot write" below)
         print(f"tabletop log: {out} exists already: name another file", file=sys.stderr)
         return 2
+    made = not out.exists()  # else a device, a pipe, a folder (its own error)
     try:
-        out.write_text(text, encoding="utf-8")
+        file = out.open("x" if made else "w", encoding="utf-8")
     except OSError as exc:
-        print(f"tabletop log: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"tabletop log: cannot write {args.output}: {_storage_why(exc, out)}", file=sys.stderr
+        )
+        return 2
+    try:
+        with file:
+            file.write(text)
+    except OSError as exc:  # a full disk: never half a log that looks like a whole one
+        if made:  # made here ("x"), so no one else's file
+            out.unlink(missing_ok=True)
+        print(
+            f"tabletop log: cannot write {args.output}: {_storage_why(exc, out)}", file=sys.stderr
+        )
         return 2
     return 0
 
@@ -258,7 +299,7 @@ def _backup(args: argparse.Namespace) -> int:
         games, events = _copy_database(cfg.db_path, out)
     except (sqlite3.Error, OSError) as exc:
         out.unlink(missing_ok=True)  # never leave half a backup that looks like one
-        why = getattr(exc, "strerror", None) or exc
+        why = _storage_why(exc, out)  # the copy's storage: the database's is read as it can be
         print(f"tabletop backup: cannot back up {cfg.db_path} to {out}: {why}", file=sys.stderr)
         return 2
     counts = f"{games} game{'s' * (games != 1)} ({events} event{'s' * (events != 1)})"
@@ -281,8 +322,14 @@ def _copy_database(source: Path, target: Path) -> tuple[int, int]:
                 "try again"
             )
 
-    uri = f"{source.resolve().as_uri()}?mode=ro"
-    src = sqlite3.connect(uri, uri=True, timeout=BACKUP_BUSY_S)
+    from referee.eventlog import open_existing, primary_code
+
+    try:  # read as it stands where its storage is full or read-only (a failing SD card)
+        src = open_existing(source, tidy=False, timeout=BACKUP_BUSY_S)
+    except sqlite3.OperationalError as exc:
+        if primary_code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            give_up_when_busy(sqlite3.SQLITE_BUSY, 0, 0)
+        raise
     try:
         dst = sqlite3.connect(target)
         try:
@@ -360,7 +407,8 @@ def _pin(args: argparse.Namespace) -> int:
         code = settings.clear_pin()
         settings.close()
     except sqlite3.Error as exc:  # locked, read-only, not this program's file
-        print(f"tabletop pin: cannot change the database {cfg.db_path}: {exc}", file=sys.stderr)
+        why = _storage_why(exc, cfg.db_path)
+        print(f"tabletop pin: cannot change the database {cfg.db_path}: {why}", file=sys.stderr)
         return 2
     print(
         "The referee PIN is cleared and every tablet is locked. On the tablet open /pin/setup "

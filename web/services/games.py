@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from referee.eventlog import EventLog, GameRecord, LogConflict, LogError
+from referee.eventlog import EventLog, GameRecord, LogConflict, LogError, storage_problem
 from referee.events import Event, EventError, Source
 from referee.game import Game, GameError, OptionSpec, Scoreboard
 from referee.registry import UnknownGameError, find_game, game_names
@@ -37,18 +37,12 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def storage_error(exc: sqlite3.Error) -> BadInput:
+def storage_error(exc: sqlite3.Error, db_path: Path | None = None) -> BadInput:
     """A database that cannot be used right now, as one line with status 503: the request
-    may work later, and nothing already logged is touched (SQLite rolled the change back)."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        why = "the database is busy: another program is writing to it; try again"
-    elif "full" in text:
-        why = "the disk is full: free some space, then try again"
-    elif "readonly" in text or "read-only" in text:
-        why = "the database file cannot be written (it is read-only)"
-    else:
-        why = f"the database cannot be used: {text}"
+    may work later (space freed, the lock released), and nothing already logged is touched
+    (SQLite rolled the change back). ``db_path`` lets an I/O error name its cause (a full or
+    read-only SD card, ``referee.eventlog.storage_problem``)."""
+    why = storage_problem(exc, db_path)
     return BadInput(f"{why}; nothing was changed and the events logged so far are kept", 503)
 
 
@@ -61,7 +55,8 @@ def storage_guarded(method: Callable[P, R]) -> Callable[P, R]:
         try:
             return method(*args, **kwargs)
         except sqlite3.Error as exc:
-            raise storage_error(exc) from None
+            db_path = getattr(args[0], "db_path", None) if args else None
+            raise storage_error(exc, db_path) from None
 
     return guarded
 
