@@ -54,7 +54,7 @@
       el("tr", {}, el("th", { text: "Round" }), sb.players.map((p) => el("th", { class: "num", text: p }))),
       ...sb.rounds.map((r, i) => el("tr", {}, el("td", { text: i + 1 }),
         r.map((v) => el("td", { class: "num", text: v })))));
-    const last = [...snap.feed].reverse().find((f) => f.verdicts && f.verdicts.length && f.status === "ok" || f.status === "overruled");
+    const last = [...snap.feed].reverse().find((f) => f.verdicts && f.verdicts.length && (f.status === "ok" || f.status === "overruled"));
     const lastBox = document.getElementById("sb-last");
     if (last && last.verdicts.length) {
       const v = last.verdicts[last.verdicts.length - 1];
