@@ -695,7 +695,8 @@ def _seen_drawn(state: DosState, card: DosCard, seat: int) -> DosState:
     """A card seen drawn from the unseen draw pile must be one it can hold (DOS-20).
 
     After an unseen reshuffle the pile holds only the pool's cards, so the card must be
-    among them, and it leaves the pool. Otherwise it is one more copy seen, like a play.
+    among them, and it leaves the pool. Either way it is one more copy seen, like a play:
+    the pool's copy may have gone with an unseen draw and be on a discard pile by now.
     """
     pool = state.stock_pool
     if pool is None:
@@ -708,7 +709,12 @@ def _seen_drawn(state: DosState, card: DosCard, seat: int) -> DosState:
             seat,
         )
     at = pool.index(card)
-    return evolve(state, stock_pool=pool[:at] + pool[at + 1 :])
+    state = evolve(state, stock_pool=pool[:at] + pool[at + 1 :])
+    # Count the copies as they are once this one is drawn, so that it is not counted both
+    # as surely still in the draw pile and as named now.
+    stock = state.stock
+    _need_unseen_copy(evolve(state, stock=Hidden(stock.known, stock.unknown - 1)), card, seat)
+    return state
 
 
 def _draw_waits(state: DosState, seat: int, pile: int, out: Out) -> DosState:
