@@ -10,6 +10,7 @@ import pytest
 
 from referee.deckdash.game import GAME as DECK_DASH
 from referee.deckdash.state import Phase
+from referee.dos.game import GAME as DOS
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hitthedeck.game import GAME as HIT_THE_DECK
@@ -237,3 +238,39 @@ def test_ruling_wd23_a_setup_entered_for_another_seat_than_first_says_who_reveal
     for seat, payload in ((1, {"first": 1}), (0, {}), (None, {"first": 2})):
         _, verdicts = WASH_DASH.apply(state, Event("setup", seat, payload))
         assert of(verdicts, Outcome.INFO) == [], verdicts
+
+
+# -- DOS: the deal's seat (DOS-24) ----------------------------------------------------------------
+def _dos_deal(seat: int | None, **extra: object) -> Event:
+    return Event("deal", seat, {"hands": [7, 7, 7], "piles": ["R7", "G2"], **extra})
+
+
+@pytest.mark.parametrize("extra", [{}, {"dealer": 1}])
+def test_ruling_dos24_a_deal_for_a_seat_past_the_table_is_malformed_at_any_moment(
+    extra: dict[str, int],
+) -> None:
+    """Before: while the cards were dealt the deal was stored as an illegal play ("The cards
+    are already dealt."), and with a `dealer` the seat was dropped."""
+    state = DOS.new_state(["Ann", "Bea", "Cal"], {"hand_size": 7})
+    with pytest.raises(EventError, match=r"seat 5 does not exist: seats are 0\.\.2"):
+        DOS.apply(state, _dos_deal(5, **extra))
+    state, verdicts = DOS.apply(state, _dos_deal(0))
+    assert verdicts[0].outcome is Outcome.LEGAL
+    with pytest.raises(EventError, match=r"seat 5 does not exist: seats are 0\.\.2"):
+        DOS.apply(state, _dos_deal(5, **extra))
+    with pytest.raises(EventError, match=r"'dealer' must be a seat 0\.\.2, got 9"):
+        DOS.apply(state, _dos_deal(None, dealer=9))
+
+
+def test_ruling_dos24_a_deal_entered_for_another_seat_than_its_dealer_says_who_deals() -> None:
+    state = DOS.new_state(["Ann", "Bea", "Cal"], {"hand_size": 7})
+    new, verdicts = DOS.apply(state, _dos_deal(2, dealer=1))
+    assert new.dealer == 1 and new.turn == 2
+    assert [v.outcome for v in verdicts][:2] == [Outcome.LEGAL, Outcome.INFO]
+    assert verdicts[1].reason == (
+        "Bea deals, not Cal whose seat the deal was entered for: the deal names Bea as its dealer."
+    )
+    new, verdicts = DOS.apply(state, _dos_deal(1, dealer=1))
+    assert new.dealer == 1 and [v.outcome for v in verdicts] == [Outcome.LEGAL]
+    new, _ = DOS.apply(state, _dos_deal(2))
+    assert new.dealer == 2  # no `dealer`: the seat deals

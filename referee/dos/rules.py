@@ -393,6 +393,13 @@ def _maybe_finish(state: DosState, out: Out) -> DosState:
 
 # -- handlers ---------------------------------------------------------------------------
 def _deal(state: DosState, event: Event, out: Out) -> DosState:
+    # DOS-24: a seat or dealer past the table is malformed at any moment, not a deal refused
+    # because the cards are already dealt (as Deck Dash's DD-23)
+    if event.seat is not None:
+        _seat(state, event)
+    dealer = event.get("dealer", state.dealer if event.seat is None else event.seat)
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < state.n:
+        raise EventError(f"'dealer' must be a seat 0..{state.n - 1}, got {dealer!r}")
     if state.phase is Phase.PLAY:
         raise Foul("The cards are already dealt.")
     if state.phase is Phase.FINISHED:
@@ -405,9 +412,6 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
     if not isinstance(piles_raw, list) or len(piles_raw) != 2:
         raise EventError("'piles' must name the two face-up cards: [left, right]")
     piles = [parse_card(t) for t in piles_raw]
-    dealer = event.get("dealer", state.dealer if event.seat is None else event.seat)
-    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < state.n:
-        raise EventError(f"'dealer' must be a seat 0..{state.n - 1}, got {dealer!r}")
     size = state.options["hand_size"]
     for seat, hand in enumerate(hands):
         count = hand if isinstance(hand, int) else len(hand)
@@ -480,6 +484,15 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
             dealer,
         )
     )
+    if event.seat is not None and event.seat != dealer:
+        # DOS-24: ``dealer`` counts (as it did for stored games); the seat is said, not dropped
+        out.append(
+            info(
+                f"{state.name(dealer)} deals, not {state.name(event.seat)} whose seat the deal "
+                f"was entered for: the deal names {state.name(dealer)} as its dealer.",
+                dealer,
+            )
+        )
     if any(p.is_action for p in piles):
         out.append(info("An action card turned up to start a pile has no effect (DOS-4)."))
     return state
