@@ -6,8 +6,11 @@ pushed: the whole ``state`` (what every stream sent before the deltas, and still
 ``?delta=1``, after an undo, or to a page that just opened) and the ``delta`` a tablet that
 holds the feed so far gets. Bytes are the SSE message on the wire; ms the server's work for
 one stream (the delta's includes finding the feed's version, which the first stream pays
-and the others find by identity). ``snapshot ms`` is building the snapshot itself, done
-once per event whatever the tablets (web/services/games.py).
+and the others find by identity). ``snapshot ms`` is building the snapshot an event
+publishes, done once per event whatever the tablets (web/services/games.py): it builds the
+feed entry of that event only, the rest is cached per game. ``event ms`` is the whole
+``GameService.append`` of an event (check, store with its fsync, that snapshot, the hub, the
+listeners); ``cold ms`` a snapshot from scratch (a server just started: replay and whole feed).
 
     .venv/bin/python bench/feed_push.py [--events 50 200 1000] [--repeat 20] [--json]
 """
@@ -45,6 +48,42 @@ def median_ms(work: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times) * 1e3
 
 
+def per_event(games: Any, game_id: int, events: list[Event], repeat: int) -> tuple[float, float]:
+    """(snapshot ms, event ms): medians over ``repeat`` more events appended to the game."""
+    built: list[float] = []
+    took: list[float] = []
+    snapshot = games.snapshot
+
+    def timed(gid: int) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        try:
+            return snapshot(gid)
+        finally:
+            built.append(time.perf_counter() - t0)
+
+    games.snapshot = timed  # what ``_publish`` builds
+    try:
+        for event in events[:repeat]:
+            t0 = time.perf_counter()
+            games.append(game_id, event)
+            took.append(time.perf_counter() - t0)
+    finally:
+        del games.snapshot
+    return statistics.median(built) * 1e3, statistics.median(took) * 1e3
+
+
+def cold_ms(db: Path, game_id: int, repeat: int) -> float:
+    """A snapshot from scratch: a service just started on the file (no replay, no feed)."""
+    from web.services.games import GameService
+    from web.services.hub import Hub
+    from web.services.settings import Settings
+
+    def fresh() -> None:
+        GameService(db, Settings(db), Hub()).snapshot(game_id)
+
+    return median_ms(fresh, repeat)
+
+
 def measure(games: Any, game_id: int, before: dict[str, Any], repeat: int) -> dict[str, Any]:
     """The push of the snapshot now, to a tablet holding ``before``."""
     snap = games.snapshot(game_id)
@@ -66,7 +105,6 @@ def measure(games: Any, game_id: int, before: dict[str, Any], repeat: int) -> di
         "full_ms": round(median_ms(lambda: _sse("state", snap), repeat), 3),
         "delta_bytes": len(delta),
         "delta_ms": round(median_ms(delta_push, repeat), 3),
-        "snapshot_ms": round(median_ms(lambda: games.snapshot(game_id), max(3, repeat // 4)), 2),
     }
 
 
@@ -93,18 +131,26 @@ def main() -> int:
             before = games.snapshot(game_id)
             games.append(game_id, events[played % len(events)])
             played += 1
-            rows.append(measure(games, game_id, before, args.repeat))
+            row = measure(games, game_id, before, args.repeat)
+            row["cold_ms"] = round(
+                cold_ms(Path(tmp) / "bench.db", game_id, max(3, args.repeat // 4)), 2
+            )
+            nxt = [events[(played + i) % len(events)] for i in range(args.repeat)]
+            snap_ms, event_ms = per_event(games, game_id, nxt, args.repeat)
+            played += args.repeat
+            row.update(snapshot_ms=round(snap_ms, 2), event_ms=round(event_ms, 2))
+            rows.append(row)
 
     print(f"Hit the Deck, one push per event ({args.repeat} runs, median)")
     print(
         f"{'events':>7} {'full bytes':>11} {'full ms':>8} {'delta bytes':>12} "
-        f"{'delta ms':>9} {'smaller':>8} {'snapshot ms':>12}"
+        f"{'delta ms':>9} {'smaller':>8} {'snapshot ms':>12} {'event ms':>9} {'cold ms':>8}"
     )
     for r in rows:
         print(
             f"{r['events']:7d} {r['full_bytes']:11d} {r['full_ms']:8.2f} {r['delta_bytes']:12d} "
             f"{r['delta_ms']:9.2f} {r['full_bytes'] / r['delta_bytes']:7.0f}x "
-            f"{r['snapshot_ms']:12.1f}"
+            f"{r['snapshot_ms']:12.2f} {r['event_ms']:9.2f} {r['cold_ms']:8.1f}"
         )
     if args.json:
         print(json.dumps({"rows": rows}))

@@ -121,8 +121,16 @@ def _camera_referee(cfg: WebConfig, services: Services) -> CameraReferee | None:
     )
 
 
+# A press stamped further than this from the server's clock is on another clock (a replayed
+# recording): it goes to the latest game, not to the one started before its time.
+PRESS_CLOCK_NS = 60_000_000_000
+
+
 def _bridge_pads(services: Services) -> None:
-    """A pad press becomes an event of the running game, when the game has that kind."""
+    """A pad press becomes an event of the running game, when the game has that kind: the
+    game the pads played in when it was pressed, not when it was delivered (a press waits
+    behind the presses and the listeners before it, and a game started meanwhile is not
+    its game)."""
 
     def on_press(press: PadPress) -> None:
         # on the log's time line from the first note on (HW-10): the pads page shows the
@@ -130,7 +138,9 @@ def _bridge_pads(services: Services) -> None:
         t_ns = services.clock.from_monotonic(press.t_ns)
         note: dict[str, Any] = {**press.to_dict(), "t_ns": t_ns, "accepted": None, "message": ""}
         services.hub.publish("pads", dict(note))  # a copy: ``note`` is updated below
-        game_id = services.games.current_id()
+        late_ns = services.games.monotonic_ns() - press.t_ns
+        pressed = press.t_ns if 0 <= late_ns <= PRESS_CLOCK_NS else None
+        game_id = services.games.current_id(pressed)
         if game_id is None:
             return
         try:
@@ -192,9 +202,10 @@ class PressQuestions:
     its answers follow the cards still open (another player took one meanwhile).
 
     A ``GameService`` listener: it runs after each change of a game (on the thread that
-    made it), from the change's snapshot. Snapshots are published outside the service's
-    lock, so an older one may come after a newer one: it is ignored (by its log head, and
-    whether the game had ended, which is published at the same head)."""
+    made it, or on the thread telling the listeners then), from the change's snapshot.
+    The service tells its listeners in the order it built the snapshots; an older one
+    coming after a newer one would still be ignored (by its log head, and whether the game
+    had ended, which is published at the same head)."""
 
     def __init__(self, services: Services) -> None:
         self.services = services

@@ -3,22 +3,39 @@
 The event log stays the single truth. An event is stored only after the game's rules
 accepted its shape (``EventError`` and friends -> ``BadInput``, nothing stored); an
 illegal *play* is stored with its ``illegal`` verdict, because it did happen at the table.
-Rebuilt states are cached per game and refreshed when the log's head moves.
+Rebuilt states are cached per game and refreshed when the log's head moves, and so are the
+feed's entries: an event adds its own, and only what can change earlier ones (an undo, an
+overrule, an accepted verdict, a log another server replayed differently) builds them again.
+
+A snapshot is of one log head: its view, scores and feed are read together, under the
+service's lock (this server's writers) and in one SQLite read transaction (another server on
+the file). Snapshots are published in the order they were built, so neither a tablet nor a
+listener is ever handed an older one after a newer one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
-from referee.eventlog import EventLog, GameRecord, LogConflict, LogError, storage_problem
+from hardware.bus import Outbox
+from referee.eventlog import (
+    EventLog,
+    GameRecord,
+    LogConflict,
+    LogEntry,
+    LogError,
+    storage_problem,
+)
 from referee.events import Event, EventError, Source
 from referee.game import Game, GameError, OptionSpec, Scoreboard
 from referee.registry import UnknownGameError, find_game, game_names
@@ -35,6 +52,7 @@ APPEND_TRIES = 3
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 def storage_error(exc: sqlite3.Error, db_path: Path | None = None) -> BadInput:
@@ -146,22 +164,39 @@ class _Cached:
     result: ReplayResult
 
 
-class ReplayCache:
+@dataclass
+class _Feed:
+    """A game's log as read so far, and the feed entries built from it.
+
+    ``entries``: every stored entry up to the head last read (the log is append-only, so
+    only entries after it are read again). ``items``: the feed built for the first
+    ``len(items)`` entries against ``result`` (None: the log did not replay) and ``reviews``;
+    None before the first build. Item dicts are shared by every snapshot that shows them
+    and never changed: a change makes a new dict (``FeedVersions`` compares old feeds)."""
+
+    entries: list[LogEntry]
+    items: list[dict[str, Any]] | None = None
+    result: ReplayResult | None = None
+    reviews: dict[int, str] = field(default_factory=dict)
+
+
+class ReplayCache(Generic[T]):
     """The replayed states of the games looked at last (``size`` of them): the running game
     and a few the History page opened. An evening of games would otherwise keep every
-    game's replay in memory; one evicted is replayed again from the log when next wanted."""
+    game's replay in memory; one evicted is replayed again from the log when next wanted.
+    (The built feeds are kept the same way.)"""
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
-        self._items: OrderedDict[int, _Cached] = OrderedDict()
+        self._items: OrderedDict[int, T] = OrderedDict()
 
-    def get(self, game_id: int) -> _Cached | None:
+    def get(self, game_id: int) -> T | None:
         item = self._items.get(game_id)
         if item is not None:
             self._items.move_to_end(game_id)
         return item
 
-    def put(self, game_id: int, item: _Cached) -> None:
+    def put(self, game_id: int, item: T) -> None:
         self._items[game_id] = item
         self._items.move_to_end(game_id)
         while len(self._items) > self.size:
@@ -169,6 +204,49 @@ class ReplayCache:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+class ServiceLog(EventLog):
+    """The event log as the game service reads it: also the entries after a given one (what
+    an append adds to a cached feed), and reads grouped in one read transaction."""
+
+    def entries_after(self, game_id: int, after: int) -> list[LogEntry]:
+        """The stored entries after event ``after``, decoded as ``entries`` does."""
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT seq, body, recorded_at FROM events WHERE game_id = ? AND seq > ? "
+                "ORDER BY seq",
+                (game_id, after),
+            )
+            .fetchall()
+        )
+        out = []
+        for seq, body, recorded_at in rows:
+            try:
+                out.append(LogEntry(seq, recorded_at, Event.from_json(body)))
+            except EventError as exc:
+                out.append(LogEntry(seq, recorded_at, None, f"event {seq}: {exc}"))
+        return out
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read of this thread inside sees the database at one moment (SQLite's read
+        transaction, WAL mode): another server appending meanwhile is seen by none or all
+        of them. Nested, the outer one stands; never around a write."""
+        conn = self._conn()
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                try:
+                    conn.execute("COMMIT")  # a read: nothing to write, only the snapshot ends
+                except sqlite3.Error:
+                    log.debug("ending a read transaction failed", exc_info=True)
 
 
 def meta_status(log_events: Sequence[tuple[int, Event]]) -> dict[int, bool]:
@@ -188,18 +266,27 @@ def meta_status(log_events: Sequence[tuple[int, Event]]) -> dict[int, bool]:
 
 class GameService:
     def __init__(self, db_path: Path, settings: Settings, hub: Hub) -> None:
-        self.log = EventLog(db_path)
+        self.log = ServiceLog(db_path)
         self.db_path = Path(db_path)
         self.settings = settings
         self.hub = hub
+        # this server's writers, and every snapshot's reads: a snapshot is of one head
         self._lock = threading.RLock()
-        self._cache = ReplayCache()
+        self._cache: ReplayCache[_Cached] = ReplayCache()
+        self._feeds: ReplayCache[_Feed] = ReplayCache()
         # bumped on every published change (create, event, review, end): readers in a loop
         # (the camera referee) look at the database again only when it has moved
         self.changes = 0
         # called with (game id, snapshot) after each published change, outside the lock
-        # (the pads' race timer); a listener's error is logged, never the caller's
+        # (the pads' race timer); a listener's error is logged, never the caller's. Calls
+        # go through an outbox: one at a time, in the order the snapshots were built (a
+        # change made meanwhile, or by a listener, is told after the one being told)
         self.listeners: list[Callable[[int, dict[str, Any]], None]] = []
+        self._told = Outbox()
+        # when each game started in this server run, on CLOCK_MONOTONIC (the pads' clock):
+        # a press delivered late still goes to the game it was pressed in (``current_id``)
+        self.monotonic_ns: Callable[[], int] = time.monotonic_ns
+        self._started_ns: dict[int, int] = {}
 
     # -- catalogue -----------------------------------------------------------------------
     def catalogue(self) -> list[dict[str, Any]]:
@@ -243,11 +330,20 @@ class GameService:
         return name, self.log.log_lines(game_id)
 
     @storage_guarded
-    def current_id(self) -> int | None:
+    def current_id(self, pressed_ns: int | None = None) -> int | None:
         """The latest game started (running or not), else None: what the scoreboard, the
         console, the pads and the camera follow. Not the latest *running* one: a game left
-        running when the family started another would come back when that one ended."""
+        running when the family started another would come back when that one ended.
+
+        ``pressed_ns`` (CLOCK_MONOTONIC, a pad's press): the latest game started by then. A
+        press is delivered after the presses and listeners queued before it; a game started
+        meanwhile is not the one it was pressed in. Only games started in this server run
+        have a start on that clock; the older ones started before any press it sees."""
         games = self.log.games()
+        if pressed_ns is not None:
+            with self._lock:
+                started = dict(self._started_ns)
+            games = [g for g in games if started.get(g.id, pressed_ns) <= pressed_ns]
         return games[-1].id if games else None
 
     @storage_guarded
@@ -266,10 +362,15 @@ class GameService:
         specs = {s.name: s for s in rules.options()}
         typed = {k: coerce_option(specs[k], v) if k in specs else v for k, v in options.items()}
         players = [p.strip() for p in players]
+        started = self.monotonic_ns()  # a press before this was meant for the game before
         try:
             game_id = self.log.create_game(rules.name, players, typed)
         except (GameError, ValueError, TypeError) as exc:
             raise BadInput(str(exc)) from None
+        with self._lock:
+            self._started_ns[game_id] = started
+            for old in sorted(self._started_ns)[:-16]:  # the latest few are all a press needs
+                del self._started_ns[old]
         self._publish(game_id, "created")
         return game_id
 
@@ -278,15 +379,17 @@ class GameService:
     def result(self, game_id: int) -> ReplayResult:
         return self._result_at(game_id)[1]
 
-    def _result_at(self, game_id: int) -> tuple[int, ReplayResult]:
-        """(the log's head, the game replayed up to at least that head), cached per head."""
-        with self._lock:
-            head = self.log.head(game_id)
+    def _result_at(self, game_id: int, head: int | None = None) -> tuple[int, ReplayResult]:
+        """(the log's head, the game replayed up to exactly that head), cached per head.
+        ``head``: the head the caller read (in its read transaction), else read now."""
+        with self._lock, self.log.reading():
+            if head is None:
+                head = self.log.head(game_id)
             cached = self._cache.get(game_id)
             if cached is not None and cached.head == head:
                 return head, cached.result
             try:
-                result = self.log.rebuild(game_id)
+                result = self.log.rebuild(game_id)  # in the same read: the same head
             except LogError as exc:
                 raise BadInput(f"this game's log cannot be replayed: {exc}", 409) from None
             except sqlite3.Error:
@@ -297,28 +400,57 @@ class GameService:
             self._cache.put(game_id, _Cached(head, result))
             return head, result
 
+    def _read(self, game_id: int) -> _Feed:
+        """The game's entries up to the head now (call under the lock, in a read): the
+        cached ones and those stored after them."""
+        cached = self._feeds.get(game_id)
+        if cached is None:
+            cached = _Feed(list(self.log.entries(game_id)))
+            self._feeds.put(game_id, cached)
+        else:
+            after = cached.entries[-1].seq if cached.entries else 0
+            cached.entries.extend(self.log.entries_after(game_id, after))
+        return cached
+
     @storage_guarded
     def snapshot(self, game_id: int) -> dict[str, Any]:
-        """Everything the pages show about one game, as JSON-compatible data."""
-        record = self.record(game_id)
-        rules = self.rules(record.game)
-        out: dict[str, Any] = {
-            "game": {
-                "id": record.id,
-                "name": record.game,
-                "title": rules.title,
-                "players": list(record.players),
-                "options": record.options,
-                "created_at": record.created_at,
-                "ended_at": record.ended_at,
-                "result": record.result,
-            },
-            "error": None,
-        }
-        entries = list(self.log.entries(game_id))
-        out["head"] = entries[-1].seq if entries else 0
+        """Everything the pages show about one game, as JSON-compatible data, all of one
+        log head. The feed's entries are shared with other snapshots: read them, never
+        change them."""
+        with self._lock, self.log.reading():
+            record = self.record(game_id)
+            rules = self.rules(record.game)
+            out: dict[str, Any] = {
+                "game": {
+                    "id": record.id,
+                    "name": record.game,
+                    "title": rules.title,
+                    "players": list(record.players),
+                    "options": record.options,
+                    "created_at": record.created_at,
+                    "ended_at": record.ended_at,
+                    "result": record.result,
+                },
+                "error": None,
+            }
+            cached = self._read(game_id)
+            entries = cached.entries
+            out["head"] = entries[-1].seq if entries else 0
+            result: ReplayResult | None = None
+            try:
+                result = self._result_at(game_id, out["head"])[1]
+            except sqlite3.Error as exc:  # as ``result`` says it: a 503's line, not the rules'
+                out["error"] = storage_error(exc, self.db_path).message
+            except BadInput as exc:
+                out["error"] = exc.message
+            out["feed"] = self._feed(game_id, cached, result)
+        if result is None:
+            out["scoreboard"] = None
+            out["view"] = {}
+            out["table"] = []
+            return out
+        # outside the lock: a result's state is never changed (appends make a new one)
         try:
-            result = self.result(game_id)
             out["scoreboard"] = _jsonable(rules.scoreboard(result.state).to_dict())
             out["view"] = _jsonable(rules.view(result.state))
             # the "On the table" lines; a game registered without them (a house variant) has none
@@ -329,43 +461,28 @@ class GameService:
             out["scoreboard"] = None
             out["view"] = {}
             out["table"] = []
-            result = None
-        out["feed"] = self._feed(game_id, entries, result)
         return out
 
-    def _feed(self, game_id: int, entries: list[Any], result: ReplayResult | None) -> list[dict]:
-        steps: dict[int, Step] = {s.seq: s for s in result.steps} if result else {}
-        logged = [(e.seq, e.event) for e in entries if e.event is not None]
-        active = meta_status(logged)
+    def _feed(self, game_id: int, cached: _Feed, result: ReplayResult | None) -> list[dict]:
+        """The feed of ``cached.entries`` against ``result``: the items already built for
+        them, when nothing an event can change retroactively changed, plus the new ones."""
         reviews = self.settings.reviews(game_id)
-        feed = []
-        for entry in entries:
-            item: dict[str, Any] = {
-                "seq": entry.seq,
-                "at": entry.recorded_at,
-                "review": reviews.get(entry.seq),
-                "verdicts": [],
-            }
-            if entry.event is None:
-                item.update(status="corrupt", event=None, error=entry.error)
-                feed.append(item)
-                continue
-            event = entry.event
-            item["event"] = _jsonable(event.to_dict())
-            if event.kind in META_KINDS:
-                item["status"] = "meta" if active.get(entry.seq) else "meta-undone"
-            elif entry.seq in steps:
-                step = steps[entry.seq]
-                item["verdicts"] = [_jsonable(v.to_dict()) for v in step.verdicts]
-                if step.event != event:
-                    item["status"] = "overruled"
-                    item["replacement"] = _jsonable(step.event.to_dict())
-                else:
-                    item["status"] = "ok"
-            else:
-                item["status"] = "undone" if result else "unknown"
-            feed.append(item)
-        return feed
+        entries, items = cached.entries, cached.items
+        if (
+            items is None
+            or result is None
+            or cached.result is None
+            or not _grown(cached.result, result, len(items), entries)
+        ):
+            items = _feed_items(entries, result, reviews)
+        else:
+            items.extend(_feed_items(entries[len(items) :], result, reviews))  # ours alone
+            if reviews != cached.reviews:  # an accept: those entries only, as new dicts
+                for i, item in enumerate(items):
+                    if item["review"] != reviews.get(item["seq"]):
+                        items[i] = {**item, "review": reviews.get(item["seq"])}
+        cached.items, cached.result, cached.reviews = items, result, reviews
+        return list(items)
 
     # -- changes -------------------------------------------------------------------------
     def _open_record(self, game_id: int) -> GameRecord:
@@ -462,7 +579,9 @@ class GameService:
         self.record(game_id)
         if not isinstance(seq, int) or isinstance(seq, bool):
             raise BadInput("accept: 'seq' must be an event number")
-        if seq not in {e.seq for e in self.log.entries(game_id)}:
+        with self._lock, self.log.reading():
+            logged = {e.seq for e in self._read(game_id).entries}
+        if seq not in logged:
             raise BadInput(f"accept: there is no event {seq} in this game", 404)
         self.settings.review(game_id, seq, "accepted")
         self._publish(game_id, "review")
@@ -500,18 +619,86 @@ class GameService:
         return summary
 
     def _publish(self, game_id: int, why: str) -> None:
-        self.changes += 1
-        try:
-            snap = self.snapshot(game_id)
-        except BadInput as exc:
-            snap = {"game": {"id": game_id}, "error": exc.message}
-        snap["why"] = why
-        self.hub.publish("game", snap)
+        """Tell the tablets and the listeners. The snapshot is built and handed to the hub
+        under the lock, so the hub gets snapshots in the order of the heads they show (a
+        late, older one would overwrite a newer one on a tablet: a stream sends a whole
+        ``state`` to a tablet that is ahead); the listeners are told in that order too."""
+        with self._lock:
+            self.changes += 1
+            try:
+                snap = self.snapshot(game_id)
+            except BadInput as exc:
+                snap = {"game": {"id": game_id}, "error": exc.message}
+            snap["why"] = why
+            self.hub.publish("game", snap)
+            self._told.post(lambda: self._tell(game_id, snap))
+        self._told.drain()
+
+    def _tell(self, game_id: int, snap: dict[str, Any]) -> None:
         for listener in list(self.listeners):
             try:
                 listener(game_id, snap)
             except Exception:
                 log.exception("a listener of game %s failed", game_id)
+
+
+def _grown(before: ReplayResult, after: ReplayResult, built: int, entries: list[LogEntry]) -> bool:
+    """Whether the feed items built for ``entries[:built]`` against ``before`` are still
+    right against ``after``: the entries since are game events (an undo or overrule can
+    change any earlier entry) and ``after`` replayed every earlier entry as ``before`` did
+    (the same steps: an append grows the result it checked against; another server's
+    replay makes equal ones)."""
+    if any(e.event is None or e.event.kind in META_KINDS for e in entries[built:]):
+        return False
+    old, new = before.steps, after.steps
+    if len(new) < len(old):
+        return False
+    last = entries[built - 1].seq if built else 0
+    if any(step.seq <= last for step in new[len(old) :]):
+        return False
+    return all(a is b or a == b for a, b in zip(old, new, strict=False))
+
+
+def _feed_items(
+    entries: Sequence[LogEntry], result: ReplayResult | None, reviews: Mapping[int, str]
+) -> list[dict[str, Any]]:
+    """The feed items of ``entries`` (all of the log's, or game events added after the
+    items already built), as the game replayed in ``result`` (None: it did not) judged them."""
+    first = entries[0].seq if entries else 0
+    steps: dict[int, Step] = {}
+    for step in reversed(result.steps if result is not None else []):
+        if step.seq < first:
+            break
+        steps[step.seq] = step
+    active = meta_status([(e.seq, e.event) for e in entries if e.event is not None])
+    feed = []
+    for entry in entries:
+        item: dict[str, Any] = {
+            "seq": entry.seq,
+            "at": entry.recorded_at,
+            "review": reviews.get(entry.seq),
+            "verdicts": [],
+        }
+        if entry.event is None:
+            item.update(status="corrupt", event=None, error=entry.error)
+            feed.append(item)
+            continue
+        event = entry.event
+        item["event"] = _jsonable(event.to_dict())
+        if event.kind in META_KINDS:
+            item["status"] = "meta" if active.get(entry.seq) else "meta-undone"
+        elif entry.seq in steps:
+            step = steps[entry.seq]
+            item["verdicts"] = [_jsonable(v.to_dict()) for v in step.verdicts]
+            if step.event != event:
+                item["status"] = "overruled"
+                item["replacement"] = _jsonable(step.event.to_dict())
+            else:
+                item["status"] = "ok"
+        else:
+            item["status"] = "undone" if result else "unknown"
+        feed.append(item)
+    return feed
 
 
 def _ahead(board: Scoreboard) -> list[int]:

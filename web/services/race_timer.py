@@ -8,6 +8,11 @@ judge with ``race_close last=[…]``, is never overruled by a clock), this timer
 ``race_close`` when the window has passed, if the same race is still open then. Only races
 timed on this server's clock (``time.monotonic_ns``, as pads, camera and tablet stamp them)
 are timed: a deadline a minute or more away from now comes from another clock.
+
+A ``race_close`` the database refuses for now (503: a full or read-only card, a lock held by
+another program, LOG-2) is sent again, after 1 s, 2 s, 4 s … (at most ``RETRY_MAX_S``
+apart) for as long as the same race is open in a running game: once the card takes writes
+again the race is judged with no one touching the tablet, as it would have been.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ MARGIN_NS = 50_000_000  # after the deadline, so a slap stamped at its last inst
 # replayed recording, hand-written times) are left to the table. A race left open when the
 # server stopped is the exception (``resume``): a reboot's offset puts it in the past (HW-10).
 FOREIGN_NS = 60_000_000_000
+RETRY_FIRST_S = 1.0  # a close the storage refused is tried again this much later, then
+RETRY_MAX_S = 30.0  # twice as late each time, up to this
 
 
 class Timer(Protocol):
@@ -151,7 +158,7 @@ class RaceTimer:
             except Exception:  # a log that no longer replays: the dashboard says so, not this
                 log.exception("race timer, game %s: could not resume", game_id)
 
-    def _fire(self, game_id: int, trigger: int) -> None:
+    def _fire(self, game_id: int, trigger: int, retry_s: float = RETRY_FIRST_S) -> None:
         with self._lock:
             self._pending.pop((game_id, trigger), None)
         try:
@@ -159,10 +166,27 @@ class RaceTimer:
             if race is None or race[0] != trigger:
                 return  # closed meanwhile (everyone slapped, a later event, the tablet)
             self.games.append(game_id, Event("race_close", source=Source.PAD))
-        except BadInput as exc:  # the game ended or moved on meanwhile
-            log.info("race timer, game %s: %s", game_id, exc.message)
+        except BadInput as exc:
+            if exc.status == 503:  # the storage, for now (LOG-2): the race is still open
+                log.warning("race timer, game %s: %s; trying again", game_id, exc.message)
+                self._again(game_id, trigger, retry_s)
+            else:  # the game ended or moved on meanwhile
+                log.info("race timer, game %s: %s", game_id, exc.message)
         except Exception:  # a timer thread has no caller to tell: say it in the log
             log.exception("race timer, game %s: could not close the race", game_id)
+
+    def _again(self, game_id: int, trigger: int, delay: float) -> None:
+        """Fire again in ``delay`` seconds, unless another timer of that race is pending (a
+        change meanwhile started one) or the server is stopping."""
+        key = (game_id, trigger)
+        later = min(delay * 2, RETRY_MAX_S)
+        with self._lock:
+            if self._closed or key in self._pending:
+                return
+            timer = self.schedule(delay, lambda: self._fire(game_id, trigger, later))
+            timer.daemon = True
+            self._pending[key] = timer
+        timer.start()
 
     def close(self) -> None:
         """Cancel the pending closes and start no more (the server is stopping)."""
