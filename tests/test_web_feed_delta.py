@@ -407,3 +407,15 @@ def test_the_console_after_events_and_an_undo_shows_what_a_reload_shows(served, 
     expect(page.locator("#feed li[data-seq='2']")).to_have_class("undone")
     assert shown() == live_view
     referee.close()
+
+
+def test_an_older_snapshot_of_the_feed_a_tablet_holds_is_not_sent():
+    """A snapshot queued for a stream before the one it opened with would take the tablet
+    back an event until the next change: nothing is sent for it, and the next is a delta."""
+    feeds, held = FeedVersions(), Held()
+    game = {"id": 1}
+    assert b"event: state\n" in push(feeds, {"game": game, "feed": _entries(1, 2, 3)}, held)
+    assert push(feeds, {"game": game, "feed": _entries(1, 2)}, held, live=True) is None
+    assert held.last == 3
+    delta = push(feeds, {"game": game, "feed": _entries(1, 2, 3, 4)}, held, live=True)
+    assert b"event: delta\n" in delta and b'"after": 3' in delta and held.last == 4

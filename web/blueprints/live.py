@@ -75,12 +75,18 @@ class Held:
         self.game, self.version, self.last = None, None, 0
 
 
-def push(feeds: FeedVersions, snap: dict[str, Any], held: Held) -> bytes:
+def push(
+    feeds: FeedVersions, snap: dict[str, Any], held: Held, *, live: bool = False
+) -> bytes | None:
     """The message that brings a tablet holding ``held`` to ``snap`` (a game snapshot):
     ``delta`` (``snap`` less its feed, the feed's entries after event ``after``) when it
     holds the same game's feed of the same version up to at most ``snap``'s last event and
     lacks at most ``DELTA_MAX`` entries, else the whole ``state``. ``held`` then says what
-    the tablet holds."""
+    the tablet holds. ``live`` (a change the stream heard, not the snapshot it opens with):
+    None (send nothing) for an older snapshot of the feed the tablet holds, one queued for
+    the stream before the snapshot it opened with, which would take the tablet back an
+    event until the next change. (An id claiming more than the opening snapshot holds gets
+    the whole state.)"""
     feed = snap.get("feed")
     game = snap.get("game")
     gid = game.get("id") if isinstance(game, dict) else None
@@ -90,6 +96,8 @@ def push(feeds: FeedVersions, snap: dict[str, Any], held: Held) -> bytes:
     version = feeds.observe(gid, feed)
     last = feed[-1]["seq"] if feed else 0
     after, same = held.last, held.game == gid and held.version == version
+    if live and same and last < after:
+        return None
     held.game, held.version, held.last = gid, version, last
     event_id = f"{feeds.token}.{gid}.{version}.{last}"
     start = len(feed)
@@ -176,8 +184,9 @@ def stream() -> Response:
     max_age = s.config.stream_max_age_s
     sub = _open(*topics)
 
-    def state(snap: dict[str, Any]) -> bytes:
-        return _sse("state", snap) if held is None else push(feeds, snap, held)
+    def state(snap: dict[str, Any], live: bool = True) -> bytes | None:
+        """The message for ``snap``; None for an older snapshot than the tablet holds."""
+        return _sse("state", snap) if held is None else push(feeds, snap, held, live=live)
 
     def feedless(event: str, data: Any) -> bytes:
         """A message that leaves the tablet with no feed (its id, if any, is cleared)."""
@@ -195,7 +204,8 @@ def stream() -> Response:
             except BadInput as exc:
                 yield feedless("problem", {"error": exc.message})
             else:
-                yield state(snap)
+                if message := state(snap, live=False):
+                    yield message
             if s.prompts.open(game_id):  # the camera's open questions, if any
                 yield _sse("prompts", s.prompts.payload(game_id))
         else:
@@ -220,7 +230,8 @@ def stream() -> Response:
             if gid == game_id or (follow and data.get("why") == "created"):
                 switched = gid != game_id
                 game_id = gid
-                yield state(data)
+                if message := state(data):
+                    yield message
                 if switched and s.prompts.open(gid):
                     yield _sse("prompts", s.prompts.payload(gid))
 
