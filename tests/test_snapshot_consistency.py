@@ -470,3 +470,30 @@ def test_ruling_web7_a_press_delivered_after_a_new_game_started_counts_in_its_ow
     services.pads.emit(PadPress(2, "pad", next(ticks), True))  # pressed now: the new game's
     assert [i["event"]["seat"] for i in games.snapshot(new)["feed"]] == [2]
     assert services.pad_log[-2]["accepted"] is True  # the late one was recorded, in `old`
+
+
+def test_ruling_web7_a_press_read_while_a_game_is_being_created_is_not_given_to_it(tmp_path):
+    """The game and its start are recorded together: a press made before the new game,
+    delivered between the game's insert and its start's note (found by review: it went to
+    the new game), waits for both and counts in the game it was pressed in."""
+    db = tmp_path / "t.db"
+    games = GameService(db, Settings(db), Hub())
+    players = ["Ann", "Bob", "Cy"]
+    old = games.create("hit-the-deck", players, {})
+    pressed = games.monotonic_ns()
+    time.sleep(0.001)  # the new game starts on a later tick of the pads' clock
+    got: list[int | None] = []
+    delivery = threading.Thread(target=lambda: got.append(games.current_id(pressed)))
+    inserted = games.log.create_game
+
+    def create_game(*args: Any, **kwargs: Any) -> int:
+        game_id = inserted(*args, **kwargs)  # committed: listed by log.games()
+        delivery.start()  # the pads' delivery asks which game the press was made in now
+        delivery.join(0.3)  # it waits for the game's start (before: it answered at once)
+        return game_id
+
+    games.log.create_game = create_game  # type: ignore[method-assign]
+    new = games.create("hit-the-deck", players, {})
+    delivery.join(10)
+    assert got == [old] and new != old
+    assert games.current_id(games.monotonic_ns()) == new

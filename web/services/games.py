@@ -339,9 +339,11 @@ class GameService:
         press is delivered after the presses and listeners queued before it; a game started
         meanwhile is not the one it was pressed in. Only games started in this server run
         have a start on that clock; the older ones started before any press it sees."""
-        games = self.log.games()
-        if pressed_ns is not None:
+        if pressed_ns is None:
+            games = self.log.games()
+        else:  # under the lock ``create`` holds: a game is listed with its start, or not at all
             with self._lock:
+                games = self.log.games()
                 started = dict(self._started_ns)
             games = [g for g in games if started.get(g.id, pressed_ns) <= pressed_ns]
         return games[-1].id if games else None
@@ -362,12 +364,14 @@ class GameService:
         specs = {s.name: s for s in rules.options()}
         typed = {k: coerce_option(specs[k], v) if k in specs else v for k, v in options.items()}
         players = [p.strip() for p in players]
-        started = self.monotonic_ns()  # a press before this was meant for the game before
-        try:
-            game_id = self.log.create_game(rules.name, players, typed)
-        except (GameError, ValueError, TypeError) as exc:
-            raise BadInput(str(exc)) from None
+        # the game and its start on the pads' clock together: a press listed against the new
+        # game always finds its start (``current_id``)
         with self._lock:
+            started = self.monotonic_ns()  # a press before this was meant for the game before
+            try:
+                game_id = self.log.create_game(rules.name, players, typed)
+            except (GameError, ValueError, TypeError) as exc:
+                raise BadInput(str(exc)) from None
             self._started_ns[game_id] = started
             for old in sorted(self._started_ns)[:-16]:  # the latest few are all a press needs
                 del self._started_ns[old]
