@@ -174,8 +174,11 @@ class RandomTable:
         marks = list(b.skips)
         if card == "SKIP" and turn_ending_play:
             target = event.get("target")
-            victim = next_seat(n, b.active, b.turn, a.direction) if target is None else target
-            if victim not in b.blocks:
+            # DD-4 (day 30): with no target, the next player without a Block You in front
+            others = others_after(n, b.active, b.turn, a.direction)
+            unblocked = [s for s in others if s not in b.blocks]
+            victim = (unblocked[0] if unblocked else None) if target is None else target
+            if victim is not None and victim not in b.blocks:
                 marks[victim] += 1
         elif card == "SKIP2" and turn_ending_play:
             others = others_after(n, b.active, b.turn, a.direction)
