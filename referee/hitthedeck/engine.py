@@ -177,7 +177,8 @@ def _set_hand(state: HtdState, seat: int, hand: Hidden[HtdCard]) -> HtdState:
 
 
 # -- handlers ---------------------------------------------------------------------------------
-def _deal(state: HtdState, event: Event) -> Result:
+def _deal_input(state: HtdState, event: Event) -> tuple[list[Pile], Pile | None, int | None]:
+    """A deal's hands, draw pile (None: not given) and dealer (None: HTD-2's), or EventError."""
     if event.seat is not None:
         _seat(state, event)  # HTD-27: past the table is malformed, as for every other event
     hands_in = event.require("hands")
@@ -189,6 +190,37 @@ def _deal(state: HtdState, event: Event) -> Result:
     dealer = _int(event, "dealer")
     if dealer is not None and dealer >= state.n:
         raise EventError(f"dealer {dealer} is not at this table")
+    return hands, draw_given, dealer
+
+
+def _check_input(state: HtdState, event: Event) -> None:
+    """Raise ``EventError`` for a malformed event, whatever the game's state.
+
+    Handlers read their payload before judging the move, but a turn event during a slap race
+    (refused: "Wait", HTD-13), a shuffle nothing needs or a card turned up too soon was
+    refused before its payload was read. Such a refusal is stored in the log, and an undo of
+    an earlier event then re-judged it as the input error it is: the log no longer replayed.
+    So every event's shape is checked first.
+    """
+    kind = event.kind
+    if kind in ("play", "draw", "pass", "cut", "flip"):
+        _seat(state, event)
+    if kind == "play":
+        _card(event.require("card"))
+        if not isinstance(event.get("yelled", True), bool):
+            raise EventError("'yelled' must be true or false")
+    elif kind in ("turn_up", "draw", "cut", "flip"):
+        _opt_card(event)
+        if kind == "cut":
+            _int(event, "at")
+    elif kind == "shuffle" and event.get("draw") is not None:
+        _pile(event.get("draw"), "draw")
+    elif kind == "deal":
+        _deal_input(state, event)
+
+
+def _deal(state: HtdState, event: Event) -> Result:
+    hands, draw_given, dealer = _deal_input(state, event)
     if state.phase not in (Phase.DEAL, Phase.ROUND_OVER):
         if state.phase is Phase.GAME_OVER:
             raise NotNow("The game is over.")
@@ -369,12 +401,15 @@ def _shuffle(state: HtdState, event: Event) -> Result:
 
 
 def _check_same_cards(pool: Pile, order: Pile) -> None:
+    """The named order must be the cards shuffled. A card nobody saw (``"?"``, or an order
+    given as a count) may be any of them: a known card left unnamed is one of those, and a
+    card named that the referee did not know was one of the pool's unseen cards."""
     if len(order) != len(pool):
         raise Illegal(f"The shuffled pile must have {cards_text(len(pool))}, not {len(order)}.")
     have = Counter(c for c in pool if c is not None)
     named = Counter(c for c in order if c is not None)
     missing = have - named
-    if missing:
+    if sum(missing.values()) > sum(c is None for c in order):
         what = ", ".join(c.name for c in sorted(missing.elements(), key=str))
         raise Illegal(f"The shuffled pile is missing {what}.")
     unknown = sum(c is None for c in pool)
@@ -407,7 +442,10 @@ def _play(state: HtdState, event: Event) -> Result:
     said = f"{_name(state, seat)} played {card.name}."
     if answered:
         said += " That answers the Hit the Deck card; play is back to normal."
-    if len(state.hands[seat]) == 0 and card.type is not Type.HAND:
+    # HTD-20: a last card ends the round and its action is void, unless the player's own slap
+    # is held: that fake-out (HTD-15) is paid after this play, so they do not run out.
+    faked_out = any(p.seat == seat for p in state.held)
+    if len(state.hands[seat]) == 0 and card.type is not Type.HAND and not faked_out:
         return evolve(state, require=None), [legal(said, seat, card=format_card(card))]
     state, verdicts = _take_effect(state, card, seat, event.t_ns, yelled)
     return state, [legal(said, seat, card=format_card(card)), *verdicts]
@@ -727,6 +765,7 @@ def apply(state: HtdState, event: Event) -> Result:
         raise EventError(
             f"unknown event kind {event.kind!r} for Hit the Deck; known: {', '.join(HANDLERS)}"
         )
+    _check_input(state, event)
     start = state
     verdicts: list[Verdict] = []
     named = _named(event) if state.option("strict_deck") else []
@@ -754,6 +793,8 @@ def apply(state: HtdState, event: Event) -> Result:
             state = evolve(state, reopen=None)  # too late to report the yell now (HTD-18)
         state, more = handler(state, event)
         verdicts += more
+        if event.kind in TURN_KINDS and state.after_race:
+            state = evolve(state, after_race=())  # no Hand card claimed them (HTD-17)
         _not_too_many(state, named)
         if event.kind in TURN_KINDS and state.held:
             state, more = slaps.resolve_held(state)

@@ -65,8 +65,13 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
         faked = tuple(sorted({p.seat for p in early}))
         state, more = penalise_fake_outs(state, early)
         verdicts += more
+    if t_ns is not None and state.after_race:
+        # Slaps seen after the race before this card, timed in this card's window (or its
+        # early-lockout span), were slapped at this card (HTD-15); the others stay ignored.
+        lo, hi = t_ns - (rules.early_lockout_ns or 0), t_ns + rules.window_ns
+        joined += tuple(p for p in state.after_race if lo <= p.t_ns <= hi)
     race = Race(by, trigger, joined, timed=t_ns is not None, faked=faked)
-    state = evolve(state, held=(), race=race, closed_race=None)
+    state = evolve(state, held=(), after_race=(), race=race, closed_race=None)
     if not yelled:
         state, more = forgot_yell(state, by)
         verdicts += more
@@ -108,6 +113,9 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         state, more = early_slap(state, press)
         return state, [*verdicts, *more]
     if closed is not None:
+        # a pad may report a slap for a Hand card the camera has not reported yet: kept for
+        # the next turn action to claim (HTD-15, HTD-17)
+        state = evolve(state, after_race=(*state.after_race, press))
         return state, [
             *verdicts,
             info(

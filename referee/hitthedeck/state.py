@@ -104,6 +104,9 @@ class HtdState:
     race: Race | None = None
     closed_race: ClosedRace | None = None
     held: tuple[Press, ...] = ()  # slaps seen outside any race, not yet judged (HTD-15)
+    # Slaps after a judged race, before the next turn action: ignored (HTD-17) unless that
+    # action plays or reveals a timed Hand card whose window they fall in (HTD-15).
+    after_race: tuple[Press, ...] = ()
     owed: tuple[int, ...] = ()  # penalty cards each seat still has to draw
     out_seat: int | None = None  # the seat that ran out of cards
     round_points: tuple[int | None, ...] = ()  # during SCORING: each seat's points so far
