@@ -342,6 +342,8 @@ class WashDash:
         seat = _seat(state, event)
         assert seat is not None
         dryer = _dryer(event.get("dryer")) if event.get("dryer") is not None else None
+        # read before any rule: a card the deck lacks is malformed in every phase
+        named = None if event.get("card") is None else _card_id(deck, event.get("card"))
         who = state.players[seat]
         rnd = state.current
         if rnd is None:
@@ -363,13 +365,13 @@ class WashDash:
         # (stamped when it was tapped, or not at all) only names the card.
         press = rnd.press_of(seat)
         t_ns = press[1] if press is not None and press[1] is not None else event.t_ns
-        if event.get("card") is None:
+        if named is None:
             resolved = self._card_for_press(state, seat, dryer)
             if resolved is None:
                 return self._hold_press(state, seat, event.t_ns)
             card = resolved
         else:
-            card = _card_id(deck, event.get("card"))
+            card = named
         rnd = evolve(rnd, presses=tuple(p for p in rnd.presses if p[0] != seat))
         if card not in rnd.revealed:
             return state, [illegal(f"{card} is not on the table this round.", seat)]
