@@ -54,6 +54,10 @@ Once every player has laid, only handoffs shrink a hand (a turn draws one card a
 one); when the groups take nothing more (runs 1 to 12, twin pairs) nobody can ever finish,
 and in practice no rule but variation 4 ends the Dash. After STUCK events without a lay-down
 or handoff such a family stops the game (variation 1; about 8 % of rounds in 3 000 games).
+A family that *agrees* (``test_whole_games_ending_stuck_dashes_by_agreement``) ends that Dash
+instead (``end_dash``, DD-24) and plays on; it also follows the referee's hint that nobody can
+finish (half of the time at once) and now and then ends a Dash at any moment. In every game
+the hint comes at most once a round, only with every Dash down, and never before a finish.
 
 Found so far: nothing in the engine (3 750 games, 1.57 million events). Patched-in mistakes it
 catches within the seeded games: the old DD-4 default (a blocked next player), no DD-16 copy
@@ -239,9 +243,12 @@ End = tuple[str, int | None]  # how the round ended, and its winner
 class Family:
     """Plays one game at a table with true cards and checks the referee after every event."""
 
-    def __init__(self, rng: random.Random, config: Config) -> None:
+    def __init__(self, rng: random.Random, config: Config, agree: bool = False) -> None:
         self.rng = rng
         self.cfg = config
+        self.agree = agree  # ends a stuck Dash by agreement (DD-24) instead of stopping
+        self.hinted = False  # the referee said nobody can finish this Dash (DD-24)
+        self.end_now = False  # the family agreed to end the Dash after the hint
         self.state: DeckDashState = GAME.new_state(config.players, config.options)
         self.settings = self.state.settings
         self.level = self.settings.level
@@ -304,8 +311,22 @@ class Family:
         if not refused:
             end = effect(verdicts) if effect is not None else None
             self.settle(end)
+            self.on_hint(verdicts, where)
         self.check(before, event, verdicts, where)
         return verdicts
+
+    def on_hint(self, verdicts: list[Verdict], where: str) -> None:
+        """DD-24: "nobody can finish" comes once a round, in a round still played, with every
+        Dash down (the round's end checks that nobody finishes after it)."""
+        hints = [v for v in verdicts if v.data.get("stuck")]
+        if not hints:
+            return
+        t = self.t
+        assert len(hints) == 1 and not self.hinted, f"{where}: the hint again {verdicts}"
+        assert t is not None and t.laid == set(t.active), f"{where}: a hint too soon"
+        self.hinted = True
+        self.stats["hints: nobody can finish"] += 1
+        self.end_now = self.agree and self.rng.random() < 0.5
 
     def settle(self, end: End | None) -> None:
         """After the event's own effect: nothing left to draw (DD-7), then the round's end."""
@@ -355,6 +376,9 @@ class Family:
     def end_round(self, how: str, winner: int | None) -> None:
         t = self.t
         assert t is not None
+        assert how != "finished" or not self.hinted, "finished after 'nobody can finish'"
+        self.stats[f"after the hint: {how}"] += self.hinted
+        self.hinted = self.end_now = False
         counts = [len(h) for h in t.hands]
         result = {
             "dash": t.dash,
@@ -523,10 +547,18 @@ class Family:
             t = self.t
             if t is not None and t.laid == set(t.active) and self.quiet >= STUCK:
                 # Everyone's Dash is down and nothing fits any more (a run 1..12 takes no
-                # card): no rule ends the round but variation 4, so the family stops.
+                # card): no rule ends the round but variation 4, so the family stops, or
+                # agrees to end this Dash and plays on (DD-24).
+                self.stats[f"stuck{', hinted' if self.hinted else ''}"] += 1
+                if self.agree:
+                    self.end_dash()
+                    continue
                 self.stats["stopped: stuck"] += 1
                 self.stop()
                 break
+            if t is not None and (self.end_now or (self.agree and self.rng.random() < 0.002)):
+                self.end_dash()  # after the hint, or at any moment the family agrees on
+                continue
             if t is not None and self.round_events >= ROUND_CAP:
                 self.stats["stopped: stalled"] += 1
                 self.stop()
@@ -546,6 +578,8 @@ class Family:
         self.send(Event("steal", seat), "illegal")
         self.send(Event("deal", None, {"start": "R1", "hands": [HAND] * self.n}), "illegal")
         self.send(Event("stop"), "illegal")
+        if self.agree:
+            self.send(Event("end_dash", rng.choice([None, seat])), "illegal")
         self.send(Event("deal", self.n + rng.randrange(2), {"start": "R1"}), "error")  # DD-23
         if self.tally_allowed():  # also after the last Dash (DD-20)
             self.tally(list(self.results[-1]["hand_counts"]), "legal")
@@ -605,6 +639,8 @@ class Family:
             self.tally(list(self.results[-1]["hand_counts"]), "illegal", as_cards=False)
         if rng.random() < 0.15:
             self.child_between()
+        if self.agree and self.results and rng.random() < 0.1:
+            self.send(Event("end_dash", None), "illegal")  # no Dash in play (DD-24)
         if self.tally_allowed() and rng.random() < 0.05:
             hands = rng.choice([[1] * (self.n + 1), 3, [["R1", "Q"]] * self.n, [-1] * self.n])
             self.send(Event("tally", None, {"hands": hands}), "error")
@@ -1110,6 +1146,11 @@ class Family:
         seats = self.tiebreak or tuple(range(self.n))
         return self.leaders(seats) if self.counted() else seats
 
+    def end_dash(self) -> None:
+        """DD-24: the players agree to end the Dash: nobody wins, everyone scores the hand."""
+        seat = self.rng.choice([None, self.rng.randrange(self.n)])
+        self.send(Event("end_dash", seat), "legal", lambda verdicts: ("agreed", None))
+
     def stop(self) -> None:
         winners = self.standing()
 
@@ -1602,12 +1643,12 @@ def check_replays(family: Family) -> None:
         family.stats["undo: replayed"] += 1
 
 
-def play(seed: int, games: int) -> Counter[str]:
+def play(seed: int, games: int, agree: bool = False) -> Counter[str]:
     rng = random.Random(seed)
     stats: Counter[str] = Counter()
     for _ in range(games):
         config = random_config(rng)
-        family = Family(random.Random(rng.randrange(2**32)), config)
+        family = Family(random.Random(rng.randrange(2**32)), config, agree)
         family.play_game()
         check_replays(family)
         stats.update(family.stats)
@@ -1629,6 +1670,17 @@ def test_whole_games_keep_the_rules_invariants(seed: int) -> None:
     assert stats["SKIP: default"] > 0 and stats["BLOCK: default"] > 0, stats
     assert stats["refused"] > 5 * GAMES_PER_TEST and stats["input errors"] > 0, stats
     assert stats["ended: finished"] > 0 and stats["stopped: stalled"] == 0, stats
+
+
+def test_whole_games_ending_stuck_dashes_by_agreement() -> None:
+    """DD-24 in whole games: stuck Dashes ended by agreement, the hint followed, Dashes ended
+    at any moment; the game plays on to its end (scores, tallies, tie-breaks, replays)."""
+    stats = play(9208, GAMES_PER_TEST // 2, agree=True)
+    assert stats["games"] == GAMES_PER_TEST // 2, stats
+    assert stats["ended: agreed"] == stats["end_dash"] > 0, stats
+    assert stats["hints: nobody can finish"] > 0 and stats["after the hint: agreed"] > 0, stats
+    assert stats["stopped: stuck"] == stats["stopped: stalled"] == 0, stats
+    assert stats["ended: finished"] > 0 and stats["tallies"] > 0, stats
 
 
 def main() -> None:

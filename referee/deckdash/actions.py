@@ -33,10 +33,12 @@ from referee.deckdash.state import (
     Round,
     RoundEnd,
 )
+from referee.deckdash.stuck import stuck_hint
 from referee.deckdash.turns import end_turn, others_in_order
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
+from referee.summary import cards
 from referee.verdicts import Verdict, info, legal, prompt
 from referee.words import and_list
 
@@ -44,16 +46,35 @@ Result = tuple[DeckDashState, list[Verdict]]
 
 
 def settle(state: DeckDashState, rnd: Round, verdicts: list[Verdict]) -> Result:
-    """Store the round, then look at the piles: reshuffle prompt or nothing left (DD-7)."""
-    state = evolve(state, round=rnd)
+    """Store the round, then look at the piles: reshuffle prompt or nothing left (DD-7);
+    and, once a round, whether anyone can still finish the Dash (DD-24)."""
     if len(rnd.draw_pile) == 0 and rnd.phase in (Phase.DRAW, Phase.ACTION_DRAW):
         if not rnd.discard:
-            state, more = end_round(state, rnd, None, RoundEnd.NOTHING_TO_DRAW)
+            state, more = end_round(evolve(state, round=rnd), rnd, None, RoundEnd.NOTHING_TO_DRAW)
             return state, verdicts + more
         verdicts.append(
             prompt("The draw pile is empty: shuffle the discard pile to make a new draw pile.")
         )
-    return state, verdicts
+    room = None if rnd.stuck else stuck_hint(rnd)
+    if room is not None:
+        rnd = evolve(rnd, stuck=True)
+        verdicts.append(stuck_note(rnd, room))
+    return evolve(state, round=rnd), verdicts
+
+
+def stuck_note(rnd: Round, room: int) -> Verdict:
+    """The hint that nobody can finish the Dash any more: end it by agreement (DD-24)."""
+    why = (
+        "the table takes no more cards"
+        if room == 0
+        else f"the table can take only {cards(room)} more, and every hand holds more than that"
+    )
+    return info(
+        f"Nobody can finish Dash {rnd.dash} any more: every Dash is down and {why}. "
+        "The players may agree to end this Dash (end_dash) or stop the game.",
+        stuck=True,
+        can_take=room,
+    )
 
 
 def finished_hand(state: DeckDashState, rnd: Round, seat: int, verdicts: list[Verdict]) -> Result:

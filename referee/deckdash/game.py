@@ -1,7 +1,7 @@
 """Deck Dash: the game object the registry finds (``GAME``).
 
 ``apply`` dispatches each event kind to its handler (``actions``: the player's turn,
-``rounds``: deal, reshuffle, tally, stop). A handler raising ``Illegal`` leaves the
+``rounds``: deal, reshuffle, tally, end_dash, stop). A handler raising ``Illegal`` leaves the
 state unchanged and yields one ``illegal`` verdict.
 """
 
@@ -34,6 +34,7 @@ HANDLERS: dict[str, Handler] = {
     "steal": actions.steal,
     "reshuffle": rounds.reshuffle,
     "tally": rounds.tally,
+    "end_dash": rounds.end_dash,
     "stop": rounds.stop,
 }
 
@@ -53,6 +54,8 @@ EVENT_KINDS: dict[str, str] = {
     "reshuffle": "order: the new draw pile top first (scripted; optional in table mode)",
     "tally": "hands: per player the cards or the count left in hand at the end of the round "
     "(table mode only)",
+    "end_dash": "no payload: the players agree to end the Dash in progress, at any moment; "
+    "nobody wins it, everyone scores the cards in hand, then the next Dash is dealt (DD-24)",
     "stop": "no payload: the players stop the game now (variation 1)",
 }
 
@@ -143,6 +146,7 @@ class DeckDashGame:
             "blocks": sorted(rnd.blocks),
             "skips": list(rnd.skips),
             "start_pickup": rnd.start_pickup,
+            "stuck": rnd.stuck,
         }
         return out
 

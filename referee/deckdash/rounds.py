@@ -1,4 +1,5 @@
-"""Between and around turns: the deal, reshuffling, end-of-round tallies, stopping early."""
+"""Between and around turns: the deal, reshuffling, end-of-round tallies, ending a Dash by
+agreement, stopping early."""
 
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ from referee.deckdash.deal import (
     read_cards,
     read_hands,
 )
-from referee.deckdash.scoring import decide, finish, round_scores, standing
+from referee.deckdash.scoring import decide, end_round, finish, round_scores, standing
 from referee.deckdash.state import (
     COUNTERCLOCKWISE,
     START_PICKUP,
     DeckDashState,
     Round,
+    RoundEnd,
     RoundResult,
 )
 from referee.deckdash.turns import begin_turn, step
@@ -251,6 +253,20 @@ def tally_known(state: DeckDashState, last: RoundResult) -> str:
         f"Dash {last.dash} was dealt card by card, so the referee knows every hand "
         f"({counts} {unit}): a tally is only for table mode."
     )
+
+
+def end_dash(state: DeckDashState, event: Event) -> Result:
+    """The players agree to end the Dash in progress, at any moment of it (DD-24).
+
+    Scored as a round the empty draw pile ends (DD-15): nobody wins the Dash and everyone
+    scores their hand (DD-14: no Dash without points); then the next Dash is dealt, or the
+    game ends. In table mode the hands may then be tallied (DD-20); a tie-break ended so is
+    decided by the fewest cards in hand (DD-12).
+    """
+    if event.seat is not None:
+        seat_of(state, event)  # who entered it (optional): only checked
+    rnd = current_round(state)
+    return end_round(state, rnd, None, RoundEnd.AGREED)
 
 
 def stop(state: DeckDashState, event: Event) -> Result:

@@ -53,15 +53,16 @@ def end_round(
         RoundEnd.NOTHING_TO_DRAW: (
             f"Nothing is left to draw: Dash {rnd.dash} ends with no winner."
         ),
+        RoundEnd.AGREED: agreed_text(state, rnd),
     }[how]
     verdicts = [Verdict(Outcome.ROUND_END, why, winner, result.to_dict())]
     if not rnd.tiebreak:
-        unit = "point" if state.settings.points else "Dash"
+        one, many = ("point", "points") if state.settings.points else ("Dash", "Dashes")
         for seat in rnd.active:
             pts = scores[seat]
             verdicts.append(
                 score(
-                    f"{state.name(seat)} scores {pts} {unit}{'' if pts == 1 else 's'}"
+                    f"{state.name(seat)} scores {pts} {one if pts == 1 else many}"
                     f" ({counts[seat]} card{'' if counts[seat] == 1 else 's'} in hand).",
                     seat,
                     points=pts,
@@ -70,6 +71,19 @@ def end_round(
             )
     state, more = decide(state)
     return state, verdicts + more
+
+
+def agreed_text(state: DeckDashState, rnd: Round) -> str:
+    """The round-end sentence for a Dash the players end by agreement (DD-24)."""
+    if rnd.tiebreak:  # DD-12: nobody finished it, so the fewest cards in hand decide
+        return (
+            f"The players end the tie-break of Dash {rnd.dash} by agreement: nobody finished "
+            "it, so the fewest cards in hand decide."
+        )
+    said = f"The players end Dash {rnd.dash} by agreement: nobody wins it"
+    if state.settings.points:
+        return said + "; everyone scores 1 point per card in hand."
+    return said + "."
 
 
 def leaders(state: DeckDashState, seats: tuple[int, ...]) -> tuple[int, ...]:

@@ -34,6 +34,7 @@ class RoundEnd(enum.Enum):
     FIRST_TO = "first_to"  # a "First to …" Dash was laid
     DRAW_PILE_EMPTY = "draw_pile_empty"  # variation 4
     NOTHING_TO_DRAW = "nothing_to_draw"  # draw and discard piles both empty (DD-7)
+    AGREED = "agreed"  # the players agreed to end the Dash (``end_dash``, DD-24)
 
 
 # Specials the first player may pick up when one starts the discard pile.
@@ -79,6 +80,7 @@ class Round:
     start_pickup: bool = False  # the first player may pick up the special start card
     tiebreak: bool = False
     turns: int = 0  # turns started this round (for views and conformance checks)
+    stuck: bool = False  # nobody can finish any more; the hint to end the Dash was given (DD-24)
 
     def with_hand(self, seat: int, hand: Hidden[Card]) -> Round:
         hands = list(self.hands)

@@ -53,7 +53,9 @@ def _last_dash(state: DeckDashState) -> list[TableLine]:
     if not state.results:
         return []
     last = state.results[-1]
-    if last.winner is None:
+    if last.how is RoundEnd.AGREED:
+        text = f"Dash {last.dash} was ended by agreement, with no winner"
+    elif last.winner is None:
         text = f"Dash {last.dash} ended with no winner"
     elif last.how is RoundEnd.FIRST_TO:
         text = f"{state.name(last.winner)} laid Dash {last.dash} first and won it"
@@ -75,6 +77,10 @@ def _playing(state: DeckDashState, rnd: Round) -> list[TableLine]:
     ]
     lines += _laid(state, rnd)
     lines += _held_up(state, rnd)
+    if rnd.stuck:  # DD-24
+        lines.append(
+            TableLine("Stuck", "Nobody can finish this Dash: agree to end it (end_dash) or stop")
+        )
     return lines
 
 
