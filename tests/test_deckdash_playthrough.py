@@ -87,8 +87,8 @@ from referee.deckdash.dashes import GroupKind, get_dash
 from referee.deckdash.game import GAME
 from referee.deckdash.state import DeckDashState, Phase
 from referee.events import Event, EventError
-from referee.replay import ReplayError, replay
 from referee.verdicts import Outcome, Verdict
+from tests.playthrough import LoggedGame
 
 GAMES_PER_TEST = 8
 SEEDS = range(4)
@@ -1608,38 +1608,25 @@ def check_engine_copies(state: DeckDashState, where: str) -> None:
 def check_replays(family: Family) -> None:
     """The log replays to the same state and verdicts; undo gives back a state exactly."""
     rng, cfg = family.rng, family.cfg
-    lines = [Event.from_json(e.to_json()) for e in family.log]
-    players, options = cfg.players, cfg.options
-    result = replay(GAME, players, options, lines)
-    assert result.state == family.state, f"{cfg}: replay differs"
-    assert [list(step.verdicts) for step in result.steps] == family.verdicts
-    numbered = list(enumerate(lines, start=1))
-    n, k = len(numbered), rng.randrange(1, len(numbered) + 1)
-    before = family.states[k - 2] if k > 1 else GAME.new_state(players, options)
-    undo = (k + 1, Event("undo", None, {"target": k}))
-    got = replay(GAME, players, options, [*numbered[:k], undo])
-    assert got.state == before, f"{cfg}: undo of event {k} is not the state before"
-    again = (k + 2, Event("undo", None, {"target": k + 1}))
-    got = replay(GAME, players, options, [*numbered[:k], undo, again])
-    assert got.state == family.states[k - 1], f"{cfg}: undoing the undo of {k}"
-    other = rng.choice(lines)
-    overrule = (k + 1, Event("overrule", None, {"target": k, "event": other.to_dict()}))
-    try:
-        want, _ = GAME.apply(before, other)
-    except EventError:
-        with pytest.raises(ReplayError):
-            replay(GAME, players, options, [*numbered[:k], overrule])
-    else:
-        got = replay(GAME, players, options, [*numbered[:k], overrule])
-        assert got.state == want, f"{cfg}: overrule of {k} by {other.to_dict()}"
-    undo = (n + 1, Event("undo", None, {"target": rng.randrange(1, n + 1)}))
-    try:
-        got = replay(GAME, players, options, [*numbered, undo])
-    except ReplayError:
+    logged = LoggedGame(
+        GAME,
+        cfg.players,
+        cfg.options,
+        family.log,
+        family.states,
+        family.verdicts,
+        family.state,
+        cfg,
+    )
+    n, k = len(logged.numbered), rng.randrange(1, len(family.log) + 1)
+    logged.check_undo_twice(k)
+    logged.check_overrule(k, rng.choice(family.log))
+    got = logged.rejudged(Event("undo", None, {"target": rng.randrange(1, n + 1)}))
+    if got is None:
         family.stats["undo: input error"] += 1
     else:
-        if got.state.round is not None:
-            check_engine_copies(got.state, f"{cfg}: after an undo")
+        if got.round is not None:
+            check_engine_copies(got, f"{cfg}: after an undo")
         family.stats["undo: replayed"] += 1
 
 

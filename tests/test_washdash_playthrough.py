@@ -70,10 +70,10 @@ from typing import Any
 import pytest
 
 from referee.events import Event, EventError, Source
-from referee.replay import ReplayError, replay
 from referee.verdicts import Outcome, Verdict
 from referee.washdash.dryer import Dryer
 from referee.washdash.game import GAME
+from tests.playthrough import LoggedGame
 
 GAMES_PER_TEST = 10
 SEEDS = range(4)
@@ -1267,27 +1267,24 @@ class Family:
     # -- after the game ------------------------------------------------------------------
     def check_replays(self) -> None:
         """The log replays to the same state and verdicts; undo gives back a state exactly."""
-        lines = [Event.from_json(e.to_json()) for e in self.log]
-        players, options = self.cfg.players, self.cfg.options
-        result = replay(GAME, players, options, lines)
-        assert result.state == self.state, f"{self.cfg}: replay differs"
-        assert [list(step.verdicts) for step in result.steps] == self.verdicts
-        numbered = list(enumerate(lines, start=1))
+        logged = LoggedGame(
+            GAME,
+            self.cfg.players,
+            self.cfg.options,
+            self.log,
+            self.states,
+            self.verdicts,
+            self.state,
+            self.cfg,
+        )
         for _ in range(3):
-            self.check_undo(numbered, self.rng.randrange(1, len(numbered) + 1))
+            self.check_undo(logged, self.rng.randrange(1, len(self.log) + 1))
 
-    def check_undo(self, numbered: list[tuple[int, Event]], k: int) -> None:
+    def check_undo(self, logged: LoggedGame, k: int) -> None:
         """Undo event ``k``, undo that undo, overrule it; undo another and replay the rest."""
-        players, options = self.cfg.players, self.cfg.options
-        lines = [e for _, e in numbered]
-        n = len(numbered)
-        before = self.states[k - 2] if k > 1 else GAME.new_state(players, options)
-        undo = (k + 1, Event("undo", None, {"target": k}))
-        got = replay(GAME, players, options, [*numbered[:k], undo])
-        assert got.state == before, f"{self.cfg}: undo of event {k} is not the state before"
-        again = (k + 2, Event("undo", None, {"target": k + 1}))
-        got = replay(GAME, players, options, [*numbered[:k], undo, again])
-        assert got.state == self.states[k - 1], f"{self.cfg}: undoing the undo of {k}"
+        lines = [e for _, e in logged.numbered]
+        n = len(lines)
+        logged.check_undo_twice(k)
         other = self.rng.choice(lines)
         target_event = lines[k - 1]
         if (
@@ -1301,25 +1298,16 @@ class Family:
             payload = {**target_event.payload, "dryer": dryer_dict(fix)}
             other = Event("done", target_event.seat, payload, t_ns=target_event.t_ns)
             self.stats["overrule: a corrected done"] += 1
-        overrule = (k + 1, Event("overrule", None, {"target": k, "event": other.to_dict()}))
-        try:
-            want, _ = GAME.apply(before, other)
-        except EventError:
-            with pytest.raises(ReplayError):
-                replay(GAME, players, options, [*numbered[:k], overrule])
-        else:
-            got = replay(GAME, players, options, [*numbered[:k], overrule])
-            assert got.state == want, f"{self.cfg}: overrule of {k} by {other.to_dict()}"
+        overrule = logged.check_overrule(k, other)
         # at the end of the game the rest is judged again: no crash, the cards are kept
-        undo = (n + 1, Event("undo", None, {"target": self.rng.randrange(1, n + 1)}))
-        for late in (undo, (n + 1, overrule[1])):
-            try:
-                got = replay(GAME, players, options, [*numbered, late])
-            except ReplayError:
-                self.stats[f"{late[1].kind}: input error"] += 1
+        undo = Event("undo", None, {"target": self.rng.randrange(1, n + 1)})
+        for late in (undo, overrule):
+            got = logged.rejudged(late)
+            if got is None:
+                self.stats[f"{late.kind}: input error"] += 1
             else:
-                check_engine_cards(got.state, GAME.view(got.state), self.cfg)
-                self.stats[f"{late[1].kind}: replayed"] += 1
+                check_engine_cards(got, GAME.view(got), self.cfg)
+                self.stats[f"{late.kind}: replayed"] += 1
 
 
 def check_engine_cards(s: Any, view: dict[str, Any], cfg: Config) -> None:

@@ -1,0 +1,80 @@
+"""What every whole-game playthrough (``tests/test_<game>_playthrough.py``) checks of a
+finished game's log, whatever the game: it replays through JSON to the same state and
+verdicts, an undo gives back the state before the event exactly and undoing that undo the
+state after it, and an overrule is the same as entering its event in the first place."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from referee.events import Event, EventError
+from referee.game import Game
+from referee.replay import ReplayError, replay
+
+Numbered = list[tuple[int, Event]]
+
+
+class LoggedGame:
+    """One finished game: its rules, table, log and the states and verdicts seen live."""
+
+    def __init__(
+        self,
+        game: Game[Any],
+        players: Sequence[str],
+        options: dict[str, Any],
+        log: Sequence[Event],
+        states: Sequence[Any],
+        verdicts: Sequence[Any],
+        state: Any,
+        label: object,
+    ) -> None:
+        self.game, self.players, self.options = game, players, options
+        self.states, self.label = states, label
+        lines = [Event.from_json(e.to_json()) for e in log]
+        result = replay(game, players, options, lines)
+        assert result.state == state, f"{label}: replay differs"
+        assert [list(step.verdicts) for step in result.steps] == list(verdicts)
+        self.numbered: Numbered = list(enumerate(lines, start=1))
+
+    def replay(self, log: Numbered) -> Any:
+        return replay(self.game, self.players, self.options, log)
+
+    def before(self, k: int) -> Any:
+        """The state before event ``k``."""
+        return self.states[k - 2] if k > 1 else self.game.new_state(self.players, self.options)
+
+    def check_undo_twice(self, k: int) -> None:
+        """Undoing event ``k`` gives back the state before it; undoing the undo, after it."""
+        head = self.numbered[:k]
+        undo = (k + 1, Event("undo", None, {"target": k}))
+        got = self.replay([*head, undo]).state
+        assert got == self.before(k), f"{self.label}: undo of event {k} is not the state before"
+        again = (k + 2, Event("undo", None, {"target": k + 1}))
+        got = self.replay([*head, undo, again]).state
+        assert got == self.states[k - 1], f"{self.label}: undoing the undo of {k}"
+
+    def check_overrule(self, k: int, other: Event) -> Event:
+        """Overruling event ``k`` by ``other`` is as if ``other`` had been entered (an input
+        error then too); returns the overrule."""
+        overrule = Event("overrule", None, {"target": k, "event": other.to_dict()})
+        log = [*self.numbered[:k], (k + 1, overrule)]
+        try:
+            want, _ = self.game.apply(self.before(k), other)
+        except EventError:
+            with pytest.raises(ReplayError):
+                self.replay(log)
+        else:
+            got = self.replay(log).state
+            assert got == want, f"{self.label}: overrule of {k} by {other.to_dict()}"
+        return overrule
+
+    def rejudged(self, late: Event) -> Any | None:
+        """The game's state with ``late`` (an undo or overrule of an earlier event) appended,
+        everything after it judged again; None when that leaves an input error."""
+        try:
+            return self.replay([*self.numbered, (len(self.numbered) + 1, late)]).state
+        except ReplayError:
+            return None
