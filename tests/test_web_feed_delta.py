@@ -419,3 +419,19 @@ def test_an_older_snapshot_of_the_feed_a_tablet_holds_is_not_sent():
     assert held.last == 3
     delta = push(feeds, {"game": game, "feed": _entries(1, 2, 3, 4)}, held, live=True)
     assert b"event: delta\n" in delta and b'"after": 3' in delta and held.last == 4
+
+
+def test_a_late_snapshot_from_before_a_rewrite_does_not_cost_the_others_a_whole_state():
+    """A slow tablet's snapshot from before an undo, observed after the undo's (found by
+    review: it became the reference, so the next snapshot got a new version and every
+    up-to-date tablet a whole state)."""
+    feeds = FeedVersions()
+    v = feeds.observe(1, _entries(1, 2, 3))
+    rewritten = _entries(1, 2, 3, 4)
+    rewritten[1]["status"] = "undone"
+    w = feeds.observe(1, rewritten)
+    assert w != v
+    late = feeds.observe(1, _entries(1, 2, 3))  # an equal copy: not known by identity
+    assert late not in (v, w)  # its own version: a tablet at it gets the whole state
+    grown = [*rewritten, *_entries(5)]
+    assert feeds.observe(1, grown) == w  # the others go on with deltas

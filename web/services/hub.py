@@ -91,6 +91,11 @@ class FeedVersions:
             known = self._games.get(game_id)
             if known is not None and feed == known[1][: len(feed)]:
                 version = known[0]  # the same, or older: the newest seen stays the reference
+            elif known is not None and _last_seq(feed) < _last_seq(known[1]):
+                # an older snapshot of a history since rewritten (a slow tablet's, queued
+                # before an undo): its own version, and the newest seen stays the reference,
+                # so the tablets that are up to date go on getting deltas
+                version = next(self._numbers)
             else:
                 if known is not None and feed[: len(known[1])] == known[1]:
                     version = known[0]  # only new entries at the end
@@ -102,6 +107,11 @@ class FeedVersions:
                     self._games.popitem(last=False)
             self._recent.append((feed, game_id, version))
             return version
+
+
+def _last_seq(feed: list[Any]) -> int:
+    """The number of a feed's last event (its log head), 0 for an empty feed."""
+    return int(feed[-1]["seq"]) if feed else 0
 
 
 class Hub:
