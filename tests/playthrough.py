@@ -1,10 +1,12 @@
-"""What every whole-game playthrough (``tests/test_<game>_playthrough.py``) checks of a
-finished game's log, whatever the game: it replays through JSON to the same state and
+"""What every whole-game playthrough (``tests/test_<game>_playthrough.py``) checks whatever
+the game: each event judged as the family expects (``judge``), and of a finished game's log
+(``LoggedGame``): it replays through JSON to the same state and
 verdicts, an undo gives back the state before the event exactly and undoing that undo the
 state after it, and an overrule is the same as entering its event in the first place."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +15,7 @@ import pytest
 from referee.events import Event, EventError
 from referee.game import Game
 from referee.replay import ReplayError, replay
+from referee.verdicts import Outcome, Verdict
 
 Numbered = list[tuple[int, Event]]
 
@@ -78,3 +81,40 @@ class LoggedGame:
             return self.replay([*self.numbered, (len(self.numbered) + 1, late)]).state
         except ReplayError:
             return None
+
+
+def judge(
+    game: Game[Any],
+    before: Any,
+    event: Event,
+    expect: str,
+    where: str,
+    seats: int,
+    stats: Counter[str],
+) -> tuple[Any, list[Verdict]] | None:
+    """Apply ``event`` to ``before`` as the family expects it judged: "legal" (no illegal
+    verdict), "illegal" (one illegal verdict and the very same state), "noop" (one info and
+    the very same state: a second press) or "error" (an input error, and None). Every
+    verdict's seat is at the table; ``stats`` counts what happened."""
+    try:
+        after, verdicts = game.apply(before, event)
+    except EventError as exc:
+        assert expect == "error", f"{where}: unexpected input error {exc}"
+        stats["input errors"] += 1
+        return None
+    assert expect != "error", f"{where}: a malformed event was judged: {verdicts}"
+    assert verdicts, f"{where}: no verdict"
+    assert all(v.seat is None or 0 <= v.seat < seats for v in verdicts), where
+    refused = [v for v in verdicts if v.outcome is Outcome.ILLEGAL]
+    if expect == "illegal":
+        assert refused, f"{where}: illegal move accepted: {verdicts}"
+        assert len(verdicts) == 1 and after is before, f"{where}: a refusal changed things"
+        stats["refused"] += 1
+    elif expect == "noop":
+        assert [v.outcome for v in verdicts] == [Outcome.INFO], f"{where}: {verdicts}"
+        assert after is before, where
+    else:
+        assert not refused, f"{where}: legal move refused: {refused[0].reason}"
+        stats["accepted"] += 1
+        stats[event.kind] += 1
+    return after, verdicts

@@ -86,9 +86,9 @@ from referee.deckdash.check import check_dash, find_dash, hand_off
 from referee.deckdash.dashes import GroupKind, get_dash
 from referee.deckdash.game import GAME
 from referee.deckdash.state import DeckDashState, Phase
-from referee.events import Event, EventError
+from referee.events import Event
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame
+from tests.playthrough import LoggedGame, judge
 
 GAMES_PER_TEST = 8
 SEEDS = range(4)
@@ -282,24 +282,10 @@ class Family:
         returns how the round ended, if it did."""
         before = self.state
         where = f"{self.cfg} event {len(self.log) + 1} {event.to_dict()}"
-        try:
-            after, verdicts = GAME.apply(before, event)
-        except EventError as exc:
-            assert expect == "error", f"{where}: unexpected input error {exc}"
-            self.stats["input errors"] += 1
+        judged = judge(GAME, before, event, expect, where, self.n, self.stats)
+        if judged is None:
             return None
-        assert expect != "error", f"{where}: a malformed event was judged: {verdicts}"
-        assert verdicts, f"{where}: no verdict"
-        assert all(v.seat is None or 0 <= v.seat < self.n for v in verdicts), where
-        refused = [v for v in verdicts if v.outcome is Outcome.ILLEGAL]
-        if refused:
-            assert expect == "illegal", f"{where}: legal move refused: {refused[0].reason}"
-            assert len(verdicts) == 1 and after is before, f"{where}: a refusal changed things"
-            self.stats["refused"] += 1
-        else:
-            assert expect == "legal", f"{where}: illegal move accepted: {verdicts}"
-            self.stats["accepted"] += 1
-            self.stats[event.kind] += 1
+        after, verdicts = judged
         self.log.append(event)
         self.verdicts.append(verdicts)
         self.states.append(after)
@@ -308,7 +294,7 @@ class Family:
         self.quiet += 1
         self.ended_now = None
         self.game_ended_now = False
-        if not refused:
+        if expect == "legal":
             end = effect(verdicts) if effect is not None else None
             self.settle(end)
             self.on_hint(verdicts, where)

@@ -62,9 +62,9 @@ from referee.dos.cards import DosCard, Symbol, format_card, format_cards, matche
 from referee.dos.deck import copies_in_deck, full_deck
 from referee.dos.game import GAME
 from referee.dos.state import DosState, Phase, PileTurn
-from referee.events import Event, EventError
+from referee.events import Event
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame
+from tests.playthrough import LoggedGame, judge
 
 PILES = ("left", "right")
 DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
@@ -164,29 +164,15 @@ class Family:
         before = self.state
         where = f"{self.cfg} event {len(self.log) + 1} {event.to_dict()}"
         self.played_down_to = {}
-        try:
-            after, verdicts = GAME.apply(before, event)
-        except EventError as exc:
-            assert expect == "error", f"{where}: unexpected input error {exc}"
-            self.stats["input errors"] += 1
+        judged = judge(GAME, before, event, expect, where, before.n, self.stats)
+        if judged is None:
             return None
-        assert expect != "error", f"{where}: a malformed event was judged: {verdicts}"
-        assert verdicts, f"{where}: no verdict"
-        assert all(v.seat is None or 0 <= v.seat < before.n for v in verdicts), where
-        refused = [v for v in verdicts if v.outcome is Outcome.ILLEGAL]
-        if refused:
-            assert expect == "illegal", f"{where}: legal move refused: {refused[0].reason}"
-            assert len(verdicts) == 1 and after is before, f"{where}: a refusal changed things"
-            self.stats["refused"] += 1
-        else:
-            assert expect == "legal", f"{where}: illegal move accepted: {verdicts}"
-            self.stats["accepted"] += 1
-            self.stats[event.kind] += 1
+        after, verdicts = judged
         self.log.append(event)
         self.verdicts.append(verdicts)
         self.states.append(after)
         self.state = after
-        if not refused:
+        if expect == "legal":
             self.follow(before, event, verdicts)
         self.check(before, event, verdicts, where)
         return verdicts

@@ -77,7 +77,7 @@ from referee.hitthedeck.deck import composition
 from referee.hitthedeck.game import GAME
 from referee.hitthedeck.state import HtdState, Need, Phase, Requirement
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame
+from tests.playthrough import LoggedGame, judge
 
 MS = 1_000_000
 DECK: Counter[HtdCard] = Counter(composition())
@@ -641,29 +641,15 @@ class Family:
         """Apply ``event``; ``expect`` is "legal", "illegal" or "error" (malformed)."""
         before = self.state
         where = f"[{self.cfg}] event {len(self.log) + 1} {event.to_dict()}"
-        try:
-            after, verdicts = GAME.apply(before, event)
-        except EventError as exc:
-            assert expect == "error", f"{where}: unexpected input error {exc}"
-            self.stats["input errors"] += 1
+        judged = judge(GAME, before, event, expect, where, before.n, self.stats)
+        if judged is None:
             return None
-        assert expect != "error", f"{where}: a malformed event was judged: {verdicts}"
-        assert verdicts, f"{where}: no verdict"
-        assert all(v.seat is None or 0 <= v.seat < before.n for v in verdicts), where
-        refused = [v for v in verdicts if v.outcome is Outcome.ILLEGAL]
-        if refused:
-            assert expect == "illegal", f"{where}: legal move refused: {refused[0].reason}"
-            assert len(verdicts) == 1 and after is before, f"{where}: a refusal changed things"
-            self.stats["refused"] += 1
-        else:
-            assert expect == "legal", f"{where}: illegal move accepted: {verdicts}"
-            self.stats["accepted"] += 1
-            self.stats[event.kind] += 1
+        after, verdicts = judged
         self.log.append(event)
         self.verdicts.append(verdicts)
         self.states.append(after)
         self.state = after
-        if not refused:
+        if expect == "legal":
             self.follow(before, event, verdicts, where)
         self.check(before, event, verdicts, where)
         return verdicts
