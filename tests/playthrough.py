@@ -6,8 +6,9 @@ state after it, and an overrule is the same as entering its event in the first p
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -118,3 +119,28 @@ def judge(
         stats["accepted"] += 1
         stats[event.kind] += 1
     return after, verdicts
+
+
+def play_games(
+    seed: int,
+    games: int,
+    random_config: Callable[[random.Random], Any],
+    family: Callable[[random.Random, Any], Any],
+    check_replays: Callable[[Any], None],
+) -> Counter[str]:
+    """``games`` whole games from ``seed``: each a random table (``random_config``) played
+    by a fresh family with its own seed, then its log checked (``check_replays``); the
+    families' statistics added up, with the games, events, modes and table sizes."""
+    rng = random.Random(seed)
+    stats: Counter[str] = Counter()
+    for _ in range(games):
+        config = random_config(rng)
+        played = family(random.Random(rng.randrange(2**32)), config)
+        played.play_game()
+        check_replays(played)
+        stats.update(played.stats)
+        stats["games"] += 1
+        stats["events"] += len(played.log)
+        stats[f"mode {config.mode}"] += 1
+        stats[f"{len(config.players)} players"] += 1
+    return stats

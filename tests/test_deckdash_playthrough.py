@@ -88,7 +88,7 @@ from referee.deckdash.game import GAME
 from referee.deckdash.state import DeckDashState, Phase
 from referee.events import Event
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame, judge
+from tests.playthrough import LoggedGame, judge, play_games
 
 GAMES_PER_TEST = 8
 SEEDS = range(4)
@@ -1617,19 +1617,9 @@ def check_replays(family: Family) -> None:
 
 
 def play(seed: int, games: int, agree: bool = False) -> Counter[str]:
-    rng = random.Random(seed)
-    stats: Counter[str] = Counter()
-    for _ in range(games):
-        config = random_config(rng)
-        family = Family(random.Random(rng.randrange(2**32)), config, agree)
-        family.play_game()
-        check_replays(family)
-        stats.update(family.stats)
-        stats["games"] += 1
-        stats["events"] += len(family.log)
-        stats[f"mode {config.mode}"] += 1
-        stats[f"{len(config.players)} players"] += 1
-    return stats
+    return play_games(
+        seed, games, random_config, lambda rng, config: Family(rng, config, agree), check_replays
+    )
 
 
 @pytest.mark.parametrize("seed", SEEDS)

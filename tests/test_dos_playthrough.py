@@ -64,7 +64,7 @@ from referee.dos.game import GAME
 from referee.dos.state import DosState, Phase, PileTurn
 from referee.events import Event
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame, judge
+from tests.playthrough import LoggedGame, judge, play_games
 
 PILES = ("left", "right")
 DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
@@ -802,19 +802,7 @@ def check_engine_cards(s: DosState, deck: Any, cfg: Config) -> None:
 
 
 def play(seed: int, games: int) -> Counter[str]:
-    rng = random.Random(seed)
-    stats: Counter[str] = Counter()
-    for _ in range(games):
-        config = random_config(rng)
-        family = Family(random.Random(rng.randrange(2**32)), config)
-        family.play_game()
-        family.check_replays()
-        stats.update(family.stats)
-        stats["games"] += 1
-        stats["events"] += len(family.log)
-        stats[f"mode {config.mode}"] += 1
-        stats[f"{len(config.players)} players"] += 1
-    return stats
+    return play_games(seed, games, random_config, Family, Family.check_replays)
 
 
 # -- what the playthrough found -----------------------------------------------------------

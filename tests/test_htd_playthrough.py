@@ -77,7 +77,7 @@ from referee.hitthedeck.deck import composition
 from referee.hitthedeck.game import GAME
 from referee.hitthedeck.state import HtdState, Need, Phase, Requirement
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame, judge
+from tests.playthrough import LoggedGame, judge, play_games
 
 MS = 1_000_000
 DECK: Counter[HtdCard] = Counter(composition())
@@ -1406,19 +1406,7 @@ def check_engine_cards(s: HtdState, cfg: Config, rejudged: bool = False) -> None
 
 
 def play(seed: int, games: int) -> Counter[str]:
-    rng = random.Random(seed)
-    stats: Counter[str] = Counter()
-    for _ in range(games):
-        config = random_config(rng)
-        family = Family(random.Random(rng.randrange(2**32)), config)
-        family.play_game()
-        family.check_replays()
-        stats.update(family.stats)
-        stats["games"] += 1
-        stats["events"] += len(family.log)
-        stats[f"mode {config.mode}"] += 1
-        stats[f"{len(config.players)} players"] += 1
-    return stats
+    return play_games(seed, games, random_config, Family, Family.check_replays)
 
 
 # -- what the playthrough found -----------------------------------------------------------

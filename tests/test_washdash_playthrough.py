@@ -73,7 +73,7 @@ from referee.events import Event, EventError, Source
 from referee.verdicts import Outcome, Verdict
 from referee.washdash.dryer import Dryer
 from referee.washdash.game import GAME
-from tests.playthrough import LoggedGame, judge
+from tests.playthrough import LoggedGame, judge, play_games
 
 GAMES_PER_TEST = 10
 SEEDS = range(4)
@@ -1310,19 +1310,7 @@ def check_engine_cards(s: Any, view: dict[str, Any], cfg: Config) -> None:
 
 
 def play(seed: int, games: int) -> Counter[str]:
-    rng = random.Random(seed)
-    stats: Counter[str] = Counter()
-    for _ in range(games):
-        config = random_config(rng)
-        family = Family(random.Random(rng.randrange(2**32)), config)
-        family.play_game()
-        family.check_replays()
-        stats.update(family.stats)
-        stats["games"] += 1
-        stats["events"] += len(family.log)
-        stats[f"mode {config.mode}"] += 1
-        stats[f"{len(config.players)} players"] += 1
-    return stats
+    return play_games(seed, games, random_config, Family, Family.check_replays)
 
 
 # -- what the playthrough found -----------------------------------------------------------
