@@ -326,6 +326,7 @@ class Round:
     revealed: list[str]
     claims: list[Claim] = field(default_factory=list)
     presses: dict[int, int | None] = field(default_factory=dict)
+    press_readings: dict[int, Bars] = field(default_factory=dict)  # what a held press carried
     forfeits: dict[int, str] = field(default_factory=dict)
     arrivals: int = 0
     checked: bool = False  # the family has looked at each other's dryers
@@ -536,6 +537,7 @@ class Family:
         self.state = after
         was_over = self.over()
         self.announce, self.new_round, self.expect_mistake = announce, False, False
+        self.dropped: list[int] = []
         if expect == "legal" and effect is not None:
             effect()
         was_over = was_over and not self.new_round
@@ -587,7 +589,11 @@ class Family:
         claims = [(c.seat, c.card, c.t_ns, c.status) for c in r.claims] if r else []
         got = [(c["seat"], c["card"], c["t_ns"], c["status"]) for c in view["claims"]]
         assert got == claims, (where, got, claims)
-        presses = [{"seat": k, "t_ns": t} for k, t in r.presses.items()] if r else []
+        presses = [
+            {"seat": k, "t_ns": t}
+            | ({"dryer": dryer_dict(r.press_readings[k])} if k in r.press_readings else {})
+            for k, t in (r.presses.items() if r else ())
+        ]
         assert view["presses"] == presses, (where, view["presses"], presses)
         shown = [None if b is None else dryer_dict(b) for b in self.shown]
         assert view["dryers"] == shown, (where, view["dryers"], shown)
@@ -634,6 +640,8 @@ class Family:
                 assert board["winners"] == self.winners(), where
         else:
             assert not finals, f"{where}: game end announced: {verdicts}"
+        gone = [v.seat for v in verdicts if "press names no card" in v.reason]
+        assert gone == self.dropped, (where, verdicts)
         mistakes = [v for v in verdicts if v.data.get("mistake")]
         assert len(mistakes) == (1 if self.expect_mistake else 0), (where, verdicts)
 
@@ -929,6 +937,9 @@ class Family:
                     def hold() -> None:
                         assert self.rnd is not None
                         self.rnd.presses[seat] = t
+                        if reading is not None:  # shown, and it judges the card named later
+                            self.rnd.press_readings[seat] = reading
+                            self.shown[seat] = reading
                         self.stats["presses held"] += 1
 
                     self.send(event, "legal", hold)
@@ -943,6 +954,10 @@ class Family:
             return
         pressed = seat in r.presses
         when = r.presses[seat] if pressed and r.presses[seat] is not None else t
+        carried = reading  # shown; without one, the held press's reading judges (WD-12)
+        if reading is None and seat in r.press_readings:
+            reading = r.press_readings[seat]
+            self.stats["judged by the press's reading"] += 1
         true = self.true[seat]
         really = true is not None and completes(target(card, events), true, forbid)
         ok = reading is not None and completes(target(card, events), reading, forbid)
@@ -955,6 +970,7 @@ class Family:
             def forget() -> None:  # WD-19
                 assert self.rnd is not None
                 del self.rnd.presses[seat]
+                self.rnd.press_readings.pop(seat, None)
                 self.stats["retry: press forgotten"] += 1
 
             self.send(event, "legal", forget)
@@ -965,10 +981,16 @@ class Family:
             assert self.rnd is not None
             rnd = self.rnd
             rnd.presses.pop(seat, None)
+            rnd.press_readings.pop(seat, None)
             rnd.claims.append(Claim(seat, card, when, rnd.arrivals, status, reading, really))
             rnd.arrivals += 1
-            if reading is not None:
-                self.shown[seat] = reading
+            if carried is not None:
+                self.shown[seat] = carried
+            if self.over() and rnd.presses:  # the others took every card: the presses go
+                self.stats["presses gone at the round end"] += len(rnd.presses)
+                self.dropped = list(rnd.presses)  # in the order pressed
+                rnd.presses.clear()
+                rnd.press_readings.clear()
             self.expect_mistake = status == "wrong"
             self.stats[f"claims {status}"] += 1
 

@@ -368,11 +368,13 @@ class WashDash:
         if named is None:
             resolved = self._card_for_press(state, seat, dryer)
             if resolved is None:
-                return self._hold_press(state, seat, event.t_ns)
+                return self._hold_press(state, seat, event.t_ns, dryer)
             card = resolved
         else:
             card = named
-        rnd = evolve(rnd, presses=tuple(p for p in rnd.presses if p[0] != seat))
+        # WD-12: a done is judged on the reading it carries, and the press's is this done's
+        reading = dryer if dryer is not None else rnd.press_dryer(seat)
+        rnd = rnd.without_press(seat)
         if card not in rnd.revealed:
             return state, [illegal(f"{card} is not on the table this round.", seat)]
         if not deck[card].is_task:
@@ -392,14 +394,14 @@ class WashDash:
         task = deck[card].task
         assert task is not None
         verdicts: list[Verdict] = []
-        if dryer is None:
+        if reading is None:
             status, reason = UNCHECKED, "no dryer reading yet"
             verdicts.append(legal(f"{who} takes {card}: {task.describe()}.", seat, card=card))
             verdicts.append(
                 prompt(f"Show {who}'s dryer to the camera or enter it on the tablet.", seat)
             )
         else:
-            check = satisfies(task, dryer, rnd.events, extra_items=state.extra_items)
+            check = satisfies(task, reading, rnd.events, extra_items=state.extra_items)
             if not check.ok and state.wrong_done == RETRY:
                 if press is None:
                     return state, [illegal(f"{who}, not yet — {card}: {check.reason}", seat)]
@@ -424,8 +426,31 @@ class WashDash:
         dryers = state.dryers if dryer is None else _set(state.dryers, seat, dryer)
         new = evolve(state, current=new_round, dryers=dryers)
         if round_over(new, deck):
+            new, dropped = self._drop_presses(new)
+            verdicts.extend(dropped)
             verdicts.extend(self._round_end(new))
         return new, verdicts
+
+    def _drop_presses(self, state: WashDashState) -> tuple[WashDashState, list[Verdict]]:
+        """The round is over with presses still held (3+ players: the others took every task
+        card): a press can name no card now, so it goes, said, and its tablet question with
+        it; a card that ``retry`` puts back later is pressed for again."""
+        rnd = state.current
+        assert rnd is not None
+        if not rnd.presses:
+            return state, []
+        takers = _list(list(dict.fromkeys(state.players[c.seat] for c in rnd.claims)))
+        out = []
+        for seat, _ in rnd.presses:
+            who = state.players[seat]
+            out.append(
+                info(
+                    f"{who} pressed done, but {takers} took every task card: {who}'s press "
+                    f"names no card, and {who} ends round {rnd.number} without one.",
+                    seat,
+                )
+            )
+        return evolve(state, current=evolve(rnd, presses=(), press_dryers=())), out
 
     def _card_for_press(self, state: WashDashState, seat: int, dryer: Dryer | None) -> str | None:
         """WD-17: the task a card-less "done" means — the only open task, or the only open
@@ -451,8 +476,10 @@ class WashDash:
         )
 
     def _hold_press(
-        self, state: WashDashState, seat: int, t_ns: int | None
+        self, state: WashDashState, seat: int, t_ns: int | None, dryer: Dryer | None
     ) -> tuple[WashDashState, list[Verdict]]:
+        """WD-17: hold a card-less "done" for the tablet. A reading it carries is shown and
+        kept with the press: it judges the card named later (WD-12), never a later one."""
         rnd = state.current
         assert rnd is not None
         who = state.players[seat]
@@ -460,7 +487,8 @@ class WashDash:
             return state, [illegal(f"{who} already completed a task this round.", seat)]
         if rnd.press_of(seat) is not None:
             return state, [info(f"{who} already pressed done: which task card?", seat)]
-        new = evolve(state, current=evolve(rnd, presses=(*rnd.presses, (seat, t_ns))))
+        dryers = state.dryers if dryer is None else _set(state.dryers, seat, dryer)
+        new = evolve(state, current=rnd.with_press(seat, t_ns, dryer), dryers=dryers)
         ends = (
             f" With 2 players that ends the race: only {who} can score this round."
             if state.n == 2
@@ -695,10 +723,9 @@ class WashDash:
             "table": table,
             "events_in_force": sorted(e.value for e in rnd.events) if rnd is not None else [],
             "claims": [c.to_dict() for c in rnd.claims] if rnd is not None else [],
-            # pads' "done" presses waiting for their card (WD-17)
-            "presses": (
-                [{"seat": s, "t_ns": t} for s, t in rnd.presses] if rnd is not None else []
-            ),
+            # pads' "done" presses waiting for their card (WD-17), with the reading the
+            # press carried when it did (it judges the card named, WD-12)
+            "presses": self._presses_view(rnd),
             "cards": [list(h) for h in holdings(state, deck, alloc)],
             "discarded": list(state.discarded) + list(alloc.discarded),
             "dryers": [None if d is None else d.to_dict() for d in state.dryers],
@@ -706,6 +733,21 @@ class WashDash:
             "first_bonus_to": alloc.first_bonus_to,
             "options": {"wrong_done": state.wrong_done, "extra_items": state.extra_items},
         }
+
+    @staticmethod
+    def _presses_view(rnd: Round | None) -> list[dict[str, Any]]:
+        """The held presses; ``dryer`` only for one that carried a reading, so that a tablet
+        can say what it reads (a button's press never does)."""
+        if rnd is None:
+            return []
+        out: list[dict[str, Any]] = []
+        for seat, t_ns in rnd.presses:
+            item: dict[str, Any] = {"seat": seat, "t_ns": t_ns}
+            reading = rnd.press_dryer(seat)
+            if reading is not None:
+                item["dryer"] = reading.to_dict()
+            out.append(item)
+        return out
 
     def table(self, state: WashDashState) -> list[TableLine]:
         return table_lines(state, self.deck)

@@ -60,6 +60,9 @@ class Round:
     tasks: tuple[str, ...] = ()  # the revealed task cards (kept with ``revealed``)
     events: frozenset[EventCard] = frozenset()  # the revealed events, in force this round
     presses: tuple[tuple[int, int | None], ...] = ()  # (seat, t_ns) "done" presses awaiting a card
+    # (seat, reading) for a held press whose card-less "done" carried a dryer: it judges
+    # the card named later unless that "done" carries its own (WD-12, WD-17)
+    press_dryers: tuple[tuple[int, Dryer], ...] = ()
 
     def with_revealed(self, deck: Deck, cards: tuple[str, ...]) -> Round:
         """This round with more cards revealed (tasks and events kept in step)."""
@@ -79,6 +82,22 @@ class Round:
 
     def press_of(self, seat: int) -> tuple[int, int | None] | None:
         return next((p for p in self.presses if p[0] == seat), None)
+
+    def press_dryer(self, seat: int) -> Dryer | None:
+        return next((d for s, d in self.press_dryers if s == seat), None)
+
+    def with_press(self, seat: int, t_ns: int | None, dryer: Dryer | None) -> Round:
+        """This round with the seat's card-less "done" held (WD-17), and its reading kept."""
+        kept = self.press_dryers if dryer is None else (*self.press_dryers, (seat, dryer))
+        return evolve(self, presses=(*self.presses, (seat, t_ns)), press_dryers=kept)
+
+    def without_press(self, seat: int) -> Round:
+        """This round without the seat's held press (named, or forgotten, WD-19)."""
+        return evolve(
+            self,
+            presses=tuple(p for p in self.presses if p[0] != seat),
+            press_dryers=tuple(p for p in self.press_dryers if p[0] != seat),
+        )
 
     def open_tasks(self) -> tuple[str, ...]:
         taken = {c.card for c in self.claims}

@@ -110,7 +110,7 @@ def _events(rnd: Round) -> list[TableLine]:
 def _waiting(state: WashDashState, deck: Deck, rnd: Round) -> list[TableLine]:
     """Claims the referee still waits on: a dryer to see, a "done" press without its card
     (only while the round runs: once the others took every task, a press has nothing left
-    to name, and its tablet question is gone too)."""
+    to name, so it goes with the round's last card, and its tablet question with it)."""
     lines = []
     unchecked = [c for c in rnd.claims if c.status == UNCHECKED]
     if unchecked:

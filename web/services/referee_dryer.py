@@ -501,7 +501,8 @@ class DryerReferee:
         """Which card did the press mean? ``prompts.which_card_prompt``, told what the
         camera read: each open task card is an answer, a ``done`` at the press's time
         carrying the reading when the reading completes that card (so the tap confirms
-        both); a card it does not complete is checked as any tablet ``done``. It replaces
+        both); a card it does not complete is checked as any tablet ``done`` (on the reading
+        the card-less ``done`` carried, if it did: WD-12, WD-17). It replaces
         any question about the same press (the pad bridge's, asked before this seat was
         read)."""
         question = self._press_question(game, seat, reading)
