@@ -10,10 +10,12 @@ so pad edges and camera frames share one time line (docs/HARDWARE.md, "Clocks").
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 _WRAP_32 = 1 << 32
+_HALF_WRAP_32 = _WRAP_32 // 2
 
 
 @dataclass
@@ -24,6 +26,7 @@ class EdgeClock:
     sampler, or the mock's drive call) rather than when the Python callback ran.
     ``resolution_ns``: the smallest difference this clock can honestly separate; races
     closer than this are ties (ruling HW-2).
+    ``now_ns``: CLOCK_MONOTONIC, injectable so tests can cross hours of idle without sleeping.
     """
 
     name: str
@@ -33,6 +36,7 @@ class EdgeClock:
     note: str
     _ref_tick: int | None = None
     _ref_ns: int | None = None
+    now_ns: Callable[[], int] = field(default=time.monotonic_ns, repr=False, compare=False)
 
     def to_ns(self, ticks: Any) -> int:
         if self.unit == "ns":
@@ -41,27 +45,34 @@ class EdgeClock:
             return round(float(ticks) * 1e9)
         if self.unit == "us32":
             return self._pigpio_to_ns(int(ticks))
-        return time.monotonic_ns()
+        return self.now_ns()
 
     def _pigpio_to_ns(self, tick: int) -> int:
-        """pigpio ticks are µs since the daemon started, wrapping every 71.6 min. Chain each
-        edge to the previous one (wrap-safe) from a reference taken at start-up."""
+        """pigpio ticks are µs since the daemon started, wrapping every 71.6 min.
+
+        The tick alone cannot say how many wraps have passed since the reference: pads can
+        sit idle for longer than half a wrap (35.8 min) or a whole one. The monotonic clock
+        can: an edge is stamped moments after it happened, so ``now - reference`` is its
+        distance from the reference to well within half a wrap. Take the tick distance
+        modulo 2**32 and add the number of wraps that brings it closest to that estimate;
+        an edge from just before the reference (callback latency) comes out negative. The
+        reference stays the one from start-up: no edge's error can carry to the next.
+        """
+        now = self.now_ns()
         if self._ref_tick is None or self._ref_ns is None:
-            self._ref_tick, self._ref_ns = tick, time.monotonic_ns()
-            return self._ref_ns
+            self._ref_tick, self._ref_ns = tick, now
+            return now
+        est_us = (now - self._ref_ns) // 1000
         delta = (tick - self._ref_tick) % _WRAP_32
-        if delta >= _WRAP_32 // 2:  # an edge just before the reference
-            delta -= _WRAP_32
-        ns = self._ref_ns + delta * 1000
-        self._ref_tick, self._ref_ns = tick, ns
-        return ns
+        wraps = (est_us - delta + _HALF_WRAP_32) // _WRAP_32  # nearest whole wrap count
+        return self._ref_ns + (delta + wraps * _WRAP_32) * 1000
 
     def calibrate(self, factory: Any) -> None:
         """Pin the pigpio tick ↔ monotonic offset (read both clocks back to back)."""
         if self.unit == "us32":
-            before = time.monotonic_ns()
+            before = self.now_ns()
             tick = int(factory.ticks())
-            after = time.monotonic_ns()
+            after = self.now_ns()
             self._ref_tick, self._ref_ns = tick, (before + after) // 2
 
     def describe(self) -> dict[str, Any]:
@@ -74,9 +85,9 @@ class EdgeClock:
         }
 
 
-def edge_clock(factory: Any) -> EdgeClock:
+def edge_clock(factory: Any, now_ns: Callable[[], int] = time.monotonic_ns) -> EdgeClock:
     """The EdgeClock for a gpiozero pin factory instance (matched by class name, so that
-    lgpio/pigpio need not be importable here)."""
+    lgpio/pigpio need not be importable here); ``now_ns`` is CLOCK_MONOTONIC (tests inject)."""
     names = {cls.__name__ for cls in type(factory).__mro__}
     if "NsMockFactory" in names:
         return EdgeClock(
@@ -106,7 +117,9 @@ def edge_clock(factory: Any) -> EdgeClock:
             True,
             5_000,
             "pigpiod samples GPIOs every 5 µs by default; µs ticks wrap every 71.6 min and "
-            "are chained onto CLOCK_MONOTONIC from a start-up reference",
+            "are put onto CLOCK_MONOTONIC from a start-up reference, the wraps in between "
+            "counted by the monotonic clock",
+            now_ns=now_ns,
         )
         clock.calibrate(factory)
         return clock
@@ -125,4 +138,5 @@ def edge_clock(factory: Any) -> EdgeClock:
         False,
         1_000_000,
         "unknown pin factory: time.monotonic_ns() read when the callback ran",
+        now_ns=now_ns,
     )
