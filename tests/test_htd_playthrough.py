@@ -197,6 +197,7 @@ class MClosed:
     timed: bool
     faked: set[int]
     yell: bool
+    until: int | None = None  # the time of the turn action that ended its claim (HTD-17)
 
 
 @dataclass
@@ -210,6 +211,7 @@ class World:
     need: str | None = None
     race: MRace | None = None
     closed: MClosed | None = None
+    judged: MClosed | None = None  # the race judged before the last timed turn action
     held: list[tuple[int, int]] = field(default_factory=list)
     after: list[tuple[int, int]] = field(default_factory=list)  # slaps after a judged race
     owed: list[int] = field(default_factory=list)
@@ -242,9 +244,10 @@ class World:
         for seat in sorted({s for s, _ in presses}):
             self.owe(seat, 2, "fake_out")
 
-    def resolve_held(self) -> None:
-        held, self.held = self.held, []
-        self.fake_outs(held)
+    def resolve_held(self, before: int | None = None) -> None:
+        due = [p for p in self.held if before is None or p[1] < before]
+        self.held = [p for p in self.held if p not in due]
+        self.fake_outs(due)
 
     def draw_owed(self) -> None:
         t = self.truth
@@ -335,12 +338,23 @@ class World:
         self.race = None
         self.stats["races judged"] += 1
 
-    def early(self, seat: int) -> None:
-        race = self.race if self.race is not None else self.closed
+    def early(self, seat: int, race: MRace | MClosed | None = None) -> None:
+        race = race or (self.race if self.race is not None else self.closed)
         assert race is not None
         if seat not in race.faked:
             race.faked.add(seat)
             self.owe(seat, 2, "fake_out")
+
+    def earlier(self, t: int) -> bool:
+        """Slapped before the turn action that ended the judged race's claim (HTD-17)."""
+        judged = self.judged
+        return judged is not None and judged.until is not None and t < judged.until
+
+    def judged_slap(self, seat: int, t: int) -> None:
+        judged = self.judged
+        assert judged is not None
+        if judged.timed and t < judged.trigger - self.lock:
+            self.early(seat, judged)
 
     def slap(self, seat: int, t: int) -> None:
         if self.phase != "play":
@@ -351,7 +365,13 @@ class World:
             if end is not None and t > end:
                 self.judge(None)
             elif race.timed and race.trigger is not None and t < race.trigger - self.lock:
-                self.early(seat)
+                if self.earlier(t):
+                    self.judged_slap(seat, t)
+                else:
+                    self.early(seat)
+                return
+            elif not race.timed and self.earlier(t):
+                self.judged_slap(seat, t)
                 return
             else:
                 race.presses.append((seat, t))
@@ -363,7 +383,12 @@ class World:
                 return
         closed = self.closed
         if closed is not None and closed.timed and t < closed.trigger - self.lock:
-            self.early(seat)
+            if self.earlier(t):
+                self.judged_slap(seat, t)
+            else:
+                self.early(seat)
+        elif closed is None and self.earlier(t):
+            self.judged_slap(seat, t)
         elif closed is not None:
             self.after.append((seat, t))
         else:
@@ -461,14 +486,21 @@ class World:
             self.close_late(event.t_ns)
         if kind in TURN_KINDS:
             assert self.race is None, "a turn event was taken while the race was open"
+            if self.closed is not None:
+                self.judged = None
+                if event.t_ns is not None:
+                    self.judged = copy.deepcopy(self.closed)
+                    self.judged.until = event.t_ns
             self.closed = None
         if kind in NEXT_ACTIONS:
             self.reopen = None
         getattr(self, "on_" + kind)(event, before, verdicts)
-        if kind in TURN_KINDS:
+        if kind in TURN_KINDS:  # slapped after the action: held (HTD-15); before: ignored
+            t_ns = event.t_ns
+            self.held += [p for p in self.after if t_ns is not None and p[1] >= t_ns]
             self.after = []
         if kind in TURN_KINDS and self.held:
-            self.resolve_held()
+            self.resolve_held(event.t_ns)
         self.settle(after.hands)
 
     def effect(self, card: HtdCard, by: int, t_ns: int | None, yelled: bool = True) -> None:
@@ -484,6 +516,7 @@ class World:
         self.truth = truth
         self.phase, self.need = "play", "turn_up"
         self.race, self.closed, self.held, self.after = None, None, [], []
+        self.judged = None
         self.owed = [0] * self.n
         self.reopen, self.flip_by = None, None
 

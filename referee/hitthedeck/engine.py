@@ -263,6 +263,7 @@ def _deal(state: HtdState, event: Event) -> Result:
         reveal_ctx="start",
         race=None,
         closed_race=None,
+        judged=None,
         held=(),
         owed=(0,) * n,
         out_seat=None,
@@ -788,16 +789,16 @@ def apply(state: HtdState, event: Event) -> Result:
                     f"Wait: the slap race is still open ({who} still to slap). It ends when "
                     "everyone has slapped or its time is up (HTD-13)."
                 )
-            state = evolve(state, closed_race=None)
+            state = slaps.end_claim(state, event.t_ns)
         if event.kind in NEXT_ACTIONS and state.reopen is not None:
             state = evolve(state, reopen=None)  # too late to report the yell now (HTD-18)
         state, more = handler(state, event)
         verdicts += more
         if event.kind in TURN_KINDS and state.after_race:
-            state = evolve(state, after_race=())  # no Hand card claimed them (HTD-17)
+            state = slaps.release_after_race(state, event.t_ns)  # no Hand card claimed them
         _not_too_many(state, named)
         if event.kind in TURN_KINDS and state.held:
-            state, more = slaps.resolve_held(state)
+            state, more = slaps.resolve_held(state, event.t_ns)
             verdicts += more
     except Illegal as exc:
         seat = exc.seat if exc.seat is not None else event.seat

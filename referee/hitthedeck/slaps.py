@@ -96,7 +96,9 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         if end is not None and t_ns > end:
             state, verdicts = close_race(state)  # the window is over: judge first
         elif race.timed and before_card(state, race.trigger_ns, t_ns):
-            return early_slap(state, press)
+            return judged_slap(state, press) if earlier(state, t_ns) else early_slap(state, press)
+        elif not race.timed and earlier(state, t_ns):
+            return judged_slap(state, press)
         else:
             trigger = stand_in(race, t_ns)
             if seat in slapped_seats(state, race):
@@ -110,7 +112,12 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
             return state, [info(note, seat, t_ns=t_ns), *more]
     closed = state.closed_race
     if closed is not None and closed.timed and before_card(state, closed.trigger_ns, t_ns):
-        state, more = early_slap(state, press)
+        state, more = (
+            judged_slap(state, press) if earlier(state, t_ns) else early_slap(state, press)
+        )
+        return state, [*verdicts, *more]
+    if closed is None and earlier(state, t_ns):
+        state, more = judged_slap(state, press)
         return state, [*verdicts, *more]
     if closed is not None:
         # a pad may report a slap for a Hand card the camera has not reported yet: kept for
@@ -160,11 +167,14 @@ def stand_in(race: Race, t_ns: int) -> int:
     return race.trigger_ns
 
 
-def early_slap(state: HtdState, press: Press) -> Result:
+def early_slap(state: HtdState, press: Press, which: str | None = None) -> Result:
     """A slap timed before the Hand card, seen after it: a fake-out that does not count in
     the race (HTD-15), as if it had arrived first. A seat pays once for the slaps before one
-    card, so a camera echoing a pad (or a bounce) is not a second fake-out."""
-    race = state.race if state.race is not None else state.closed_race
+    card, so a camera echoing a pad (or a bounce) is not a second fake-out. ``which`` names
+    the state's race of that card: by default the open race, or else the one just judged."""
+    if which is None:
+        which = "race" if state.race is not None else "closed_race"
+    race = getattr(state, which)
     assert race is not None
     if press.seat in race.faked:
         return state, [
@@ -176,11 +186,55 @@ def early_slap(state: HtdState, press: Press) -> Result:
             )
         ]
     faked = tuple(sorted({*race.faked, press.seat}))
-    if state.race is not None:
-        state = evolve(state, race=evolve(state.race, faked=faked))
-    else:
-        state = evolve(state, closed_race=evolve(race, faked=faked))
+    state = evolve(state, **{which: evolve(race, faked=faked)})
     return penalise_fake_outs(state, [press])
+
+
+def earlier(state: HtdState, t_ns: int) -> bool:
+    """Whether a slap is timed before the turn action that ended the judged race's claim.
+
+    Until that action the slaps belong to the judged race (HTD-17); a pad's report that
+    reaches the referee after the camera's report of the action is judged by its time,
+    as if it had arrived first (HTD-15: the times decide, not the arrival order).
+    """
+    judged = state.judged
+    return judged is not None and judged.until_ns is not None and t_ns < judged.until_ns
+
+
+def judged_slap(state: HtdState, press: Press) -> Result:
+    """A slap timed before the action that followed the judged race, reported after it:
+    before that race's card a fake-out (HTD-15), otherwise the race's and ignored (HTD-17)."""
+    judged = state.judged
+    assert judged is not None
+    if judged.timed and before_card(state, judged.trigger_ns, press.t_ns):
+        return early_slap(state, press, "judged")
+    return state, [
+        info(
+            f"{state.players[press.seat]}'s slap was before the last turn action: it counts "
+            "with the Hand card judged before it, not as a fake-out (HTD-17).",
+            press.seat,
+            t_ns=press.t_ns,
+        )
+    ]
+
+
+def end_claim(state: HtdState, t_ns: int | None) -> HtdState:
+    """A turn action ends the judged race's claim on new slaps (HTD-17). Timed, it keeps
+    the race as ``judged`` up to its time; untimed, arrival is all the referee has."""
+    closed = state.closed_race
+    if closed is None:
+        return state
+    judged = None if t_ns is None else evolve(closed, until_ns=t_ns)
+    return evolve(state, closed_race=None, judged=judged)
+
+
+def release_after_race(state: HtdState, t_ns: int | None) -> HtdState:
+    """After a turn action that played no Hand card to claim them: slaps reported after the
+    judged race but timed at or after the action were slapped at it (pads report before the
+    camera), so they are held like any slap with no race (HTD-15); the rest were the judged
+    race's (HTD-17)."""
+    later = () if t_ns is None else tuple(p for p in state.after_race if p.t_ns >= t_ns)
+    return evolve(state, after_race=(), held=(*state.held, *later))
 
 
 def penalise_fake_outs(state: HtdState, presses: Sequence[Press]) -> Result:
@@ -202,12 +256,15 @@ def penalise_fake_outs(state: HtdState, presses: Sequence[Press]) -> Result:
     return state, verdicts
 
 
-def resolve_held(state: HtdState) -> Result:
-    """Held slaps that no Hand card claimed are fake-outs."""
-    if not state.held:
+def resolve_held(state: HtdState, before_ns: int | None = None) -> Result:
+    """Held slaps that no Hand card claimed are fake-outs. At a turn action timed
+    ``before_ns``, slaps timed at or after it stay held: they were slapped after it, and the
+    next Hand card may still claim them (HTD-15: the times decide, not the arrival order)."""
+    due = tuple(p for p in state.held if before_ns is None or p.t_ns < before_ns)
+    if not due:
         return state, []
-    held = state.held
-    return penalise_fake_outs(evolve(state, held=()), held)
+    later = tuple(p for p in state.held if before_ns is not None and p.t_ns >= before_ns)
+    return penalise_fake_outs(evolve(state, held=later), due)
 
 
 def close_race(state: HtdState, decided: Sequence[int] | None = None) -> Result:

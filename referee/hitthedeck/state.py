@@ -70,7 +70,11 @@ class Race:
 
 @dataclass(frozen=True)
 class ClosedRace:
-    """The race just judged; slaps before the next turn action are attributed to it."""
+    """The race just judged; slaps before the next turn action are attributed to it.
+
+    ``until_ns`` is that action's time, once it came (``HtdState.judged``): slaps timed
+    before it stay this race's, however late their reports arrive (HTD-17).
+    """
 
     by: int
     trigger_ns: int
@@ -78,6 +82,7 @@ class ClosedRace:
     yell_penalised: bool
     timed: bool = True
     faked: tuple[int, ...] = ()
+    until_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,9 @@ class HtdState:
     # Slaps after a judged race, before the next turn action: ignored (HTD-17) unless that
     # action plays or reveals a timed Hand card whose window they fall in (HTD-15).
     after_race: tuple[Press, ...] = ()
+    # The race judged before the last timed turn action that ended its claim (``until_ns``):
+    # a slap timed before that action but reported after it is still judged as that race's.
+    judged: ClosedRace | None = None
     owed: tuple[int, ...] = ()  # penalty cards each seat still has to draw
     out_seat: int | None = None  # the seat that ran out of cards
     round_points: tuple[int | None, ...] = ()  # during SCORING: each seat's points so far
