@@ -196,7 +196,7 @@ def open_existing(
         conn = connect("mode=ro")
     try:
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the WAL index
-    except sqlite3.OperationalError as exc:
+    except sqlite3.Error as exc:  # no database at all too: closed now, not when collected
         conn.close()
         wal = Path(f"{path}-wal")
         if not is_storage_error(exc) or (wal.exists() and wal.stat().st_size):
@@ -241,13 +241,21 @@ class EventLog:
         self._local = threading.local()
         self._write_lock = threading.Lock()
         if not read_only:
-            with self._conn() as conn:
-                check_schema(conn)
-                conn.executescript(SCHEMA)
-                # a file SQLite opened read-only (no write permission, ``query_only``) takes
-                # the schema above when it has it, and would refuse only the first event;
-                # a write of no row is refused now, and writes nothing
-                conn.execute("DELETE FROM boots WHERE 0")
+            try:
+                self._prepare()
+            except BaseException:  # refused: the file is closed now, not when collected
+                self.close()
+                raise
+
+    def _prepare(self) -> None:
+        """Check the file is a log (or none yet), add the schema, and prove it writable."""
+        with self._conn() as conn:
+            check_schema(conn)
+            conn.executescript(SCHEMA)
+            # a file SQLite opened read-only (no write permission, ``query_only``) takes
+            # the schema above when it has it, and would refuse only the first event;
+            # a write of no row is refused now, and writes nothing
+            conn.execute("DELETE FROM boots WHERE 0")
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)

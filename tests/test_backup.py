@@ -6,7 +6,10 @@ server (WAL mode) can copy a database without its last events."""
 
 from __future__ import annotations
 
+import resource
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,8 @@ from referee.eventlog import EventLog
 from tests.test_web_routes import DEAL, Tablet, make_app
 from web.app import create_app
 from web.config import WebConfig
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _backup(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -81,3 +86,90 @@ def test_a_backup_to_standard_output_is_refused(tmp_path: Path, capsys: pytest.C
     _game_with_events(tmp_path)
     status, out, err = _backup(capsys, "--db", str(tmp_path / "tabletop.db"), "-o", "-")
     assert (status, out) == (2, "") and "not -" in err and not Path("-").exists()
+
+
+# -- nothing of a failed copy is left, and nothing of anyone else's is removed (CLI-1) -----
+
+
+def _small_log(folder: Path) -> Path:
+    """A referee database (WAL) of 1 KiB pages with one game: its copy fits in a file limit
+    under 32 KiB, the ``-shm`` index SQLite makes to read the copy does not."""
+    db = folder / "tabletop.db"
+    setup = sqlite3.connect(db)
+    setup.execute("PRAGMA page_size = 1024")
+    setup.execute("VACUUM")
+    setup.close()
+    log = EventLog(db)
+    log.create_game("deck-dash", ("Ann", "Bob"))
+    log.close()
+    assert db.stat().st_size < 24 * 1024 and not Path(f"{db}-wal").exists()
+    return db
+
+
+def _backup_limited(db: Path, copy: Path, size: int) -> subprocess.CompletedProcess[str]:
+    """``tabletop backup`` as a process whose files may not grow past ``size`` bytes (a
+    disk that fills while the copy is checked: SQLite says "disk I/O error")."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", "backup", "--db", str(db), "-o", str(copy)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+    )
+
+
+def test_ruling_cli1_backup_leaves_nothing_of_a_failed_copy(tmp_path: Path):
+    """The copy is whole, but SQLite cannot make the ``-shm`` it needs to check it. Before,
+    the copy was removed and its ``-wal`` and ``-shm`` were left beside where it had been."""
+    db = _small_log(tmp_path)
+    copy = tmp_path / "copy.db"
+    run = _backup_limited(db, copy, 24 * 1024)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith(f"tabletop backup: cannot back up {db} to {copy}: ")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("copy")] == []
+    assert _backup_limited(db, copy, 1 << 20).returncode == 0  # room: the same backup works
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("copy")] == ["copy.db"]
+
+
+@pytest.mark.parametrize("side", ["-wal", "-shm", "-journal"])
+def test_ruling_cli1_backup_refuses_a_target_whose_sqlite_files_are_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], side: str
+):
+    """SQLite reads FILE-wal (FILE-journal) into a new FILE as part of it, and removes them
+    when it closes: before, a backup to FILE took in or deleted another database's files."""
+    _game_with_events(tmp_path)
+    db, copy = tmp_path / "tabletop.db", tmp_path / "copy.db"
+    theirs = Path(f"{copy}{side}")
+    theirs.write_text("mine")
+    status, out, err = _backup(capsys, "--db", str(db), "-o", str(copy))
+    assert (status, out) == (2, "") and err.strip() == (
+        f"tabletop backup: {theirs} exists already (SQLite would take it for part of "
+        f"{copy}): name another file"
+    )
+    assert theirs.read_text() == "mine" and not copy.exists()
+
+
+def test_ruling_cli1_backup_stopped_by_ctrl_c_leaves_nothing_of_its_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    """Ctrl-C as the copy is checked (a large database takes a while): before, the copy
+    whose check had not ended stayed, looking like a backup."""
+    import web.commands
+
+    _game_with_events(tmp_path)
+    db, copy = tmp_path / "tabletop.db", tmp_path / "copy.db"
+    real = web.commands._copy_database
+
+    def interrupted(source: Path, target: Path) -> tuple[int, int]:
+        real(source, target)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(web.commands, "_copy_database", interrupted)
+    assert main(["backup", "--db", str(db), "-o", str(copy)]) == 130
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("copy")] == []
+    assert capsys.readouterr().out == ""

@@ -6,6 +6,7 @@ Light module: Flask, OpenCV and waitress are imported inside the handler.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -73,44 +74,87 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return 2
 
+    with contextlib.ExitStack() as taken:  # given back on every way out, the lock last
+        if not _hold_database(cfg.db_path, taken):
+            return 2
+        cfg.pads = _hardware_pads(args.config)
+        taken.callback(_close_pads, cfg.pads)
+        app = _open_app(cfg)
+        if app is None:
+            return 2
+        services = app.extensions["tabletop"]
+        taken.callback(_close_database, services)
+        taken.callback(_close, services)  # first: the streams end before the connections
+        server = _listen(app, cfg, taken)
+        if server is None:
+            return 2
+        _announce(cfg, services)
+        _stop_on_sigterm()
+        server.run()
+    return 0
+
+
+def _hold_database(db_path: Path, taken: contextlib.ExitStack) -> bool:
+    """Take the database's server lock (web/server_lock.py), before the pads and the
+    database are touched, released when ``taken`` closes; False after saying why not."""
     from web.server_lock import ServerRunning, hold
 
     try:
-        server_lock = hold(cfg.db_path)  # before the pads and the database are touched
+        server_lock = hold(db_path)
     except ServerRunning as exc:
         print(f"tabletop serve: {exc}", file=sys.stderr)
-        return 2
+        return False
     except OSError as exc:  # the lock file made but its line not written: a full disk
         print(
-            f"tabletop serve: cannot start on the database {cfg.db_path}: "
-            f"{_storage_why(exc, cfg.db_path)}",
+            f"tabletop serve: cannot start on the database {db_path}: {_storage_why(exc, db_path)}",
             file=sys.stderr,
         )
-        return 2
-    cfg.pads = _hardware_pads(args.config)
+        return False
+    if server_lock is not None:
+        taken.callback(server_lock.close)  # the next server may start
+    return True
 
-    import logging
+
+def _open_app(cfg: Any) -> Any | None:
+    """The dashboard's Flask app on the database; None after saying why it cannot open."""
     import sqlite3
-
-    import waitress
 
     from web.app import create_app
 
     try:
-        app = create_app(cfg)
+        return create_app(cfg)
     except (sqlite3.Error, OSError) as exc:  # a folder, no database, no permission, no place
         # a database it cannot write (read-only, full) too: a referee that stores nothing
         # would show plays that a restart forgets (LOG-2)
         why = _storage_why(exc, cfg.db_path)
         print(f"tabletop serve: cannot open the database {cfg.db_path}: {why}", file=sys.stderr)
-        if server_lock is not None:
-            server_lock.close()
-        return 2
-    services = app.extensions["tabletop"]
+        return None
+
+
+def _listen(app: Any, cfg: Any, taken: contextlib.ExitStack) -> Any | None:
+    """waitress's server, bound before anything starts so a port in use is one clear line;
+    None after that line. Its sockets (and trigger) and worker threads are given back when
+    ``taken`` closes: waitress's own ``run`` ends the threads only, and a failed bind
+    neither (its map and its dispatcher are passed in to be reachable)."""
+    import inspect
+    import logging
+
+    import waitress
+    from waitress import wasyncore
+    from waitress.task import ThreadedTaskDispatcher
+
     logging.basicConfig()  # waitress logs its warnings (as waitress.serve would set up)
-    try:  # bind before anything starts, so a port in use is one clear line
+    sockets: dict[int, Any] = {}
+    # ``_dispatcher`` is waitress's test shim (3.0.2, pinned in models/constraints.txt); a
+    # waitress without it makes its own, whose threads a failed bind leaves to the exit
+    shim = "_dispatcher" in inspect.signature(waitress.create_server).parameters
+    workers = ThreadedTaskDispatcher() if shim else None  # no thread until the port is bound
+    taken.callback(wasyncore.close_all, sockets)
+    try:
         server = waitress.create_server(
             app,
+            map=sockets,
+            **({"_dispatcher": workers} if workers is not None else {}),
             host=cfg.host,
             port=cfg.port,
             threads=cfg.threads,
@@ -121,8 +165,18 @@ def _serve(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:  # in use, not this machine's, a name that is nothing
         why = getattr(exc, "strerror", None) or exc
         print(f"tabletop serve: cannot listen on {cfg.host}:{cfg.port}: {why}", file=sys.stderr)
-        _close(services)
-        return 2
+        return None
+    if workers is not None:
+        workers.set_thread_count(cfg.threads)  # as create_server does with its own dispatcher
+    dispatcher = workers if workers is not None else getattr(server, "task_dispatcher", None)
+    if dispatcher is not None:
+        taken.callback(dispatcher.shutdown, timeout=2.0)
+    return server
+
+
+def _announce(cfg: Any, services: Any) -> None:
+    """Say where the dashboard is (and the setup code while no PIN is set); start the camera
+    referee when it referees."""
     if services.referee is not None:  # a camera: say now if it will read no card
         _warn_without_models(cfg.models_dir)
     shown = tablet_host(cfg.host)
@@ -140,14 +194,6 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             print("Camera refereeing is off; turn it on from the Live page.")
     sys.stdout.flush()
-    _stop_on_sigterm()
-    try:
-        server.run()
-    finally:
-        _close(services)
-        if server_lock is not None:
-            server_lock.close()  # the next server may start
-    return 0
 
 
 def _warn_without_models(models_dir: str | None) -> None:
@@ -292,19 +338,63 @@ def _backup(args: argparse.Namespace) -> int:
         print("tabletop backup: -o names the file to write (a database), not -", file=sys.stderr)
         return 2
     out = Path(args.output or time.strftime("tabletop-backup-%Y%m%d-%H%M%S.db"))
-    if out.exists():
-        print(f"tabletop backup: {out} exists already: name another file", file=sys.stderr)
+    taken = _taken_by_another(out)
+    if taken is not None:
+        print(f"tabletop backup: {taken}: name another file", file=sys.stderr)
         return 2
     try:
-        games, events = _copy_database(cfg.db_path, out)
+        games, events = _copy_to_new_file(cfg.db_path, out)
+    except FileExistsError:  # made since the check above: another's, left as it is
+        print(f"tabletop backup: {out} exists already: name another file", file=sys.stderr)
+        return 2
     except (sqlite3.Error, OSError) as exc:
-        out.unlink(missing_ok=True)  # never leave half a backup that looks like one
         why = _storage_why(exc, out)  # the copy's storage: the database's is read as it can be
         print(f"tabletop backup: cannot back up {cfg.db_path} to {out}: {why}", file=sys.stderr)
         return 2
     counts = f"{games} game{'s' * (games != 1)} ({events} event{'s' * (events != 1)})"
     print(f"Backed up {counts} from {cfg.db_path} to {out}")
     return 0
+
+
+# The files SQLite keeps beside a database FILE: it reads FILE-wal (a rollback's
+# FILE-journal) into FILE as part of it, and deletes them when it is done with FILE.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def _side_files(path: Path) -> list[Path]:
+    return [Path(f"{path}{suffix}") for suffix in SQLITE_SIDE_FILES]
+
+
+def _taken_by_another(out: Path) -> str | None:
+    """Why a backup may not be written to ``out`` (CLI-1), else None: a file (a link, even
+    one to nothing) there, or SQLite's files of another database of that name, which a new
+    copy would take in and then delete."""
+    if os.path.lexists(out):
+        return f"{out} exists already"
+    for side in _side_files(out):
+        if os.path.lexists(side):
+            return f"{side} exists already (SQLite would take it for part of {out})"
+    return None
+
+
+def _copy_to_new_file(source: Path, out: Path) -> tuple[int, int]:
+    """``_copy_database`` into a file made here (FileExistsError: SQLite never writes into
+    another's file). Whatever stops it, Ctrl-C too, leaves nothing: never half a backup that
+    looks like one, nor its ``-wal``/``-shm``."""
+    out.open("xb").close()
+    try:
+        return _copy_database(source, out)
+    except BaseException:
+        _remove_copy(out)
+        raise
+
+
+def _remove_copy(out: Path) -> None:
+    """Remove a failed copy and the SQLite files it made (there were none before it: see
+    ``_taken_by_another``); closed, nothing holds them. What cannot be removed stays."""
+    for path in (out, *_side_files(out)):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 BACKUP_BUSY_S = 10.0  # how long ``tabletop backup`` waits for a database another program locked
@@ -425,9 +515,21 @@ def _close(services: Any) -> None:
         services.referee.stop()
     if services.camera is not None:
         services.camera.close()
-    close_pads = getattr(services.pads, "close", None)  # the dashboard's VirtualPads has none
-    if callable(close_pads):
-        close_pads()
+    _close_pads(services.pads)
+
+
+def _close_pads(pads: object | None) -> None:
+    """Release the hardware pads (safe twice); the dashboard's VirtualPads hold nothing."""
+    close = getattr(pads, "close", None)
+    if callable(close):
+        close()
+
+
+def _close_database(services: Any) -> None:
+    """Close this thread's connections to the database, where the app was made: the last
+    one tidies its -wal and -shm away now, not when the collector finds the app."""
+    services.games.log.close()
+    services.settings.close()
 
 
 def _stop_on_sigterm() -> None:

@@ -9,6 +9,7 @@ nothing to clean up.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import IO
@@ -48,7 +49,12 @@ def hold(db_path: Path) -> IO[str] | None:
             f"another `tabletop serve` (process {pid}) is using the database {db_path}: "
             "stop it first, or give this one its own --db"
         ) from None
-    handle.truncate(0)
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
+    try:
+        handle.truncate(0)
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+    except OSError:  # a full disk: give the lock back now, not when the file is collected
+        with contextlib.suppress(OSError):  # its flush fails again; the file closes anyway
+            handle.close()
+        raise
     return handle
