@@ -172,3 +172,42 @@ def test_ruling_htd15_an_early_slap_seen_again_after_the_next_turn_action_is_pai
     history.insert(2, Event("slap", CAT, {}, 9 * S + 900 * MS))  # the pad, before the card
     outcomes = every_arrival(history, CAT, 9 * S + 900 * MS + 1, judged=len(_first_race()) + 1)
     assert_times_decide(outcomes, ((5, 6, 4), (*RACES, (CAT, "fake_out"))))
+
+
+def untimed_hand_card_next(*slaps_first: tuple[int, int]) -> list[Event]:
+    """After Ann's judged race, the pads report ``slaps_first`` (seat, t_ns) before the
+    tablet's entry of Bob's Hand card, which has no time (HTD-14)."""
+    return [
+        *_first_race(),
+        *(Event("slap", seat, {}, t_ns) for seat, t_ns in slaps_first),
+        Event("play", BOB, {"card": "HAND"}, None),
+    ]
+
+
+def test_ruling_htd14_an_untimed_hand_card_right_after_a_race_claims_the_slaps_after_its_window():
+    """Bob's Hand card entered on the tablet right after Ann's race: the pads report Cat's
+    and Ann's slaps at it before the entry. Timed after Ann's race's window, they were
+    slapped at Bob's card: they join its race (the first stands in for the card), so Bob's
+    own slap, the last, judges it. Before, they stayed Ann's race's and Bob's race waited for
+    slaps already made (only the table's `race_close` could end it)."""
+    events = [
+        *untimed_hand_card_next((CAT, 20 * S + 100 * MS), (ANN, 20 * S + 200 * MS)),
+        Event("slap", BOB, {}, 20 * S + 300 * MS),
+    ]
+    state = GAME.new_state(["Ann", "Bob", "Cat"], {"strict_deck": False, "hand_size": 3})
+    for event in events:
+        state, _ = GAME.apply(state, event)
+    assert state.race is None, "the race should be judged: everyone slapped"
+    assert run(events) == ((6, 6, 3), RACES)
+
+
+def test_ruling_htd14_a_slap_inside_the_judged_window_stays_the_judged_races():
+    """A second slap of Cat's inside Ann's race's window (HTD-17) is not claimed by Bob's
+    untimed Hand card: Bob's race still waits for Cat."""
+    events = untimed_hand_card_next((CAT, 10 * S + 900 * MS), (ANN, 20 * S + 200 * MS))
+    state = GAME.new_state(["Ann", "Bob", "Cat"], {"strict_deck": False, "hand_size": 3})
+    for event in events:
+        state, _ = GAME.apply(state, event)
+    assert state.race is not None
+    assert sorted({p.seat for p in state.race.presses}) == [ANN]
+    assert state.race.trigger_ns == 20 * S + 200 * MS

@@ -273,6 +273,12 @@ class World:
         return {s for s, t in race.presses if race.trigger <= t <= end}
 
     def open_race(self, by: int, t_ns: int | None, yelled: bool) -> None:
+        judged = self.judged
+        if t_ns is None and judged is not None and judged.until is None:
+            # HTD-14: slaps since the judged race, after its window, were at this card
+            claimed = [p for p in self.after if p[1] > judged.trigger + self.window]
+            self.held += claimed
+            self.stats["slaps after a race claimed by an untimed Hand card"] += len(claimed)
         trigger = t_ns
         if trigger is None and self.held:
             trigger = min(t for _, t in self.held)  # HTD-14: the first slap by time
@@ -486,11 +492,9 @@ class World:
             self.close_late(event.t_ns)
         if kind in TURN_KINDS:
             assert self.race is None, "a turn event was taken while the race was open"
-            if self.closed is not None:
-                self.judged = None
-                if event.t_ns is not None:
-                    self.judged = copy.deepcopy(self.closed)
-                    self.judged.until = event.t_ns
+            if self.closed is not None:  # untimed: no end (an untimed Hand card's HTD-14)
+                self.judged = copy.deepcopy(self.closed)
+                self.judged.until = event.t_ns
             self.closed = None
         if kind in NEXT_ACTIONS:
             self.reopen = None

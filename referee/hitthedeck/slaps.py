@@ -54,6 +54,8 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
             race="open",
         )
     ]
+    if t_ns is None:
+        held = (*held, *after_judged_window(state))
     trigger = t_ns
     if trigger is None and held:
         trigger = min(p.t_ns for p in held)  # HTD-14: the first slap stands in for the card
@@ -220,12 +222,24 @@ def judged_slap(state: HtdState, press: Press) -> Result:
 
 def end_claim(state: HtdState, t_ns: int | None) -> HtdState:
     """A turn action ends the judged race's claim on new slaps (HTD-17). Timed, it keeps
-    the race as ``judged`` up to its time; untimed, arrival is all the referee has."""
+    the race as ``judged`` up to its time; untimed, arrival is all the referee has (the
+    race is kept with no end, for an untimed Hand card to tell its window, HTD-14)."""
     closed = state.closed_race
     if closed is None:
         return state
-    judged = None if t_ns is None else evolve(closed, until_ns=t_ns)
-    return evolve(state, closed_race=None, judged=judged)
+    return evolve(state, closed_race=None, judged=evolve(closed, until_ns=t_ns))
+
+
+def after_judged_window(state: HtdState) -> tuple[Press, ...]:
+    """For an untimed Hand card played right after a judged race: the slaps reported since
+    that race and timed after its window were slapped at this card (pads report before the
+    tablet's entry), so they join its race as held slaps do (HTD-14); slaps inside the judged
+    window stay that race's (HTD-17: a second or late slap)."""
+    judged = state.judged
+    if judged is None or judged.until_ns is not None or not state.after_race:
+        return ()
+    end = judged.trigger_ns + state.race_rules().window_ns
+    return tuple(p for p in state.after_race if p.t_ns > end)
 
 
 def release_after_race(state: HtdState, t_ns: int | None) -> HtdState:
