@@ -8,16 +8,20 @@ that starts at ``start_ns`` and advances by the frame interval.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+log = logging.getLogger(__name__)
 
 
 class CameraError(RuntimeError):
@@ -170,15 +174,22 @@ class Picamera2Source:
             raise CameraError(
                 "picamera2 is not installed (it exists only on a Raspberry Pi)"
             ) from exc
-        self._cam = Picamera2()
-        config = self._cam.create_video_configuration(
-            main={"size": (width, height), "format": "RGB888"}
-        )
-        self._cam.configure(config)
-        self._cam.start()
+        self._cam: Any = None
         self._index = 0
+        try:  # with no camera detected picamera2 raises IndexError; libcamera RuntimeErrors
+            self._cam = Picamera2()
+            config = self._cam.create_video_configuration(
+                main={"size": (width, height), "format": "RGB888"}
+            )
+            self._cam.configure(config)
+            self._cam.start()
+        except Exception as exc:
+            self.close()  # a half-opened camera stays acquired: the next try would be "busy"
+            raise CameraError(f"cannot open the Pi camera: {exc}") from exc
 
     def read(self) -> Frame | None:
+        if self._cam is None:
+            raise CameraError("the Pi camera is closed")
         try:
             request = self._cam.capture_request()
         except Exception as exc:  # libcamera raises assorted errors when the cable is pulled
@@ -193,15 +204,24 @@ class Picamera2Source:
         return frame
 
     def close(self) -> None:
-        self._cam.stop()
-        self._cam.close()
+        """Release the camera; never raises (a lost camera fails to stop, and must still
+        be released so that it can be opened again)."""
+        cam, self._cam = self._cam, None
+        if cam is None:
+            return
+        for step in (cam.stop, cam.close):
+            try:
+                step()
+            except Exception as exc:  # closing a lost camera: say so, go on
+                log.warning("Pi camera: %s failed while closing: %s", step.__name__, exc)
 
 
 class ReconnectingSource:
     """Keeps a live camera going: when it fails, reopen it after a pause.
 
     A dropped camera must not end a game: frames simply stop until it is back, and
-    ``status`` says what is happening so the dashboard can show it.
+    ``status`` says what is happening so the dashboard can show it. ``stop()`` (or
+    ``close()``) ends the retries from another thread: ``read()`` then returns None.
     """
 
     def __init__(
@@ -209,13 +229,16 @@ class ReconnectingSource:
         open_source: Callable[[], FrameSource],
         retry_s: float = 1.0,
         max_retries: int | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
         on_status: Callable[[str], None] | None = None,
     ) -> None:
         self._open = open_source
-        self._retry_s = retry_s
+        self.retry_s = retry_s
         self._max_retries = max_retries
-        self._sleep = sleep
+        self._stopped = threading.Event()
+        # the pause between tries; woken by stop(), so a closed camera is not reopened
+        self._sleep = sleep or self._stopped.wait
+        self._lock = threading.Lock()  # the source in hand, between read() and close()
         self._source: FrameSource | None = None
         # told each *change* of status (not every retry), so a command line can say that a
         # camera is lost, or never opened, instead of going quiet while it retries
@@ -237,22 +260,12 @@ class ReconnectingSource:
 
     def read(self) -> Frame | None:
         """The next frame, reopening the camera as often as it takes; the first frame after
-        a reconnect is marked ``after_gap`` so the watcher knows it saw nothing meanwhile."""
+        a reconnect is marked ``after_gap`` so the watcher knows it saw nothing meanwhile.
+        None once stopped."""
         failures = 0
-        while True:
+        while not self._stopped.is_set():
             try:
-                reopened = False
-                if self._source is None:
-                    self._source = self._open()
-                    reopened = self._delivered
-                    if reopened:
-                        self.reconnects += 1
-                frame = self._source.read()
-                if reopened and frame is not None:
-                    frame = replace(frame, after_gap=True)
-                self._delivered = True
-                self.status = "ok"
-                return frame
+                return self._read_once()
             except CameraError as exc:
                 # before its first frame the camera may not be plugged in yet: it is waited for
                 self.status = (
@@ -260,30 +273,59 @@ class ReconnectingSource:
                     if self._delivered
                     else f"no camera yet: {exc} (trying again until it is there)"
                 )
-                if self._source is not None:
-                    self._source.close()
-                    self._source = None
+                self._drop()
                 failures += 1
                 if self._max_retries is not None and failures > self._max_retries:
                     raise
-                self._sleep(self._retry_s)
+                self._sleep(self.retry_s)
+        return None
+
+    def _read_once(self) -> Frame | None:
+        reopened = False
+        source = self._source
+        if source is None:
+            source = self._open()
+            with self._lock:
+                if self._stopped.is_set():  # closed while it opened: nobody will read it
+                    source.close()
+                    return None
+                self._source = source
+            reopened = self._delivered
+            if reopened:
+                self.reconnects += 1
+        frame = source.read()
+        if reopened and frame is not None:
+            frame = replace(frame, after_gap=True)
+        self._delivered = True
+        self.status = "ok"
+        return frame
+
+    def _drop(self) -> None:
+        with self._lock:
+            source, self._source = self._source, None
+        if source is not None:
+            source.close()
+
+    def stop(self) -> None:
+        """End the retries (safe from any thread): ``read()`` returns None from now on."""
+        self._stopped.set()
 
     def close(self) -> None:
-        if self._source is not None:
-            self._source.close()
-            self._source = None
+        self.stop()
+        self._drop()
 
 
-def open_source(spec: str) -> FrameSource:
-    """``picamera2``, ``cam:N`` (OpenCV device N), a video file, or a folder of images."""
+def open_source(spec: str, retry_s: float = 1.0) -> FrameSource:
+    """``picamera2``, ``cam:N`` (OpenCV device N), a video file, or a folder of images;
+    a live camera is tried again every ``retry_s`` while it is missing."""
     if spec == "picamera2":
-        return ReconnectingSource(Picamera2Source)
+        return ReconnectingSource(Picamera2Source, retry_s=retry_s)
     if spec.startswith("cam:"):
         try:
             device = int(spec[4:])
         except ValueError:
             raise CameraError(f"bad camera spec {spec!r}: expected cam:N") from None
-        return ReconnectingSource(lambda: OpenCVCameraSource(device))
+        return ReconnectingSource(lambda: OpenCVCameraSource(device), retry_s=retry_s)
     path = Path(spec)
     if path.is_dir():
         return ImageFolderSource(path)

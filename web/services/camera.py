@@ -9,6 +9,7 @@ every viewer, so eight tablets cost one encode, not eight.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +18,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+FIRST_FRAME_S = 3.0  # the first viewers wait this long for the source to open
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,8 @@ class Frame:
 
 class CameraFeed(Protocol):
     def latest(self) -> Frame | None:
-        """The newest frame, or None before the first one."""
+        """The newest frame; None before the first one, or when there is no current one (a
+        camera lost: ``error`` says why)."""
         ...
 
     def describe(self) -> str: ...
@@ -88,13 +93,14 @@ class FileFeed:
         self._first = threading.Event()
         self._thread: threading.Thread | None = None
         self._seq = 0
-        self.error: str | None = None
+        self.error: str | None = None  # why no frame comes (the thread has ended)
         # monotonic ns -> the log's time line (``LogClock.from_monotonic``, set by the app)
         self.stamp: Callable[[int], int] = _same_time
         self._listeners: list[Callable[[Any, int], None]] = []
         # the current frame's place in one pass of a recording (0 = it starts again);
         # None for a live camera
         self.position: int | None = None
+        self._fresh_at: float | None = None  # time.monotonic() of the newest frame
 
     def subscribe(self, listener: Callable[[Any, int], None]) -> Callable[[], None]:
         """Call ``listener(image_bgr, t_ns)`` on the feed's thread for every decoded frame
@@ -121,11 +127,13 @@ class FileFeed:
                 self._thread.start()
 
     def latest(self) -> Frame | None:
-        """The newest frame; the first viewers wait (up to 3 s) for the source to open."""
+        """The newest frame; the first viewers wait (up to 3 s) for the source to open, or
+        to say why it cannot (a live camera's status can change without an event: polled)."""
         if self._thread is None:
             self._start()
-        if self._latest is None and self.error is None:
-            self._first.wait(timeout=3.0)
+        deadline = time.monotonic() + FIRST_FRAME_S
+        while self._latest is None and self.error is None and time.monotonic() < deadline:
+            self._first.wait(timeout=0.05)
         return self._latest
 
     def _frames(self) -> Any:
@@ -135,13 +143,18 @@ class FileFeed:
 
         if self._images:
             while not self._stop.is_set():
+                readable = 0
                 for i, path in enumerate(self._images):
                     img = cv2.imread(str(path))
                     if img is not None:
+                        readable += 1
                         self.position = i
                         yield img
                     if self._stop.is_set():
                         return
+                if not readable:  # e.g. HEIC photos named .jpg: say so, do not spin
+                    self.error = f"no readable images in {self.source}"
+                    return
             return
         while not self._stop.is_set():
             with opencv_quiet():
@@ -165,6 +178,17 @@ class FileFeed:
                 return
 
     def _run(self) -> None:
+        """The feed's thread: whatever ends it is said on ``error`` (and logged when it is
+        a bug), so the pages show why the picture stopped instead of a thread dying quietly."""
+        try:
+            self._play()
+        except Exception as exc:
+            self.error = f"the camera stopped: {type(exc).__name__}: {exc}"
+            log.exception("camera thread failed (%s)", self.describe())
+        finally:
+            self._first.set()  # a viewer waiting for a first frame need not wait longer
+
+    def _play(self) -> None:
         import cv2
 
         period = 1.0 / self.fps
@@ -180,6 +204,7 @@ class FileFeed:
                 self._seq += 1
                 h, w = img.shape[:2]
                 self._latest = Frame(buf.tobytes(), t_ns, w, h, self._seq)
+                self._fresh_at = time.monotonic()
                 self._first.set()
             next_t += period
             delay = next_t - time.monotonic()
@@ -198,21 +223,33 @@ class LiveFeed(FileFeed):
     """A live camera (``picamera2`` or ``cam:N``) through Vision II's frame sources.
 
     The source reconnects by itself when the camera drops (frames pause, the page says
-    so); each frame keeps the time the camera stamped on it.
+    so); each frame keeps the time the camera stamped on it. While the camera is missing,
+    lost, or has sent nothing new for ``stale_s`` (a read that hangs raises nothing),
+    ``error`` says so and ``latest()`` is None: a frozen picture is never shown as live.
     """
 
     LIVE_PREFIXES = ("picamera2", "cam:")
 
-    def __init__(self, spec: str, fps: float = 10.0, quality: int = 80) -> None:
+    def __init__(
+        self,
+        spec: str,
+        fps: float = 10.0,
+        quality: int = 80,
+        *,
+        retry_s: float = 1.0,
+        stale_s: float = 3.0,
+    ) -> None:
         from vision.table.frames import CameraError, open_source
 
         self.spec = spec
         try:
-            self._source = open_source(spec)
+            self._source = open_source(spec, retry_s=retry_s)
         except CameraError as exc:
             raise FeedError(str(exc)) from None
         self.source = Path(spec)
         self._images = []
+        self.stale_s = stale_s
+        self._failed: str | None = None
         self._init_stream(fps, quality)
 
     @classmethod
@@ -221,6 +258,29 @@ class LiveFeed(FileFeed):
 
     def describe(self) -> str:
         return f"live camera {self.spec}"
+
+    @property  # type: ignore[override]
+    def error(self) -> str | None:
+        """Why there is no current frame: the thread ended, the camera is not there (yet),
+        was lost (``ReconnectingSource.status``), or its newest frame is stale."""
+        if self._failed is not None:
+            return self._failed
+        status = getattr(self._source, "status", "ok")
+        if status not in ("ok", "starting"):
+            return str(status)
+        fresh_at = self._fresh_at
+        stale_s = max(self.stale_s, 3.0 / self.fps)  # a slow feed's pause is no loss
+        if fresh_at is not None and (age := time.monotonic() - fresh_at) > stale_s:
+            return f"camera lost: no new frame for {age:.0f} s"
+        return None
+
+    @error.setter
+    def error(self, value: str | None) -> None:
+        self._failed = value
+
+    def latest(self) -> Frame | None:
+        frame = super().latest()
+        return None if self.error is not None else frame
 
     @property
     def reconnects(self) -> int:
@@ -236,13 +296,17 @@ class LiveFeed(FileFeed):
                 frame = self._source.read()
             except CameraError as exc:
                 self.error = str(exc)
-                self._first.set()
                 return
             if frame is None:
                 return
             yield frame.image, frame.t_ns
 
     def close(self) -> None:
+        """Stop the thread, then the camera: its retries end at once (``stop``), and it is
+        closed once nothing reads it."""
+        stop = getattr(self._source, "stop", None)
+        if callable(stop):
+            stop()
         super().close()
         self._source.close()
 

@@ -188,6 +188,10 @@ class FeedSource:
 
     The frame after the feed's camera reconnected, or after ``wait_s`` without a frame, is
     marked ``after_gap``: the watcher did not see what happened meanwhile (TBL-10).
+
+    A feed that has no frame and says why (``error``: a camera lost or missing) makes
+    ``read()`` raise ``CameraError``, so the referee says "camera lost" instead of
+    "watching"; it opens a new ``FeedSource`` and goes on when frames come again.
     """
 
     def __init__(self, feed: Any, frames: int | None = None, wait_s: float = 1.0) -> None:
@@ -231,7 +235,7 @@ class FeedSource:
             self._cond.notify_all()
 
     def read(self) -> Any:
-        from vision.table.frames import Frame
+        from vision.table.frames import CameraError, Frame
 
         with self._cond:
             while self._latest is None and not self._closed:
@@ -239,6 +243,8 @@ class FeedSource:
                     return None  # the recording has been refereed once
                 if not self._cond.wait(self.wait_s):  # a dropped camera: frames just pause
                     self._gap = True
+                    if problem := feed_problem(self._feed):
+                        raise CameraError(problem)
             if self._closed:
                 return None
             image, t_ns = self._latest  # type: ignore[misc]
@@ -253,6 +259,13 @@ class FeedSource:
             self._closed = True
             self._cond.notify_all()
         self._unsubscribe()
+
+
+def feed_problem(feed: Any) -> str | None:
+    """Why the feed delivers no frame (``LiveFeed.error``: a camera missing, lost, stale; a
+    recording that cannot be read); None when it does, or cannot say."""
+    error = getattr(feed, "error", None)
+    return error if isinstance(error, str) and error else None
 
 
 def feed_reconnects(feed: Any) -> int:
@@ -309,6 +322,17 @@ class _Context:
 
 
 @dataclass
+class _Run:
+    """One ``start()`` of the referee's thread, with its own stop flag and source: a run
+    still finishing a slow step after ``stop()`` neither keeps the next ``start()`` from
+    running nor touches the next run's source."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    source: Any = None
+    thread: threading.Thread | None = None
+
+
+@dataclass
 class RefereeCounts:
     frames: int = 0
     observations: int = 0
@@ -345,9 +369,9 @@ class CameraReferee:
         self.models_error: str | None = None
         self.last: dict[str, Any] | None = None
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._source: Any = None
+        self._run_now: _Run | None = None  # the latest start()'s run
+        self._local = threading.local()  # .run: the run of the thread reading it
+        self._detector_lock = threading.Lock()  # a run restarted mid-load loads nothing twice
         self._ctx: _Context | None = None
         self._layout: Any = None
         self._zones_problem = ""  # why the saved zones cannot be used, if they cannot
@@ -363,24 +387,29 @@ class CameraReferee:
 
     # -- life cycle ----------------------------------------------------------------------
     def start(self) -> None:
-        """Start the thread (when enabled and not running)."""
+        """Start a run (when enabled and none is running): also when a stopped run is still
+        finishing a slow step, so that enabled always means running."""
         with self._lock:
-            if not self.enabled or (self._thread is not None and self._thread.is_alive()):
+            if not self.enabled or self.running:
                 return
-            self._stop.clear()
+            run = _Run()
+            run.thread = threading.Thread(
+                target=self._run, args=(run,), name="camera-referee", daemon=True
+            )
+            self._run_now = run
             self._set("starting", "opening the camera")
-            self._thread = threading.Thread(target=self._run, name="camera-referee", daemon=True)
-            self._thread.start()
+            run.thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the thread and close its source; safe to call twice."""
-        self._stop.set()
-        source = self._source
-        if isinstance(source, FeedSource):
-            source.close()  # thread-safe: wakes a read() waiting for frames
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+        """Stop the run and close its source; safe to call twice. A run busy past
+        ``timeout`` ends on its own, without a word more (see ``_set``)."""
+        run = self._run_now
+        if run is not None:
+            run.stop.set()
+            if isinstance(run.source, FeedSource):
+                run.source.close()  # thread-safe: wakes a read() waiting for frames
+            if run.thread is not None and run.thread is not threading.current_thread():
+                run.thread.join(timeout)
         if self.enabled:
             self._set("stopped", "the camera referee was stopped")
 
@@ -394,11 +423,30 @@ class CameraReferee:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """A run is going and has not been told to stop."""
+        run = self._run_now
+        return (
+            run is not None
+            and not run.stop.is_set()
+            and run.thread is not None
+            and run.thread.is_alive()
+        )
 
     def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        run = self._run_now
+        if run is not None and run.thread is not None:
+            run.thread.join(timeout)
+
+    @property
+    def _source(self) -> Any:
+        """The source of the run whose thread asks (None outside one: ``step`` in tests)."""
+        run = getattr(self._local, "run", None)
+        return run.source if run is not None else None
+
+    def _stopped(self) -> bool:
+        """Is the asking thread a run that was stopped? It then changes nothing more."""
+        run = getattr(self._local, "run", None)
+        return run is not None and run.stop.is_set()
 
     def status(self) -> dict[str, Any]:
         ctx = self._ctx
@@ -428,52 +476,68 @@ class CameraReferee:
         self.dryers.empty_now()
 
     def _set(self, state: str, message: str) -> None:
+        if self._stopped():  # a stopped run finishing late must not overwrite "off"
+            return
         if (state, message) != (self.state, self.message) and state in ("error", "camera lost"):
             log.warning("camera referee: %s", message)
         self.state, self.message = state, message
 
     # -- the thread ----------------------------------------------------------------------
-    def _run(self) -> None:
+    def _run(self, run: _Run) -> None:
         from vision.table.frames import CameraError
 
+        self._local.run = run
         reopened = False  # the source was lost: its next frame follows a gap (TBL-10)
         try:
-            while not self._stop.is_set():
-                if self._source is None:
+            while not run.stop.is_set():
+                if run.source is None:
                     try:
-                        self._source = self._open_source()
+                        run.source = self._open_source()
                     except Exception as exc:  # no camera now: say so, try again
                         self._set("camera lost", f"the camera cannot be opened: {exc}")
-                        self._stop.wait(self.retry_s)
+                        run.stop.wait(self.retry_s)
                         continue
                 try:
-                    frame = self._source.read()
+                    frame = run.source.read()
                 except CameraError as exc:
-                    self._set("camera lost", f"camera lost, reconnecting: {exc}")
-                    self._close_source()
-                    self.counts.reconnects += 1
+                    self._lost(run, exc)
                     reopened = True
-                    self._stop.wait(self.retry_s)
+                    run.stop.wait(self.retry_s)
                     continue
                 if frame is None:
-                    if not self._stop.is_set():
+                    if not run.stop.is_set():
                         self._set("ended", ENDED)
                     break
                 if reopened:
                     frame, reopened = _after_gap(frame), False
                 self.counts.frames += 1
-                try:
-                    self.step(frame)
-                except Exception as exc:  # one bad frame must not end refereeing
-                    message = f"a frame could not be refereed: {exc}"
-                    if message != self.message:  # once, not on every frame
-                        log.exception("camera referee: frame %s failed", self.counts.frames)
-                    self.state, self.message = "error", message
+                self._step_safely(frame)
         finally:
-            self._close_source()
+            self._close_source(run)
 
-    def _close_source(self) -> None:
-        source, self._source = self._source, None
+    def _lost(self, run: _Run, exc: Exception) -> None:
+        """The source lost the camera: said, counted once per drop (not per retry while it
+        stays lost), and the source closed to be opened again."""
+        if self.state != "camera lost" and not self._stopped():
+            self.counts.reconnects += 1
+        why = str(exc)
+        said = why.startswith(("camera lost", "no camera yet"))  # a feed's own words
+        self._set("camera lost", why if said else f"camera lost, reconnecting: {why}")
+        self._close_source(run)
+
+    def _step_safely(self, frame: Any) -> None:
+        try:
+            self.step(frame)
+        except Exception as exc:  # one bad frame must not end refereeing
+            message = f"a frame could not be refereed: {exc}"
+            if message != self.message:  # once, not on every frame
+                log.exception("camera referee: frame %s failed", self.counts.frames)
+            if not self._stopped():
+                self.state, self.message = "error", message
+
+    @staticmethod
+    def _close_source(run: _Run) -> None:
+        source, run.source = run.source, None
         if source is not None:
             source.close()
 
@@ -491,7 +555,7 @@ class CameraReferee:
             self._step_dryers(target[0], frame)
             return
         ctx = self._context(*target)
-        if ctx is None:
+        if ctx is None or self._stopped():  # stopped while the models loaded
             return
         arm = getattr(self._source, "arm", None)
         if not ctx.quiet and callable(arm) and arm():
@@ -593,18 +657,21 @@ class CameraReferee:
     def _detector(self, game: str) -> Detector | None:
         if game in self._detectors:
             return self._detectors[game]
-        if game in self._failed:
-            return None
-        try:
-            detector = self._detector_for(game)
-        except Exception as exc:  # missing or broken models: keep serving, say why
-            why = f"the card models cannot be loaded ({exc}); the camera is not refereeing"
-            self._failed[game] = why
-            self.models_error = why
-            self._set("error", why)
-            return None
-        self._detectors[game] = detector
-        return detector
+        with self._detector_lock:  # a run started while a stopped one loads: loaded once
+            if game in self._detectors:
+                return self._detectors[game]
+            if game in self._failed:
+                return None
+            try:
+                detector = self._detector_for(game)
+            except Exception as exc:  # missing or broken models: keep serving, say why
+                why = f"the card models cannot be loaded ({exc}); the camera is not refereeing"
+                self._failed[game] = why
+                self.models_error = why
+                self._set("error", why)
+                return None
+            self._detectors[game] = detector
+            return detector
 
     def _sync(self, ctx: _Context) -> None:
         """Seat on turn, pile tops and Deck Dash's seat areas from the game (see the module
