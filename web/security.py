@@ -73,29 +73,62 @@ def referee_required(view: F) -> F:
 
 
 class Throttle:
-    """Per-address wrong-PIN counter: after MAX_FAILURES, wait LOCKOUT_S seconds."""
+    """Per-address wrong-PIN counter: after MAX_FAILURES, wait LOCKOUT_S seconds.
+
+    A guess is reserved with ``begin`` *before* the slow hash and settled with ``failed``,
+    ``succeeded`` or ``release`` after it: guesses still being checked count against the
+    limit, so a burst of parallel requests gets no more than MAX_FAILURES checked (checking
+    the count first and counting the failure after the hash let all of a burst through).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._fails: dict[str, tuple[int, float]] = {}
+        self._fails: dict[str, tuple[int, float]] = {}  # addr -> (failures, last failure)
+        self._pending: dict[str, int] = {}  # addr -> guesses begun and not yet settled
 
-    def check(self, addr: str) -> float:
-        """Seconds left before ``addr`` may try again (0 when it may)."""
+    def _failures(self, addr: str, now: float) -> tuple[int, float]:
+        """Failures still counting (a lockout that has run out forgets them); under the lock."""
+        count, since = self._fails.get(addr, (0, 0.0))
+        if count >= MAX_FAILURES and now - since >= LOCKOUT_S:
+            self._fails.pop(addr, None)
+            return 0, 0.0
+        return count, since
+
+    def begin(self, addr: str) -> float:
+        """Reserve one guess for ``addr``: 0 when reserved (settle it with ``failed``,
+        ``succeeded`` or ``release``), else the seconds to wait and nothing is reserved."""
         with self._lock:
-            count, since = self._fails.get(addr, (0, 0.0))
-            if count < MAX_FAILURES:
-                return 0.0
-            left = LOCKOUT_S - (time.monotonic() - since)
-            if left <= 0:
-                self._fails.pop(addr, None)
-                return 0.0
-            return left
+            now = time.monotonic()
+            count, since = self._failures(addr, now)
+            if count >= MAX_FAILURES:
+                return LOCKOUT_S - (now - since)
+            pending = self._pending.get(addr, 0)
+            if count + pending >= MAX_FAILURES:
+                return LOCKOUT_S
+            self._pending[addr] = pending + 1
+            return 0.0
+
+    def _settle(self, addr: str) -> None:
+        pending = self._pending.get(addr, 0) - 1
+        if pending > 0:
+            self._pending[addr] = pending
+        else:
+            self._pending.pop(addr, None)
 
     def failed(self, addr: str) -> None:
+        """A wrong guess: it stays counted, and the lockout runs from now."""
         with self._lock:
-            count, _ = self._fails.get(addr, (0, 0.0))
+            self._settle(addr)
+            count, _ = self._failures(addr, time.monotonic())
             self._fails[addr] = (count + 1, time.monotonic())
 
     def succeeded(self, addr: str) -> None:
+        """The right PIN or code: ``addr``'s wrong guesses are forgotten."""
         with self._lock:
+            self._settle(addr)
             self._fails.pop(addr, None)
+
+    def release(self, addr: str) -> None:
+        """The request guessed nothing (malformed, two PINs differ): it does not count."""
+        with self._lock:
+            self._settle(addr)

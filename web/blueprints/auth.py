@@ -1,22 +1,76 @@
-"""Referee PIN: first-time setup (with the code printed in the terminal), unlock, lock."""
+"""Referee PIN: first-time setup (with the code printed in the terminal), unlock, lock.
+
+Every guess at a secret (the PIN at /login, the current PIN at /pin/change, the setup code at
+/pin/setup) goes through one per-address throttle, reserved before the slow hash (WEB rulings
+in docs/RULINGS.md).
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+import re
+from collections.abc import Callable
+
+from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from werkzeug.exceptions import HTTPException
 
 from web.blueprints.common import services
 from web.security import is_referee, login_referee, logout_referee, referee_required
-from web.services.settings import PinError
+from web.services.settings import PinError, WrongSecret, as_digits
 
 bp = Blueprint("auth", __name__)
 
+# A local path (no "//" that a browser reads as another host, no "\" or control characters
+# that browsers drop or that break the Location header), then an optional query.
+_SAFE_NEXT = re.compile(r"/(?!/)[A-Za-z0-9_.~%/-]*(?:\?[A-Za-z0-9_.~%/=&+,:;@!*'()-]*)?")
+_NEXT_MAX = 512
+
+
+def _is_a_page(target: str) -> bool:
+    """Whether ``target``'s path is a page this dashboard serves to a GET."""
+    adapter = current_app.url_map.bind_to_environ(request.environ)
+    try:
+        adapter.match(target.split("?", 1)[0], method="GET")
+    except HTTPException:  # NotFound, MethodNotAllowed, RequestRedirect
+        return False
+    return True
+
 
 def _next() -> str:
-    """Only same-site relative paths: no open redirect."""
+    """Where to go after unlocking: one of this dashboard's pages, else the console.
+
+    ``next`` comes from a link anyone can craft, so it is checked both when the form is
+    rendered and when it is posted: an outside site (``/\\t/evil.example`` became
+    ``//evil.example``) would receive a tablet that has just been unlocked.
+    """
     target = request.values.get("next", "")
-    if not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return url_for("pages.console")
-    return target
+    if (
+        len(target) <= _NEXT_MAX
+        and _SAFE_NEXT.fullmatch(target)
+        and "//" not in (path := target.split("?", 1)[0])
+        and "/." not in path  # no dot segments: the page is named as the dashboard names it
+        and _is_a_page(target)
+    ):
+        return target
+    return url_for("pages.console")
+
+
+def _wait_message(wait: float) -> str:
+    return f"too many wrong tries: wait {max(wait, 1):.0f} s"
+
+
+def _guess(addr: str, attempt: Callable[[], None]) -> None:
+    """Run one guess already reserved with ``throttle.begin(addr)`` and settle it: WrongSecret
+    counts as a failure, success forgets ``addr``'s failures, anything else is released."""
+    throttle = services().throttle
+    try:
+        attempt()
+    except WrongSecret:
+        throttle.failed(addr)
+        raise
+    except BaseException:
+        throttle.release(addr)
+        raise
+    throttle.succeeded(addr)
 
 
 @bp.get("/login")
@@ -32,15 +86,19 @@ def login_post() -> tuple[str, int] | Response:
     addr = request.remote_addr or "?"
     if not s.settings.pin_is_set:
         return redirect(url_for("auth.pin_setup"))  # type: ignore[return-value]
-    wait = s.throttle.check(addr)
+    wait = s.throttle.begin(addr)
     if wait:
-        msg = f"too many wrong PINs: wait {wait:.0f} s"
+        msg = f"too many wrong PINs: wait {max(wait, 1):.0f} s"
         return render_template("login.html", next=_next(), error=msg, page="login"), 429
-    if not s.settings.check_pin(request.form.get("pin", "")):
-        s.throttle.failed(addr)
-        msg = "wrong PIN"
-        return render_template("login.html", next=_next(), error=msg, page="login"), 403
-    s.throttle.succeeded(addr)
+
+    def attempt() -> None:
+        if not s.settings.check_pin(request.form.get("pin", "")):
+            raise WrongSecret("wrong PIN")
+
+    try:
+        _guess(addr, attempt)
+    except WrongSecret as exc:
+        return render_template("login.html", next=_next(), error=str(exc), page="login"), 403
     login_referee()
     return redirect(_next())  # type: ignore[return-value]
 
@@ -62,15 +120,19 @@ def pin_setup() -> str | Response:
 def pin_setup_post() -> tuple[str, int] | Response:
     s = services()
     addr = request.remote_addr or "?"
-    if s.throttle.check(addr):
-        return render_template("pin_setup.html", error="too many tries: wait", page="login"), 429
+    wait = s.throttle.begin(addr)
+    if wait:
+        return render_template("pin_setup.html", error=_wait_message(wait), page="login"), 429
     pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
-    try:
-        if pin != again:
+
+    def attempt() -> None:
+        if as_digits(pin) != as_digits(again):
             raise PinError("the two PINs differ")
         s.settings.set_first_pin(pin, request.form.get("setup_code", ""))
+
+    try:
+        _guess(addr, attempt)
     except PinError as exc:
-        s.throttle.failed(addr)
         status = 409 if s.settings.pin_is_set else 400
         return render_template("pin_setup.html", error=str(exc), page="login"), status
     login_referee()
@@ -88,11 +150,19 @@ def pin_change() -> str | Response:
 @referee_required
 def pin_change_post() -> tuple[str, int] | Response:
     s = services()
+    addr = request.remote_addr or "?"
+    wait = s.throttle.begin(addr)  # an unlocked tablet must not guess the PIN at full speed
+    if wait:
+        return render_template("pin_change.html", error=_wait_message(wait), page="login"), 429
     pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
-    try:
-        if pin != again:
+
+    def attempt() -> None:
+        if as_digits(pin) != as_digits(again):
             raise PinError("the two new PINs differ")
         s.settings.change_pin(request.form.get("old", ""), pin)
+
+    try:
+        _guess(addr, attempt)
     except PinError as exc:
         return render_template("pin_change.html", error=str(exc), page="login"), 400
     login_referee()

@@ -12,6 +12,7 @@ import secrets
 import sqlite3
 import threading
 import time
+import unicodedata
 from pathlib import Path
 
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -33,18 +34,47 @@ CREATE TABLE IF NOT EXISTS web_reviews (
 """
 
 PIN_MIN, PIN_MAX = 4, 12
+MAX_TYPED = 64  # longer input is no PIN or setup code: refused before it is normalised
 
 
 class PinError(ValueError):
     """A PIN is malformed, wrong, or may not be set now."""
 
 
+class WrongSecret(PinError):
+    """The current PIN or the setup code is wrong: a guess, which the throttle counts."""
+
+
+def as_digits(typed: object) -> str:
+    """What was typed, with any keyboard's digits as ASCII digits ("１２３" from a CJK keyboard,
+    "١٢٣" from an Arabic one → "123") and surrounding spaces dropped.
+
+    PINs have always been stored hashed from ASCII digits, so a PIN typed either way matches
+    the stored hash. Anything that is not a string (or is longer than ``MAX_TYPED``) is "".
+    """
+    if not isinstance(typed, str) or len(typed) > MAX_TYPED:
+        return ""
+    text = unicodedata.normalize("NFKC", typed).strip()
+    return "".join(
+        str(digit) if (digit := unicodedata.decimal(ch, None)) is not None else ch for ch in text
+    )
+
+
+def is_pin_shaped(text: str) -> bool:
+    """ASCII digits of a PIN's length: the only strings a stored PIN hash can match."""
+    return text.isascii() and text.isdigit() and PIN_MIN <= len(text) <= PIN_MAX
+
+
 def check_pin_format(pin: object) -> str:
-    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit():
+    """The PIN as ASCII digits (what is hashed), or PinError saying what is wrong with it."""
+    digits = as_digits(pin)
+    if not digits.isascii() or not digits.isdigit():
+        if isinstance(pin, str) and len(pin) > MAX_TYPED:
+            raise PinError(f"the PIN must have {PIN_MIN} to {PIN_MAX} digits")
         raise PinError("the PIN must be digits only")
-    if not PIN_MIN <= len(pin) <= PIN_MAX:
+    if not PIN_MIN <= len(digits) <= PIN_MAX:
         raise PinError(f"the PIN must have {PIN_MIN} to {PIN_MAX} digits")
-    return pin
+    return digits
 
 
 class Settings:
@@ -123,12 +153,15 @@ class Settings:
         return self.new_setup_code()
 
     def set_first_pin(self, pin: str, setup_code: str) -> None:
-        check_pin_format(pin)
+        """Raises WrongSecret for a wrong setup code (a guess), PinError for anything else."""
+        pin = check_pin_format(pin)
         if self.pin_is_set:
             raise PinError("the referee PIN is already set")
         expected = self.setup_code
-        if not expected or not secrets.compare_digest(str(setup_code).strip(), expected):
-            raise PinError(
+        # bytes: compare_digest refuses a non-ASCII str (a TypeError, so a 500, before)
+        given = as_digits(setup_code).encode("utf-8", "replace")
+        if not expected or not secrets.compare_digest(given, expected.encode()):
+            raise WrongSecret(
                 "wrong setup code: use the code printed where `tabletop serve` runs "
                 "(or by `tabletop pin reset`)"
             )
@@ -139,17 +172,20 @@ class Settings:
             self._conn().execute("DELETE FROM web_settings WHERE key = 'setup_code'")  # used
 
     def change_pin(self, old: str, new: str) -> None:
-        check_pin_format(new)
+        """Raises WrongSecret for a wrong current PIN (a guess), PinError for a bad new one."""
+        new = check_pin_format(new)
         if not self.check_pin(old):
-            raise PinError("the current PIN is wrong")
+            raise WrongSecret("the current PIN is wrong")
         with self._lock:
             self._put("pin_hash", generate_password_hash(new))
 
     def check_pin(self, pin: object) -> bool:
+        """Whether ``pin`` is the referee PIN, typed with any keyboard's digits."""
         stored = self.get("pin_hash")
-        if stored is None or not isinstance(pin, str) or len(pin) > 64:
+        digits = as_digits(pin)
+        if stored is None or not is_pin_shaped(digits):
             return False
-        return check_password_hash(stored, pin)
+        return check_password_hash(stored, digits)
 
     # -- reviews ---------------------------------------------------------------------------
     def review(self, game_id: int, seq: int, action: str) -> None:
