@@ -88,7 +88,8 @@ def test_a_dropped_camera_is_said_and_its_last_frame_is_not_served_as_live(tmp_p
     status = until(lambda: (s := client.get("/api/camera/status").json)["error"] and s)
     assert status["error"].startswith("camera lost: ") and status["t_ns"] is None
     assert live.latest() is None
-    assert client.get("/api/camera/frame.jpg").status_code == 503
+    frame = client.get("/api/camera/frame.jpg")
+    assert frame.status_code == 503 and frame.json["error"].startswith("camera lost: ")
     cable.plugged = True  # it resumes by itself
     until(lambda: live.latest() is not None)
     assert live.error is None and live.reconnects == 1

@@ -243,8 +243,9 @@ def _frame_or_404() -> Any:
     if s.camera is None:
         raise BadInput("no camera is configured", 404)
     frame = s.camera.latest()
-    if frame is None:
-        raise BadInput("the camera has not delivered a frame yet", 503)
+    if frame is None:  # lost or never found: the feed says why ("camera lost: …")
+        why = getattr(s.camera, "error", None)
+        raise BadInput(str(why) if why else "the camera has not delivered a frame yet", 503)
     return frame
 
 
@@ -356,13 +357,30 @@ def mjpeg() -> Response:
     )
 
 
+# A host name has at most 253 characters (DNS); with the scheme, a port and "/j" a real join
+# address is well under this. A longer Host is refused before segno is asked: its biggest QR
+# code holds about 2 300 characters (more raised DataOverflowError, a 500), and one near that
+# takes the Pi long to draw for nobody.
+MAX_JOIN_URL = 300
+
+
 @bp.get("/qr.svg")
 def qr() -> Response:
     """A QR code of the join URL, made locally with segno."""
     import segno
 
+    url = join_url()
+    too_long = BadInput(
+        f"the join address is too long for a QR code ({len(url)} characters, at most"
+        f" {MAX_JOIN_URL}); open the dashboard by a shorter address"
+    )
+    if len(url) > MAX_JOIN_URL:
+        raise too_long
     svg = io.BytesIO()
-    segno.make(join_url(), error="m").save(svg, kind="svg", scale=8, border=2, dark="#111")
+    try:
+        segno.make(url, error="m").save(svg, kind="svg", scale=8, border=2, dark="#111")
+    except segno.DataOverflowError:  # never under the cap; kept so a change of it stays a 400
+        raise too_long from None
     return Response(svg.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
 

@@ -264,6 +264,48 @@ def meta_status(log_events: Sequence[tuple[int, Event]]) -> dict[int, bool]:
     return {seq: seq not in inactive for seq in metas}
 
 
+def corrected_by(log_events: Sequence[tuple[int, Event]]) -> dict[int, tuple[str, int]]:
+    """For each entry an undo or overrule in force acts on: ("overruled" or "undone", that
+    meta event's number). An overrule wins over an undo of the same entry, as in replay
+    (``referee.replay``: the replacement stands); of two alike, the latest is named."""
+    active = meta_status(log_events)
+    out: dict[int, tuple[str, int]] = {}
+    for seq, event in log_events:
+        if not active.get(seq):
+            continue
+        target = event.get("target")
+        if isinstance(target, bool):  # replay refuses it (``referee.replay._target``)
+            continue
+        if event.kind == "overrule" or out.get(target, ("",))[0] != "overruled":
+            out[target] = ("overruled" if event.kind == "overrule" else "undone", seq)
+    return out
+
+
+def _refuse_stale_meta(event: Event, logged: Sequence[tuple[int, Event]]) -> None:
+    """An undo or overrule acts on an entry as it stands (WEB-8): one whose target another
+    undo or overrule in force already acts on would be stored and change nothing (a second
+    undo of an entry: then "undo the undo" no longer brings it back), or silently replace
+    what another tablet just decided. 409: the tablet looks at the feed again."""
+    target = event.get("target")
+    if not isinstance(target, int) or isinstance(target, bool):
+        return  # replay says what is wrong with it
+    how = corrected_by(logged).get(target)
+    if how is None:
+        return
+    state, by = how
+    if event.kind == "undo" and state == "undone":
+        raise BadInput(f"undo: event {target} is already undone (event {by})", 409)
+    then = {
+        ("undo", "overruled"): f"then undo event {target}",
+        ("overrule", "overruled"): f"then overrule event {target} again",
+        ("overrule", "undone"): f"then overrule event {target}",
+    }[event.kind, state]
+    raise BadInput(
+        f"{event.kind}: event {target} is {state} (event {by}): undo event {by} first, {then}",
+        409,
+    )
+
+
 class GameService:
     def __init__(self, db_path: Path, settings: Settings, hub: Hub) -> None:
         self.log = ServiceLog(db_path)
@@ -551,6 +593,7 @@ class GameService:
                         f"overrule: event {target} is an {meta.kind}, not a game event; "
                         "undo it instead"
                     )
+            _refuse_stale_meta(event, logged)
             try:
                 result = replay(rules, record.players, record.options, [*logged, (seq, event)])
             except (ReplayError, EventError, GameError, ValueError, KeyError, TypeError) as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import reprlib
 import threading
 import time
 from pathlib import Path
@@ -32,12 +33,14 @@ MAX_SEATS = 8
 # a third of a pixel; the smallest triangle the Calibrate page's arrow keys make is 12 times that.
 MIN_AREA = 1e-6
 
+# [0-9], not \d: \d takes any script's digits, and "seat_\u0663_area" would be a second name
+# for seat 3 beside "seat_3_area" (int() reads both as 3)
 _NAMES = [
     (re.compile(r"draw_pile"), "draw_pile"),
     (re.compile(r"discard_(?P<index>[12])"), "discard_pile"),
-    (re.compile(r"seat_(?P<seat>\d)_area"), "seat_area"),
-    (re.compile(r"seat_(?P<seat>\d)_dryer"), "dryer"),
-    (re.compile(r"seat_(?P<seat>\d)_dryer_bar_(?P<bar>[123])"), "dryer_bar"),
+    (re.compile(r"seat_(?P<seat>[0-9])_area"), "seat_area"),
+    (re.compile(r"seat_(?P<seat>[0-9])_dryer"), "dryer"),
+    (re.compile(r"seat_(?P<seat>[0-9])_dryer_bar_(?P<bar>[123])"), "dryer_bar"),
 ]
 
 
@@ -85,13 +88,31 @@ def parse_name(name: Any) -> dict[str, Any]:
     raise BadInput(f"unknown zone name {name!r}; e.g. draw_pile, discard_1, seat_0_dryer_bar_2")
 
 
+def _shown(value: Any) -> str:
+    """``value`` for an error message, short: a 400-digit coordinate is not echoed whole."""
+    try:
+        return reprlib.repr(value)
+    except ValueError:  # an integer too long for str() at all
+        return "a number too long to show"
+
+
+def _coordinate(v: Any) -> float | None:
+    """``v`` as a coordinate in 0..1, else None. An integer is compared as one: float() of a
+    huge one (10**400) raises OverflowError, which was a 500."""
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        return None
+    if isinstance(v, int) and not 0 <= v <= 1:
+        return None
+    f = float(v)
+    return f if 0.0 <= f <= 1.0 else None  # NaN fails both
+
+
 def _point(p: Any) -> list[float]:
-    ok = isinstance(p, list | tuple) and len(p) == 2
-    if ok:
-        ok = all(isinstance(v, int | float) and not isinstance(v, bool) for v in p)
-    if not ok or not all(0.0 <= float(v) <= 1.0 for v in p):
-        raise BadInput(f"a zone point must be [x, y] with 0 ≤ x, y ≤ 1, got {p!r}")
-    return [round(float(p[0]), 5), round(float(p[1]), 5)]
+    pair = isinstance(p, list | tuple) and len(p) == 2
+    x, y = (_coordinate(p[0]), _coordinate(p[1])) if pair else (None, None)
+    if x is None or y is None:
+        raise BadInput(f"a zone point must be [x, y] with 0 ≤ x, y ≤ 1, got {_shown(p)}")
+    return [round(x, 5), round(y, 5)]
 
 
 def area(points: list[list[float]]) -> float:

@@ -3,6 +3,12 @@
 (() => {
   const { el, api, toast } = TT;
   let snap = null, catalogue = {}, kind = null, seat = null, overruleTarget = null, overruleTns = null;
+  /* the game an overrule being entered, or an armed End, is for: the console follows the
+     current game, and another tablet may start one meanwhile (then neither goes to it) */
+  let overruleGame = null;
+  /* an entry overruled already is overruled again by undoing that overrule first (the server
+     refuses a second overrule in force, WEB-8): its number, as the feed showed it */
+  let overruleOver = null;
   const $ = (id) => document.getElementById(id);
 
   /* Payload fields guessed from an event kind's one-line description. Two styles occur:
@@ -114,6 +120,10 @@
   function startOverrule(item) {
     const ev = item.replacement || item.event;
     overruleTarget = item.seq;
+    overruleGame = snap.game.id;
+    const inForce = snap.feed.filter((f) => f.status === "meta" && f.event && f.event.kind === "overrule" &&
+      (f.event.payload || {}).target === item.seq);
+    overruleOver = item.status === "overruled" && inForce.length ? inForce[inForce.length - 1].seq : null;
     overruleTns = ev.t_ns === undefined ? null : ev.t_ns;
     $("entry-title").textContent = "Overrule event #" + item.seq;
     $("overrule-note").textContent = "Say what really happened instead of #" + item.seq + " (" + item.event.kind + "), then Send.";
@@ -126,14 +136,17 @@
 
   function stopOverrule() {
     overruleTarget = null;
+    overruleGame = null;
+    overruleOver = null;
     $("entry-title").textContent = "Enter an event";
     $("overrule-note").classList.add("hidden");
     $("cancel-overrule").classList.add("hidden");
   }
 
-  async function post(path, data, okMsg) {
-    if (!snap) return null;
-    const r = await api("POST", "/api/games/" + snap.game.id + path, data);
+  /* to game ``gameId``: the one the tap was meant for, which need not be the one shown now */
+  async function post(gameId, path, data, okMsg) {
+    if (gameId === null || gameId === undefined) return null;
+    const r = await api("POST", "/api/games/" + gameId + path, data);
     if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return null; }
     if (okMsg) toast(okMsg, "ok");
     return r.data;
@@ -148,10 +161,14 @@
     if (overruleTarget !== null && overruleTns !== null) event.t_ns = overruleTns;
     else if ($("stamp").checked) event.t_ns = "now";
     if (overruleTarget !== null) {
-      const r = await post("/overrule", { target: overruleTarget, event }, "overruled #" + overruleTarget);
+      if (overruleOver !== null) {  /* refused (409) when another tablet changed it meanwhile */
+        if (!(await post(overruleGame, "/undo", { target: overruleOver }, null))) return;
+        overruleOver = null;
+      }
+      const r = await post(overruleGame, "/overrule", { target: overruleTarget, event }, "overruled #" + overruleTarget);
       if (r) stopOverrule();
     } else {
-      const r = await post("/events", event, null);
+      const r = await post(snap && snap.game.id, "/events", event, null);
       if (r) {
         mine.add(r.seq);  /* its toast says it: the feed does not say it again */
         const tone = TT.tone(r.verdicts);  /* bad: refused (stored, not played); warn: a penalty */
@@ -175,14 +192,16 @@
 
   function feedItem(item) {
     const isMeta = item.status === "meta" || item.status === "meta-undone";
-    const buttons = [];
+    const buttons = [], gameId = snap.game.id;
     if (TT.referee && !snap.game.ended_at) {
       if (!isMeta && item.verdicts.length && item.status !== "undone" && item.review !== "accepted")
-        buttons.push(el("button", { class: "small ok", "data-action": "accept", title: "The verdict stands: mark it reviewed (the game does not change)", onclick: () => post("/accept", { seq: item.seq }, "accepted #" + item.seq) }, "Accept"));
+        buttons.push(el("button", { class: "small ok", "data-action": "accept", title: "The verdict stands: mark it reviewed (the game does not change)", onclick: () => post(gameId, "/accept", { seq: item.seq }, "accepted #" + item.seq) }, "Accept"));
       if (!isMeta && item.event && item.status !== "undone")
         buttons.push(el("button", { class: "small", "data-action": "overrule", onclick: () => startOverrule(item) }, "Overrule"));
-      if (item.status !== "undone" && item.status !== "meta-undone" && item.event)
-        buttons.push(el("button", { class: "small danger", "data-action": "undo", onclick: () => post("/undo", { target: item.seq }, "undid #" + item.seq) }, "Undo"));
+      /* an overruled entry's undo would change nothing (the overrule's event stands): the
+         overrule's own entry has the Undo */
+      if (item.status !== "undone" && item.status !== "meta-undone" && item.status !== "overruled" && item.event)
+        buttons.push(el("button", { class: "small danger", "data-action": "undo", onclick: () => post(gameId, "/undo", { target: item.seq }, "undid #" + item.seq) }, "Undo"));
     }
     return el("li", { class: item.status, "data-seq": item.seq },
       el("div", {}, el("span", { class: "seq", text: "#" + item.seq }),
@@ -291,6 +310,7 @@
 
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
+    if (snap && first) switched(snap.game.id, s.game.id);
     sayNew(s, first);
     snap = s;
     TT.promptGame(s);
@@ -321,9 +341,10 @@
 
   /* Ending takes two taps: the first arms the button (it turns outlined and says so) and
      shows what the second tap does; 4 s later, or on the second tap, it is disarmed. */
-  let endArmed = false, endTimer = null;
+  let endArmed = false, endTimer = null, endFor = null;
   function armEnd(on) {
     endArmed = on;
+    endFor = on ? snap.game.id : null;
     clearTimeout(endTimer);
     $("end-game").textContent = on ? "Tap again to end" : "End game";
     $("end-game").classList.toggle("armed", on);
@@ -338,10 +359,24 @@
   $("end-game").addEventListener("click", async () => {
     if (!snap) return;
     if (!endArmed) { armEnd(true); return; }
+    const gameId = endFor;
     armEnd(false);
-    const r = await post("/end", {}, "game ended");
-    if (r) location.href = "/history/" + snap.game.id;
+    const r = await post(gameId, "/end", {}, "game " + gameId + " ended");
+    if (r) location.href = "/history/" + gameId;
   });
+
+  /* The console moved on to another game (another tablet started one): an armed End and an
+     overrule being entered were for the game before; they are dropped, and said so, before
+     a tap meant for that game can reach the new one. */
+  function switched(from, to) {
+    const dropped = [];
+    if (endArmed) { armEnd(false); dropped.push("End game " + from + " was disarmed"); }
+    if (overruleTarget !== null) {
+      dropped.push("the overrule of #" + overruleTarget + " in game " + from + " was dropped");
+      stopOverrule();
+    }
+    if (dropped.length) toast("Now showing game " + to + ": " + dropped.join("; ") + ".", "warn");
+  }
   $("send").addEventListener("click", send);
   $("cancel-overrule").addEventListener("click", stopOverrule);
 
