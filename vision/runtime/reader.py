@@ -1,7 +1,8 @@
 """Frame → cards: find cards (OBB detector), rectify each, read symbol and colour.
 
 Pure onnxruntime + numpy + OpenCV; no torch. A deck profile, when given, limits answers to
-cards that deck contains (the best *allowed* colour × value pair wins); with none, answers are
+cards that deck contains (the best *allowed* colour × value pair wins, and what the symbol
+model believes outside the deck counts against its confidence: VIS-12); with none, answers are
 limited to cards some known deck contains (VIS-9), unless ``known_cards_only`` is off.
 """
 
@@ -18,7 +19,7 @@ from vision.decks import DeckProfile, known_identities
 from vision.runtime.corners import NONE, corner_columns, corner_patches, fuse_corners
 from vision.runtime.detections import Detections
 from vision.runtime.geometry import decode_obb, letterbox, to_tensor, unletterbox_obb
-from vision.runtime.onnx_model import OnnxModel, load_model
+from vision.runtime.onnx_model import ModelError, OnnxModel, load_model
 from vision.runtime.rectify import crop_side, rectify
 from vision.runtime.zoom import (
     detect_shrunk,
@@ -113,11 +114,34 @@ class CardReader:
         )
         self._sym_names = [self.symbol.names[i] for i in range(len(self.symbol.names))]
         self._col_names = [self.color.names[i] for i in range(len(self.color.names))]
+        if self._allowed is not None:
+            self._check_readable(self._allowed, deck.name if deck is not None else None)
+        # the symbol classes a reading may end in (the deck's values, "back", "other"): the
+        # mass the model puts on the others is doubt about the card (``_decide``)
+        names = {v for _, v in self._allowed or ()} | {"back", "other"}
+        self._inside = np.array(
+            [i for i, n in enumerate(self._sym_names) if n in names], dtype=np.intp
+        )
         self.crop_size = crop_side(self.symbol.imgsz, self.color.imgsz)
         if self.corner is not None:
             names = [self.corner.names[i] for i in range(len(self.corner.names))]
             self._corner_columns = corner_columns(self._sym_names, names)
             self._corner_none = names.index(NONE)
+
+    def _check_readable(self, allowed: list[tuple[str | None, str]], deck: str | None) -> None:
+        """Refuse a deck with a value (or colour) the models have no class for: it would get
+        probability 0 and never be read, while the card itself is read as another one."""
+        values = sorted({v for _, v in allowed} - set(self._sym_names))
+        colors = sorted({c or "none" for c, _ in allowed} - set(self._col_names))
+        if not values and not colors:
+            return
+        what = f"deck {deck!r}" if deck else "the known decks (models/decks)"
+        missing = [f"value(s) {', '.join(values)} ({self.symbol.path})"] if values else []
+        missing += [f"colour(s) {', '.join(colors)} ({self.color.path})"] if colors else []
+        raise ModelError(
+            f"{what} has {' and '.join(missing)} that the model cannot read: these models "
+            "do not match the deck (retrain or teach them, or use a matching models folder)"
+        )
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Card boxes only (no reading), in frame pixels."""
@@ -242,7 +266,14 @@ class CardReader:
         options.append((sym.get("other", 0.0), None, "other"))
         p, c, v = max(options, key=lambda o: o[0])
         total = sum(o[0] for o in options)
-        return c, v, (p / total if total > 0 else 0.0)
+        if total <= 0:
+            return c, v, 0.0
+        # Within the deck the best pair's share is the reading (colour evidence may settle
+        # the value, VIS-9); the symbol mass on classes outside the deck is doubt, not a
+        # vote for the deck's likeliest card: a model sure of an 8 that a 1-5 deck lacks must
+        # not turn its 6 % on a 3 into a confident 3 (VIS-12). Unchanged when all is inside.
+        inside = float(ps[self._inside].sum() / ps.sum())
+        return c, v, p / total * inside
 
     def __call__(self, frame_bgr: np.ndarray) -> Detections:
         return self.find(frame_bgr, self.config.zoom_out, self.config.scale)
