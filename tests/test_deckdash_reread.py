@@ -221,3 +221,26 @@ def test_a_scripted_tally_refusal_says_1_card() -> None:
         "(Ana 0, Bea 1 card): a tally is only for table mode."
     )
     assert GAME.scoreboard(t.state).totals == (0, 1)
+
+
+def test_a_block_on_a_player_who_still_loses_a_turn_says_which_turn_returns_it() -> None:
+    """DD-10's order (the lost turn first, then the turn returning the card) was right, but
+    the Block You's verdict said the victim's *next* turn returned it (review r31)."""
+    from referee.events import Event
+
+    state = GAME.new_state(["Ana", "Bea", "Cy"], {})
+    said = []
+    for kind, seat, payload in [
+        ("deal", 2, {"hands": [12, 12, 12], "start": "G5"}),
+        ("draw", 0, {}),
+        ("discard", 0, {"card": "SKIP", "target": 2}),
+        ("draw", 1, {}),
+        ("discard", 1, {"card": "BLOCK", "target": 2}),
+    ]:
+        state, verdicts = GAME.apply(state, Event(kind, seat, payload))
+        said = [v.reason for v in verdicts]
+    assert said[0] == (
+        "Bea put Block You in front of Cy: Cy first loses 1 turn, then spends the next one "
+        "returning it."
+    )
+    assert "Cy loses this turn." in said

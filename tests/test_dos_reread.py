@@ -261,3 +261,18 @@ def test_ruling_dos22_random_games_without_the_counter_keep_the_invariants() -> 
         options["draw_pile_out_ends_game"] = rng.random() < 0.3
         state = Player(random.Random(rng.randrange(2**32)), players, options).play_game()
         assert state.phase is Phase.FINISHED and not state.pending
+
+
+def test_a_card_refused_on_a_draw_four_is_told_the_draw_four_once() -> None:
+    """The hint for a card that does not match a Draw Four read "a green card, a Draw Four
+    or a Draw Four" (review r31)."""
+    from referee.dos.game import GAME as DOS
+
+    state = DOS.new_state(["Ann", "Bea", "Cal"], {"hand_size": 4})
+    hands = [["R1", "R2", "B3", "G4"], ["Y5", "Y6", "GSKIP", "B9"], ["R7", "Y7", "G7", "B7"]]
+    state, _ = DOS.apply(
+        state, Event("deal", None, {"hands": hands, "piles": ["GD4", "R3"], "stock": 50})
+    )
+    state, verdicts = DOS.apply(state, Event("play", 0, {"card": "B3", "pile": "left"}))
+    (refused,) = [v.reason for v in verdicts if v.outcome.value != "info"]
+    assert refused.endswith("it needs a green card or a Draw Four."), refused

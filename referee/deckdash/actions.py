@@ -448,10 +448,16 @@ def block_you(
     check_victim(state, rnd, seat, victim, "block")
     if victim in rnd.blocks:
         raise Illegal(f"{state.name(victim)} already has a Block You card in front of them.", seat)
+    lost = rnd.skips[victim] if victim < len(rnd.skips) else 0
+    then = (  # DD-10: skipped turns come first, then the turn that returns the card
+        f"{state.name(victim)} first loses {lost} turn{'s' if lost > 1 else ''}, then spends "
+        "the next one returning it"
+        if lost
+        else f"{state.name(victim)}'s next turn is only to return it"
+    )
     return evolve(rnd, blocks=rnd.blocks | {victim}), [
         legal(
-            f"{state.name(seat)} put Block You in front of {state.name(victim)}: "
-            f"{state.name(victim)}'s next turn is only to return it{passed}.",
+            f"{state.name(seat)} put Block You in front of {state.name(victim)}: {then}{passed}.",
             seat,
         )
     ]

@@ -604,9 +604,10 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
         _need_unseen_copy(state, card, seat)
     top = state.top(pile)
     if not matches(card, top):
+        also = "" if top.symbol is Symbol.DRAW_FOUR else f", a {_face_words(top)}"
         raise Foul(
             f"A {card.words} does not match the {top.words} on {where}: it needs a "
-            f"{top.color.word} card, a {_face_words(top)} or a Draw Four.",
+            f"{top.color.word} card{also} or a Draw Four.",
             seat,
         )
     piles = list(state.piles)
