@@ -192,6 +192,11 @@ def run_watcher(
                 elif p.kind == "same_card" and p.suggestion is not None and confirm_same_card:
                     events.append((frame.index, p.suggestion))  # the family taps "yes"
                     prompts += 1
+                elif p.suggestion is not None and p.suggestion.kind == "steal" and p.answers:
+                    # a Deck Steal on the pile is asked about (TBL-17); the videos' STEAL is
+                    # a plain discard: the family answers "discarded it"
+                    events.append((frame.index, p.answers[0].event))
+                    prompts += 1
                 else:
                     prompts += 1
                     if offers is not None:

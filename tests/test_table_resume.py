@@ -3,9 +3,10 @@ new zones saved, camera refereeing turned on mid-game), or whose seat areas the 
 filled on the tablet: the Dashes and handoffs the game already has are not proposed again
 (TBL-4), and what the camera sees added later still is.
 
-The frames are painted (one grey level per scene over the zones, so the motion gate sees a
-change) and the detector reads each scene back: these tests check the wiring from the
-game's table groups to the watcher, not the card models."""
+The frames are painted (one grey level per scene over the zones, 30 levels apart: more than
+the motion gate's ``pixel_delta``, so it sees each change) and the detector reads each scene
+back: these tests check the wiring from the game's table groups to the watcher, not the card
+models."""
 
 from __future__ import annotations
 
@@ -56,7 +57,11 @@ def zones_doc() -> dict[str, Any]:
 
 class PaintedTable:
     """Rendered frames, each scene held for 8 frames at 30 FPS; ``before``: frame index ->
-    what the family does on the tablet before the camera sees that frame."""
+    what the family does on the tablet before the camera sees that frame.
+
+    Each scene's grey steps 30 levels from the last: a step of 20 (the gate's ``pixel_delta``,
+    which a pixel must exceed) left every scene change unseen, and the detector never ran on
+    it (the watcher re-fed its last reading), as a card laid never would on a real table."""
 
     def __init__(
         self, scenes: list[Scene], before: dict[int, Callable[[], None]] | None = None
@@ -69,7 +74,7 @@ class PaintedTable:
         for k in range(len(scenes)):
             img = np.full((120, 160, 3), 40, np.uint8)
             for x1, y1, x2, y2 in boxes:
-                img[int(y1 * 120) : int(y2 * 120), int(x1 * 160) : int(x2 * 160)] = 60 + 20 * k
+                img[int(y1 * 120) : int(y2 * 120), int(x1 * 160) : int(x2 * 160)] = 60 + 30 * k
             self.frames += [(k, img)] * 8
         self.i = 0
         self.before = before or {}

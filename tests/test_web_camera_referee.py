@@ -517,7 +517,7 @@ class PaintedPile:
     """Rendered frames: the discard pile's zone painted one grey level per card, each
     held for 8 frames at 30 FPS; ``detect`` reads the level back (a deterministic reader)."""
 
-    LEVELS = {"G7": 100, "R7": 180}
+    LEVELS = {"G7": 100, "R7": 180, "W": 230}
 
     def __init__(
         self,
@@ -582,10 +582,33 @@ def g7_r7_g7_watched(
     return tablet, game_id
 
 
+# A Wild played on G7, then G7 on top again: Bea, on turn to draw, may not draw a discarded
+# Wild (``wild_from_discard`` is off by default), so the Wild was taken back. R7 taken off in
+# her draw step is her draw from the discard pile (TBL-15), not a take-back.
+G7_W_G7 = ("G7", "W", "G7")
+
+
+def bea_drew_r7(tablet: Tablet, game_id: int) -> None:
+    """The camera logged Ana's R7 and then Bea's draw of it from the discard pile, and asked
+    nothing: no "taken back: undo that play?" that would reverse a legal discard (TBL-15)."""
+    got = camera_events(tablet, game_id)[-1]
+    assert got["seq"] == 4
+    assert (got["event"]["kind"], got["event"]["seat"]) == ("draw", 1)
+    assert got["event"]["payload"] == {"from": "discard", "card": "R7"}
+    assert [v["outcome"] for v in got["verdicts"]] == ["legal"]
+    assert tablet.snapshot(game_id)["view"]["round"]["discard"] == ["G7"]
+    assert tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"] == []
+
+
 def test_a_card_taken_back_after_the_cameras_play_offers_to_undo_it(tmp_path):
-    tablet, game_id = g7_r7_g7_watched(tmp_path)
+    tablet, game_id = g7_r7_g7_watched(tmp_path / "r7")
     played = camera_events(tablet, game_id)
-    assert [(i["seq"], i["event"]["payload"]["card"]) for i in played] == [(3, "R7")]
+    assert [(i["seq"], i["event"]["payload"]["card"]) for i in played] == [(3, "R7"), (4, "R7")]
+    bea_drew_r7(tablet, game_id)
+
+    tablet, game_id = g7_r7_g7_watched(tmp_path, tops=G7_W_G7)
+    played = camera_events(tablet, game_id)
+    assert [(i["seq"], i["event"]["payload"]["card"]) for i in played] == [(3, "W")]
     (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
     assert question["prompt"] == "taken_back"
     assert question["message"].endswith("undo that play (#3)?")
@@ -616,15 +639,24 @@ def test_a_take_back_with_no_play_left_to_undo_does_not_ask_to_undo(tmp_path):
 
 
 def test_a_play_typed_on_the_tablet_is_not_logged_again_and_its_take_back_offers_undo(tmp_path):
-    """Ana types her R7 on the tablet as she lays it: the camera, seeing R7 arrive, logs
-    nothing more; when G7 shows again the question offers to undo the typed play."""
+    """Ana types her Wild on the tablet as she lays it: the camera, seeing it arrive, logs
+    nothing more; when G7 shows again the question offers to undo the typed play. (Her R7
+    typed, then taken off in Bea's draw step, is Bea's draw: logged, nothing asked.)"""
     typed: list[int] = []
 
-    def type_r7(tablet: Tablet, game_id: int) -> None:
-        r = tablet.send(game_id, {"kind": "discard", "seat": 0, "payload": {"card": "R7"}})
-        typed.append(r.json["seq"])
+    def typing(card: str) -> Callable[[Tablet, int], None]:
+        def type_it(tablet: Tablet, game_id: int) -> None:
+            r = tablet.send(game_id, {"kind": "discard", "seat": 0, "payload": {"card": card}})
+            typed.append(r.json["seq"])
 
-    tablet, game_id = g7_r7_g7_watched(tmp_path, {8: type_r7})
+        return type_it
+
+    tablet, game_id = g7_r7_g7_watched(tmp_path / "r7", {8: typing("R7")})
+    assert typed == [3] and [i["seq"] for i in camera_events(tablet, game_id)] == [4]
+    bea_drew_r7(tablet, game_id)
+
+    typed.clear()
+    tablet, game_id = g7_r7_g7_watched(tmp_path, {8: typing("W")}, tops=G7_W_G7)
     assert typed == [3] and camera_events(tablet, game_id) == []
     (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
     assert question["prompt"] == "taken_back"
@@ -633,10 +665,11 @@ def test_a_play_typed_on_the_tablet_is_not_logged_again_and_its_take_back_offers
 
 
 def test_ruling_tbl6_a_take_back_question_answered_another_copy_sends_the_twins_play(tmp_path):
-    """G7, R7 on it, G7 again where it lay: the other G7 played on R7 looks the same. The
-    family's third answer sends Bea's G7 (she is on turn); a name the question does not offer
-    is a 400 that leaves the question open."""
-    tablet, game_id = g7_r7_g7_watched(tmp_path)
+    """G7, a Wild on it, G7 again where it lay: the other G7 played on the Wild looks the
+    same. The family's third answer sends Bea's G7 (she is on turn); a name the question does
+    not offer is a 400 that leaves the question open. (With R7, which Bea may draw from the
+    discard pile, G7 again is her draw: see the take-back tests above.)"""
+    tablet, game_id = g7_r7_g7_watched(tmp_path, tops=G7_W_G7)
     (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
     assert question["choices"] == ["undo", "keep", "another"]
     (another,) = question["answers"]
@@ -653,7 +686,7 @@ def test_ruling_tbl6_a_take_back_question_answered_another_copy_sends_the_twins_
     assert r.json["event"]["seat"] == 1 and r.json["event"]["source"] == "camera"
     assert r.json["event"]["t_ns"] == question["t_ns"]
     snap = tablet.snapshot(game_id)
-    assert snap["view"]["round"]["discard"] == ["G7", "R7", "G7"]
+    assert snap["view"]["round"]["discard"] == ["G7", "W", "G7"]
     twin = snap["feed"][-1]
     assert (twin["event"]["payload"], twin["verdicts"][0]["outcome"]) == ({"card": "G7"}, "legal")
     assert tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"] == []
@@ -664,15 +697,15 @@ def test_ruling_tbl6_a_take_back_question_answered_another_copy_sends_the_twins_
 R7_LEFT_THERE = ("G7", "R7", "R7", "R7", "R7", "G7", "G7")
 
 
-def rules_on_the_cameras_play(action: str) -> Callable[[Tablet, int], None]:
-    """The family's ruling on the camera's R7 (#3): undo it, or overrule it as G9."""
+def rules_on_the_cameras_play(action: str, card: str = "G9") -> Callable[[Tablet, int], None]:
+    """The family's ruling on the camera's R7 (#3): undo it, or overrule it as ``card``."""
 
     def rule(tablet: Tablet, game_id: int) -> None:
         (played,) = camera_events(tablet, game_id)
         url = f"/api/games/{game_id}/{action}"
         body: dict[str, Any] = {"target": played["seq"]}
         if action == "overrule":
-            body["event"] = {"kind": "discard", "seat": 0, "payload": {"card": "G9"}}
+            body["event"] = {"kind": "discard", "seat": 0, "payload": {"card": card}}
         assert tablet.post(url, body).status_code == 201
 
     return rule
@@ -692,19 +725,36 @@ def test_ruling_tbl2_a_play_the_family_undid_is_not_asked_about_while_it_lies_th
 
 
 def test_ruling_tbl2_a_play_the_family_overruled_is_not_asked_about_as_taken_back(tmp_path):
-    """The camera read G9 as R7; the family overrules #3 to G9. While the card lies there
-    nothing is asked (no "G9 was taken back … undo #3?", which would undo their own
-    correction); taken off, it is asked about as G9, with no one-tap undo: an undo of an
-    overruled play would leave the overrule's card on the pile."""
+    """The camera read a Wild as R7; the family overrules #3 to W. While the card lies there
+    nothing is asked (no "W was taken back … undo #3?", which would undo their own
+    correction); taken off (Bea may not draw a discarded Wild), it is asked about as W, with
+    no one-tap undo: an undo of an overruled play would leave the overrule's card on the
+    pile. Overruled to G9 instead, taken off in Bea's draw step it is her draw of G9."""
     tablet, game_id = g7_r7_g7_watched(
-        tmp_path, {24: rules_on_the_cameras_play("overrule")}, tops=R7_LEFT_THERE
+        tmp_path / "g9", {24: rules_on_the_cameras_play("overrule")}, tops=R7_LEFT_THERE
+    )
+    snap = tablet.snapshot(game_id)
+    assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "overruled", "meta", "ok"]
+    drew = snap["feed"][-1]
+    assert (drew["event"]["kind"], drew["event"]["seat"], drew["event"]["source"]) == (
+        "draw",
+        1,
+        "camera",
+    )
+    assert drew["event"]["payload"] == {"from": "discard", "card": "G9"}  # the family's card
+    assert [v["outcome"] for v in drew["verdicts"]] == ["legal"]
+    assert snap["view"]["round"]["discard"] == ["G7"]
+    assert tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"] == []
+
+    tablet, game_id = g7_r7_g7_watched(
+        tmp_path, {24: rules_on_the_cameras_play("overrule", "W")}, tops=R7_LEFT_THERE
     )
     snap = tablet.snapshot(game_id)
     assert [i["status"] for i in snap["feed"]] == ["ok", "ok", "overruled", "meta"]
-    assert snap["view"]["round"]["discard"] == ["G7", "G9"]
+    assert snap["view"]["round"]["discard"] == ["G7", "W"]
     (question,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
     assert question["prompt"] == "taken_back" and question["suggestion"] is None
     assert question["message"] == (
-        "G9 was taken back off the pile and G7 is on top again: #3 was corrected on the"
+        "W was taken back off the pile and G7 is on top again: #3 was corrected on the"
         " tablet, so correct it there again. Or was another G7 played?"
     )

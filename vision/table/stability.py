@@ -2,8 +2,12 @@
 
 A hand passing over the pile, motion blur, or a card put down and taken back inside
 the window produce nothing: the new reading must be seen unchanged for ``min_frames``
-frames spanning at least ``min_ns`` before it becomes an observation, and a zone
-that is occluded (a hand over it) resets its candidate.
+frames spanning at least ``min_ns``, and read by ``min_detections`` detector runs in a row
+(a frame the watcher re-feeds from its last run is no second opinion), before it becomes an
+observation. A zone that is occluded (a hand over it) restarts its candidate's frame count
+but keeps when it was first seen: the others slap the pile the moment a Hit the Deck Hand card
+lands, and stamped with the first clear frame after their hands every slap would be "before
+the card" (TBL-1, TBL-10). Only a different reading, or a gap, starts a new time.
 
 A gap in the frames (the camera dropped and came back, the watcher stalled) is, for every
 zone, like a hand over it: the camera did not see what happened there. A change first seen
@@ -11,6 +15,8 @@ after a gap — in the first frame after it, or later while the zone was still c
 marked ``after_gap``: its ``t_ns`` is only when the camera came back, not when the card
 was played, so no event may carry it as the card's time (TBL-10). Hit the Deck judges slaps
 against a Hand card's time: a card stamped seconds late would make every slap a fake-out.
+A reading still pending when the gap came is dropped: the camera did not see it settle, and
+what it sees afterwards is first seen after the gap.
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ class Observation:
     # first seen only after a gap in the frames: ``t_ns`` is when the camera came back, not
     # when the change happened (TBL-10)
     after_gap: bool = False
+    # something covered the zone (a hand, a gap) since it last showed its settled reading:
+    # without that the new reading can only be the same cards read again (TBL-14);
+    disturbed: bool | None = None  # None: not said (an Observation built by hand)
 
     @property
     def event_t_ns(self) -> int | None:
@@ -65,6 +74,7 @@ class Observation:
             "moved": self.moved,
             "pose": list(self.pose) if self.pose is not None else None,
             "after_gap": self.after_gap,
+            "disturbed": self.disturbed,
         }
 
 
@@ -117,12 +127,20 @@ class _Candidate:
     confidence: float
     pose: Pose | None = None
     after_gap: bool = False  # first seen after a gap in the frames (TBL-10)
+    # detector runs that read it, none between reading anything else (re-fed frames do not
+    # count): one blurred frame's misread or one missed card must not settle on its own
+    detections: int = 0
+    hidden: bool = False  # covered since it was last seen: it waits, its first time kept
 
 
 @dataclass
 class StabilityTracker:
     min_frames: int = 3
     min_ns: int = 80_000_000
+    # Detector runs in a row that must read a reading before it settles (at most
+    # ``min_frames``): frames the watcher re-feeds while the picture holds still add time and
+    # frames, not evidence (TBL-1).
+    min_detections: int = 2
     committed: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # A pile whose top card is the same but lies this far (normalised, either axis) from
     # where it lay, after something covered the pile, had a card of the same face played on
@@ -156,6 +174,17 @@ class StabilityTracker:
         if gap:
             self._unseen.update(zones)
             self._disturbed.update(zones)
+            self._candidates.clear()  # not seen settling: seen again, it is first seen now
+
+    @property
+    def _needed(self) -> int:
+        return max(1, min(self.min_detections, self.min_frames))
+
+    def unconfirmed(self) -> set[str]:
+        """Zones whose pending reading, in sight, awaits another detector run: one the
+        watcher must make even on a still picture, or the reading could never settle."""
+        need = self._needed
+        return {z for z, c in self._candidates.items() if c.detections < need and not c.hidden}
 
     def _moved(self, zone: str, reading: ZoneReading) -> bool:
         if zone not in self._disturbed:
@@ -164,13 +193,21 @@ class StabilityTracker:
             self._poses.get(zone), reading.pose, self.moved_tolerance, self.turned_tolerance
         )
 
-    def update(self, t_ns: int, readings: Mapping[str, ZoneReading]) -> list[Observation]:
-        """Feed one frame's readings (every watched zone, empty ones included)."""
+    def update(
+        self, t_ns: int, readings: Mapping[str, ZoneReading], fresh: bool = True
+    ) -> list[Observation]:
+        """Feed one frame's readings (every watched zone, empty ones included). ``fresh``
+        is False when they repeat the detector's last run (the watcher's motion gate saw no
+        change): such a frame counts towards ``min_frames`` and ``min_ns`` but is no new
+        detection."""
         self._note_frame(t_ns, readings)
         out = []
         for zone, reading in readings.items():
             if reading.occluded:
-                self._candidates.pop(zone, None)
+                cand = self._candidates.get(zone)
+                if cand is not None:  # seen in full again before it settles; time kept
+                    cand.frames = 0
+                    cand.hidden = True
                 self._disturbed.add(zone)
                 continue
             current = self.committed.get(zone, ())
@@ -206,8 +243,14 @@ class StabilityTracker:
                 )
                 self._candidates[zone] = cand
             cand.frames += 1
+            cand.detections += int(fresh)
+            cand.hidden = False
             cand.confidence = min(cand.confidence, reading.confidence)
-            if cand.frames >= self.min_frames and t_ns - cand.first_ns >= self.min_ns:
+            if (
+                cand.frames >= self.min_frames
+                and cand.detections >= self._needed
+                and t_ns - cand.first_ns >= self.min_ns
+            ):
                 out.append(
                     Observation(
                         zone,
@@ -219,6 +262,7 @@ class StabilityTracker:
                         moved,
                         reading.pose,
                         cand.after_gap,
+                        zone in self._disturbed,
                     )
                 )
                 self.committed[zone] = cand.cards

@@ -21,12 +21,20 @@ Per game (rulings TBL-2 … TBL-5):
 * Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
   turn (the deal) → ``turn_up``.
 * Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer``; ``dryer_event``).
+
+What the camera sees is checked against what it already knows (rulings TBL-13 … TBL-18):
+the card it remembers on top coming back after the pile read empty is no new play (TBL-13);
+a new face read where nothing touched the pile is a misreading asked about (TBL-14); in Deck
+Dash the top discard taken while the player on turn may draw is their draw (TBL-15), a Deck
+Steal on the pile a steal asked about (TBL-17), and a Dash laid card by card is proposed
+whole (TBL-16); while a pile question that would move the turn is open, later plays are
+asked about too (TBL-18). The game's state comes from ``note_view`` (``CameraReferee``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -64,7 +72,8 @@ class Prompt:
     """A question for the tablet. ``suggestion`` is the event one tap would send; ``answers``
     are the other answers that send an event."""
 
-    kind: str  # confirm_card | who_played | which_group | taken_back | unknown_card | same_card
+    # confirm_card | who_played | which_group | taken_back | unknown_card | same_card | misread
+    kind: str
     message: str
     zone: str
     t_ns: int
@@ -72,9 +81,11 @@ class Prompt:
     suggestion: Event | None = None
     choices: tuple[str, ...] = ()
     answers: tuple[Answer, ...] = ()
+    # ``misread``: the card read before, whose logged play one tap overrules (TBL-14)
+    earlier: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "prompt": self.kind,
             "message": self.message,
             "zone": self.zone,
@@ -84,6 +95,9 @@ class Prompt:
             "choices": list(self.choices),
             "answers": [a.to_dict() for a in self.answers],
         }
+        if self.earlier is not None:
+            out["earlier"] = self.earlier
+        return out
 
 
 Proposal = Event | Prompt
@@ -112,6 +126,8 @@ def _parser(game: str) -> Callable[[str], object]:
 
 _DD_PLAYS = frozenset({"KEEP2", "D2D1", "D4D3"})
 BLOCK_YOU = "BLOCK"  # Deck Dash's Block You, as the engine and the card labels name it
+DECK_STEAL = "STEAL"  # Deck Dash's Deck Steal
+_DRAW_PHASES = frozenset({"draw", "action_draw"})  # Deck Dash phases that draw (``Phase``)
 PILE_KINDS = frozenset({"discard", "play", "turn_up"})  # the events that lay a card on a pile
 
 
@@ -138,6 +154,16 @@ class EventMapper:
     _ruled: dict[str, Ruling] = field(default_factory=dict)
     # the cards the game has in each seat's area (Deck Dash: its groups; ``note_area``)
     _areas: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the game's view (``note_view``): the phase, who has laid, the Dash; None: not told
+    _view: Mapping[str, Any] | None = None
+    # per pile, the tops the game would get from its open questions that move the turn
+    # (a play asked about, a take-back): later plays there are asked too (TBL-18)
+    _asked: dict[str, list[str]] = field(default_factory=dict)
+    # whether the camera's referee says which questions are open (``note_questions``):
+    # without that nobody tells when a question is answered, so no play is held back
+    _questions_told: bool = False
+    # when the card now on each pile was first seen (the time a correction's play keeps)
+    _top_t: dict[str, int | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._parse = _parser(self.game)
@@ -149,13 +175,36 @@ class EventMapper:
             return False
         return True
 
+    def note_view(self, view: Mapping[str, Any] | None) -> None:
+        """The game's view (``Game.view``) after its latest event: Deck Dash's phase and turn
+        tell a draw from the discard pile from a take-back (TBL-15), its Dash and who has laid
+        tell a Dash laid card by card from a handoff (TBL-16). None: not known (as before)."""
+        self._view = view
+
+    def note_questions(self, zones: Iterable[str]) -> None:
+        """The pile zones on which a camera question is open now: a question answered or
+        dismissed no longer holds later plays back (TBL-18). Until this is called no play is
+        held back: the mapper alone cannot know when a question was dismissed."""
+        self._questions_told = True
+        still = set(zones)
+        for zone in list(self._asked):
+            if zone not in still:
+                del self._asked[zone]
+
     def note_top(self, zone: str, card: str) -> None:
         """The game says ``card`` lies on top of ``zone`` (the deal's starting card, a play
-        typed on the tablet): remember it, so a later card taken back off it is recognised."""
+        typed on the tablet): remember it, so a later card taken back off it is recognised.
+        A card the camera asked about (TBL-18) is already remembered: the game caught up."""
         self._ruled.pop(zone, None)  # the game moved on: an older ruling is settled
+        asked = self._asked.get(zone, [])
+        if card in asked:  # a question accepted: that play and those before it are settled
+            del asked[: asked.index(card) + 1]
+            return
+        self._asked.pop(zone, None)  # the family entered something else: their word
         history = self._tops.setdefault(zone, [])
         if not history or history[-1] != card:
             self._remember(zone, card, None)
+            self._top_t.pop(zone, None)  # entered on the tablet: not seen laid
 
     def note_area(self, zone: str, cards: Iterable[str]) -> None:
         """The game says ``cards`` lie in seat area ``zone`` (that seat's groups, handoffs
@@ -172,6 +221,7 @@ class EventMapper:
         proposed again nor asked about as a take-back; see ``as_ruled``."""
         history = self._tops.get(zone) or []
         self._ruled[zone] = Ruling(top, history[-1] if history else None)
+        self._asked.pop(zone, None)
 
     def as_ruled(self, obs: Observation) -> Observation | None:
         """``obs`` in the family's terms while a ruling stands on its pile, which ends with
@@ -233,6 +283,105 @@ class EventMapper:
             ("yes", "no"),
         )
 
+    def _ask(self, zone: str, prompt: Prompt, top: str) -> Prompt:
+        """``prompt``, remembered as open until the game shows ``top`` (what accepting it
+        leaves on the pile) or the question is closed: it may move the turn (TBL-18)."""
+        self._asked.setdefault(zone, []).append(top)
+        return prompt
+
+    def _held_back(self) -> bool:
+        """A pile question that may move the turn is open: the seat on turn may be wrong."""
+        return self._questions_told and any(self._asked.values())
+
+    def _round(self) -> Mapping[str, Any]:
+        round_view = (self._view or {}).get("round") if self.game == "deck-dash" else None
+        return round_view if isinstance(round_view, Mapping) else {}
+
+    def _may_draw(self, seat: int | None, card: str) -> bool | None:
+        """May the player on turn draw ``card`` from the discard pile now (Deck Dash's draw
+        step, or the draws of a Keep Two / Draw 2 Discard 1 / Draw 4 Discard 3)? None: the
+        game's view is not known."""
+        if self.game != "deck-dash" or seat is None:
+            return False
+        round_view = self._round()
+        if not round_view:
+            return None
+        if round_view.get("turn") != seat or round_view.get("phase") not in _DRAW_PHASES:
+            return False
+        try:
+            parsed: Any = self._parse(card)
+        except ValueError:
+            return False
+        if parsed.is_special:  # "Do not draw discarded special cards from the discard pile"
+            return False
+        options = (self._view or {}).get("options") or {}
+        return not parsed.is_wild or bool(options.get("wild_from_discard", True))
+
+    def _drawn(self, obs: Observation, card: str, seat: int, under: str) -> Proposal:
+        """The player on turn drew ``card`` off the pile, showing ``under`` (TBL-15)."""
+        history, poses = self._tops[obs.zone], self._poses[obs.zone]
+        del history[-1], poses[-1]  # the card is in a hand now: the one under it is on top
+        self._top_t.pop(obs.zone, None)
+        if obs.pose is not None:
+            poses[-1] = obs.pose
+        payload = {"from": "discard", "card": card}
+        event = Event("draw", seat, payload, obs.event_t_ns, Source.CAMERA)
+        if obs.confidence >= self.threshold and not self._held_back():
+            return event
+        message = f"Did seat {seat} draw {card} from the discard pile?"
+        return self._ask(
+            obs.zone,
+            Prompt("confirm_card", message, obs.zone, obs.t_ns, obs.confidence, event),
+            under,
+        )
+
+    def _misread(self, obs: Observation, card: str, earlier: str, seat: int | None) -> Prompt:
+        """A new face where nothing touched the pile: the camera misread ``earlier`` (or now
+        misreads ``card``); the family says which (TBL-14). One tap overrules the earlier
+        play; the camera's referee fills in its sequence number, as for an undo."""
+        history, poses = self._tops[obs.zone], self._poses[obs.zone]
+        history[-1] = card
+        poses[-1] = obs.pose
+        t_ns = self._top_t.get(obs.zone, obs.event_t_ns)  # the card was laid then, not now
+        play = self._pile_event(obs.zone, card, seat, t_ns)
+        asked = self._asked.get(obs.zone, [])
+        if asked and asked[-1] == earlier:  # its play is asked about, not logged: ask again
+            asked[-1] = card
+            if len(asked) > 1:  # a play before it is asked about too: the turn may be wrong
+                play = replace(play, seat=None)
+            message = f"Is the card on the pile {card}? It was read as {earlier} before."
+            kind = "who_played" if play.seat is None and play.kind != "turn_up" else "confirm_card"
+            return Prompt(kind, message, obs.zone, obs.t_ns, obs.confidence, play)
+        return Prompt(
+            "misread",
+            f"Was the card on the pile {card}, not {earlier}? Nothing touched the pile "
+            "between the two readings.",
+            obs.zone,
+            obs.t_ns,
+            obs.confidence,
+            None,  # an overrule of the logged play: the log knows its sequence number
+            ("overrule", "keep", "another"),
+            (Answer("another", f"{card} was played on {earlier}", play),),
+            earlier,
+        )
+
+    def _steal(self, obs: Observation, stolen: str, seat: int | None) -> Prompt:
+        """A Deck Steal settled on ``stolen``: used by anyone, at any time, it takes the top
+        discard and lies in its place (TBL-17). Who used it the picture cannot say; a plain
+        discard of it by the player on turn looks the same."""
+        steal = Event("steal", None, {"card": stolen}, obs.event_t_ns, Source.CAMERA)
+        discard = self._pile_event(obs.zone, DECK_STEAL, seat, obs.event_t_ns)
+        who = f"Seat {seat}" if seat is not None else "Someone"
+        return Prompt(
+            "who_played",
+            f"Who used a Deck Steal to take {stolen} from the discard pile?",
+            obs.zone,
+            obs.t_ns,
+            obs.confidence,
+            steal,
+            answers=(Answer("discard", f"{who} discarded it: no steal", discard),),
+        )
+
     def _pile(self, obs: Observation, seat: int | None) -> list[Proposal]:
         history = self._tops.setdefault(obs.zone, [])
         poses = self._poses.setdefault(obs.zone, [])
@@ -242,59 +391,97 @@ class EventMapper:
         if obs.moved:  # the same face again, lying elsewhere: another copy, or straightened?
             if poses:
                 poses[-1] = obs.pose
-            return [self._another(obs, card, seat)]
-        taken_back = len(history) >= 2 and history[-2] == card and obs.before == (history[-1],)
+            return [self._ask(obs.zone, self._another(obs, card, seat), card)]
+        earlier = history[-1] if history else None
+        if card == earlier:
+            # the card remembered on top, back after the pile read empty (a missed detection)
+            # or after the tracker was set to an older top the game caught up with (TBL-13)
+            if not obs.before and lies_elsewhere(
+                poses[-1], obs.pose, self.moved_tolerance, self.turned_tolerance
+            ):  # but not where it lay: another copy played on an empty pile?
+                poses[-1] = obs.pose
+                return [self._ask(obs.zone, self._another(obs, card, seat), card)]
+            if obs.pose is not None:
+                poses[-1] = obs.pose
+            return []
+        disturbed: bool | None = getattr(obs, "disturbed", None)  # the tracker's, if it says
+        same_spot = (
+            earlier is not None
+            and obs.pose is not None
+            and poses[-1] is not None
+            and len(obs.pose) > 2
+            and len(poses[-1]) > 2  # type: ignore[arg-type]
+            and not lies_elsewhere(poses[-1], obs.pose, self.moved_tolerance, self.turned_tolerance)
+        )
+        if (
+            earlier is not None
+            and obs.before in ((earlier,), ())
+            and (disturbed is False or (disturbed is None and same_spot))
+        ):
+            return [self._misread(obs, card, earlier, seat)]
+        taken_back = len(history) >= 2 and history[-2] == card and obs.before == (earlier,)
         # the face under the last card again, but not where that card lay: another copy of it
         # played on the pile (Deck Dash holds two of every card), or the one below nudged
         another = taken_back and lies_elsewhere(
             poses[-2], obs.pose, self.moved_tolerance, self.turned_tolerance
         )
+        may_draw = self._may_draw(seat, earlier) if taken_back and earlier else False
+        if taken_back and not another and may_draw and seat is not None and earlier:
+            return [self._drawn(obs, earlier, seat, card)]
         self._remember(obs.zone, card, obs.pose)
+        self._top_t[obs.zone] = obs.event_t_ns
         if another:
-            return [self._another(obs, card, seat)]
+            return [self._ask(obs.zone, self._another(obs, card, seat), card)]
         if taken_back:  # or a twin laid where its twin lay (TBL-6): the family's to say
             twin_play = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
-            return [
-                Prompt(
-                    "taken_back",
-                    f"{obs.before[0]} was taken back off the pile and {card} is on top "
-                    "again: undo that play?",
-                    obs.zone,
-                    obs.t_ns,
-                    obs.confidence,
-                    None,  # the tablet knows the logged play's sequence number; we do not
-                    ("undo", "keep", "another"),
-                    (Answer("another", f"Another {card} was played", twin_play),),
-                )
-            ]
+            prompt = Prompt(
+                "taken_back",
+                f"{obs.before[0]} was taken back off the pile and {card} is on top "
+                "again: undo that play?",
+                obs.zone,
+                obs.t_ns,
+                obs.confidence,
+                None,  # the tablet knows the logged play's sequence number; we do not
+                ("undo", "keep", "another"),
+                (Answer("another", f"Another {card} was played", twin_play),),
+            )
+            return [self._ask(obs.zone, prompt, card)]
+        if self.game == "deck-dash" and card == DECK_STEAL and earlier is not None:
+            return [self._steal(obs, earlier, seat)]
         event = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
         if card == UNREAD or not self._card_ok(card):
-            return [
-                Prompt(
-                    "unknown_card",
-                    "A card was played that the camera cannot name: which card is it?",
-                    obs.zone,
-                    obs.t_ns,
-                    obs.confidence,
-                )
-            ]
+            prompt = Prompt(
+                "unknown_card",
+                "A card was played that the camera cannot name: which card is it?",
+                obs.zone,
+                obs.t_ns,
+                obs.confidence,
+            )
+            return [self._ask(obs.zone, prompt, card)]
         if seat is None and event.kind != "turn_up":
-            return [
-                Prompt(
-                    "who_played", f"Who played {card}?", obs.zone, obs.t_ns, obs.confidence, event
-                )
-            ]
+            prompt = Prompt(
+                "who_played", f"Who played {card}?", obs.zone, obs.t_ns, obs.confidence, event
+            )
+            return [self._ask(obs.zone, prompt, card)]
+        # an earlier play here is still asked about: the seat on turn may be wrong, so the
+        # tablet names the player (TBL-18)
+        held = event.kind != "turn_up" and self._held_back()
+        if held:
+            event = replace(event, seat=None)
         if obs.confidence < self.threshold:
-            return [
-                Prompt(
-                    "confirm_card",
-                    f"Is the card on the pile {card}?",
-                    obs.zone,
-                    obs.t_ns,
-                    obs.confidence,
-                    event,
-                )
-            ]
+            prompt = Prompt(
+                "confirm_card",
+                f"Is the card on the pile {card}?",
+                obs.zone,
+                obs.t_ns,
+                obs.confidence,
+                event,
+            )
+            return [self._ask(obs.zone, prompt, card)]
+        if held:
+            message = f"Who played {card}? The camera's question about an earlier card is open."
+            prompt = Prompt("who_played", message, obs.zone, obs.t_ns, obs.confidence, event)
+            return [self._ask(obs.zone, prompt, card)]
         return [event]
 
     def pile_of(self, zone: str) -> str | None:
@@ -334,6 +521,35 @@ class EventMapper:
             event,
         )
 
+    def _has_laid(self, zone: str, owner: int | None) -> bool | None:
+        """Has ``owner`` a Dash in the game this round? From the game's view, else from the
+        cards the game has in that seat's area (a seat that has not laid has no group);
+        None when neither was told (TBL-16)."""
+        laid = self._round().get("laid")
+        if isinstance(laid, list) and owner is not None:
+            return owner in laid
+        if zone not in self._areas:
+            return None
+        return any(card != BLOCK_YOU for card in self._areas[zone])
+
+    def _dash_problem(self, cards: list[str]) -> tuple[int, str] | None:
+        """(the Dash's size, why the rules refuse ``cards`` as it) when the game's view
+        says which Dash is played; None when they make it or the Dash is not known."""
+        round_view = self._round()
+        level = ((self._view or {}).get("options") or {}).get("level")
+        number = round_view.get("dash")
+        if not isinstance(level, str) or not isinstance(number, int):
+            return None
+        from referee.deckdash.check import check_dash
+        from referee.deckdash.dashes import get_dash
+
+        try:
+            check = check_dash(level, number, [self._parse(c) for c in cards])  # type: ignore[misc]
+            size = get_dash(level, number).size
+        except ValueError:
+            return None
+        return None if check.valid else (size, check.reason)
+
     def _seat_area(
         self, obs: Observation, owner: int | None, on_turn: int | None
     ) -> list[Proposal]:
@@ -368,14 +584,22 @@ class EventMapper:
                     obs.confidence,
                 ),
             ]
-        if not before:
-            event = Event("lay", owner, {"cards": sorted(after)}, obs.event_t_ns, Source.CAMERA)
-            if obs.confidence < self.threshold:
+        # a seat the game has no Dash for is still laying it, card by card perhaps: the whole
+        # area is its Dash, never a handoff (TBL-16)
+        laying = self._has_laid(obs.zone, owner) is False
+        if not before or laying:
+            cards = sorted(after)
+            event = Event("lay", owner, {"cards": cards}, obs.event_t_ns, Source.CAMERA)
+            problem = self._dash_problem(cards) if laying else None
+            if problem is not None and len(cards) < problem[0]:
+                return out  # not all of it yet: wait for the rest
+            if obs.confidence < self.threshold or problem is not None:
+                why = f" The rules say: {problem[1]}" if problem is not None else ""
                 return [
                     *out,
                     Prompt(
                         "confirm_card",
-                        f"Did seat {owner} lay {' '.join(sorted(after))}?",
+                        f"Did seat {owner} lay {' '.join(cards)}?{why}",
                         obs.zone,
                         obs.t_ns,
                         obs.confidence,

@@ -102,8 +102,10 @@ class TableWatcher:
 
     def process(self, frame: Frame) -> list[Observation]:
         """One frame. The detector runs only when a watched zone that is *not* moving looks
-        different from when the detector last saw it: a moving zone is occluded anyway
-        (TBL-1), and hands moving elsewhere on the table cost nothing. A frame the source
+        different from when the detector last saw it, or while a reading awaits a run that
+        agrees with it: a moving zone is occluded anyway (TBL-1), and hands moving elsewhere
+        on the table cost nothing. Frames between runs re-feed the last readings, which the
+        tracker counts as time, not as detections that agree. A frame the source
         marks ``after_gap`` (it reconnected) tells the tracker: what changed meanwhile has
         no time (TBL-10)."""
         self.stats.frames += 1
@@ -133,6 +135,10 @@ class TableWatcher:
             elif self._settle > 0 and not moved:
                 self._settle -= 1
                 run = True
+            elif self.tracker.unconfirmed() - moved:
+                # the last runs disagreed (a misread, a missed card): the picture held still
+                # since, but the reading it froze is no second opinion; read it again
+                run = True
         if run:
             self.stats.detections_run += 1
             sightings = self.detector(frame.image)
@@ -145,7 +151,7 @@ class TableWatcher:
                 n: ZoneReading((), 0.0, occluded=True) if n in moved else r
                 for n, r in readings.items()
             }
-        return self.tracker.update(frame.t_ns, readings)
+        return self.tracker.update(frame.t_ns, readings, fresh=run)
 
     @property
     def zones(self) -> list[Zone]:

@@ -565,6 +565,10 @@ class CameraReferee:
             self._sync(ctx)  # the previous observation may have moved the turn on
             if ctx.quiet:
                 continue
+            # questions answered or dismissed no longer hold later plays back (TBL-18)
+            ctx.mapper.note_questions(
+                p.get("zone") for p in self.prompts.open(ctx.game_id) if p.get("zone") in ctx.piles
+            )
             seen = ctx.mapper.as_ruled(obs)  # in the family's terms after an undo/overrule
             if seen is None:
                 continue  # the pile shows what the family ruled: nothing to propose
@@ -696,6 +700,7 @@ class CameraReferee:
         ctx.played = played
         view = self.games.rules(ctx.game).view(result.state)
         ctx.seat = seat_on_turn(view)
+        ctx.mapper.note_view(view)  # phase, Dash, who has laid (TBL-15, TBL-16)
         tracker = ctx.watcher.tracker
         for zone, top in pile_tops(ctx.game, view, ctx.piles).items():
             if top == ctx.synced.get(zone):
@@ -726,6 +731,8 @@ class CameraReferee:
         """A card taken back that is the game's last play on that pile (the camera's, or one
         typed on the tablet): one tap undoes it (the mapper cannot know its sequence number;
         the log does)."""
+        if prompt.get("prompt") == "misread" and prompt.get("suggestion") is None:
+            return self._misread(ctx, obs, prompt)
         if prompt.get("prompt") != "taken_back" or prompt.get("suggestion") is not None:
             return prompt
         gone, top = obs.before[0], obs.after[0]  # a take-back always names both
@@ -749,6 +756,26 @@ class CameraReferee:
             "suggestion": undo.to_dict(),
             "message": prompt["message"][:-1] + f" (#{seq})?",
         }
+
+    def _misread(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
+        """A card re-read as another face with nothing over the pile (TBL-14): one tap
+        overrules the game's last play on that pile, when it is the card read before, with
+        the same play of the card read now."""
+        earlier, card = prompt.get("earlier"), obs.after[0]
+        seq = self._last_play(ctx, obs.zone, earlier) if isinstance(earlier, str) else None
+        if seq is None or self._overruled(ctx, seq):
+            message = f"{prompt['message']} There is no play of {earlier} to correct here."
+            return {**prompt, "message": message}
+        logged = next(s.event for s in self.games.result(ctx.game_id).steps if s.seq == seq)
+        fixed = replace(logged, payload={**logged.payload, "card": card}).to_dict()
+        overrule = Event(
+            "overrule",
+            payload={"target": seq, "event": fixed},
+            t_ns=obs.event_t_ns,
+            source=Source.CAMERA,
+        )
+        message = prompt["message"].replace("?", f" (#{seq})?", 1)
+        return {**prompt, "suggestion": overrule.to_dict(), "message": message}
 
     def _overruled(self, ctx: _Context, seq: int) -> bool:
         """Is event ``seq`` replaced by an overrule in force? (undoing ``seq`` then changes
