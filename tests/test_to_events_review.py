@@ -221,12 +221,14 @@ def test_ruling_tbl16_a_card_taken_back_outside_a_draw_step_is_still_asked_about
 
 # --- E · TBL-17 -------------------------------------------------------------------------
 def test_ruling_tbl18_a_deck_steal_on_the_pile_is_a_steal_asked_about_never_a_discard():
-    """Ana discarded R7; a Deck Steal settles on the pile in Bea's draw step: who stole R7
-    (the suggestion, the engine's ``steal``) — or did the player on turn discard it?"""
+    """Ana discarded R7, Bea drew from the draw pile; a Deck Steal settles on the pile in
+    Bea's play step: who stole R7 (the suggestion, the engine's ``steal``) — or did the player
+    on turn discard it? (In her draw step she could not discard: TBL-23.)"""
     game = Game(DEAL, {"kind": "draw", "seat": 0})
     m = mapper(game)
     game.add(m.propose(seen(["G7"], ["R7"]), seat=0)[0])
     m.note_top(PILE, "R7")
+    assert game.add(Event("draw", 1, {})) == ["legal"]
     m.note_view(game.view())
     (p,) = m.propose(seen(["R7"], ["STEAL"], t=800), seat=1)
     assert isinstance(p, Prompt) and p.kind == "who_played"

@@ -22,19 +22,19 @@ Per game (rulings TBL-2 … TBL-5):
   turn (the deal) → ``turn_up``.
 * Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer``; ``dryer_event``).
 
-What the camera sees is checked against what it already knows (rulings TBL-13 … TBL-18):
-the card it remembers on top coming back after the pile read empty is no new play (TBL-13);
-a new face read where nothing touched the pile is a misreading asked about (TBL-14); in Deck
-Dash the top discard taken while the player on turn may draw is their draw (TBL-15), a Deck
-Steal on the pile a steal asked about (TBL-17), and a Dash laid card by card is proposed
-whole (TBL-16); while a pile question that would move the turn is open, later plays are
-asked about too (TBL-18). The game's state comes from ``note_view`` (``CameraReferee``).
+What the camera sees is checked against what it already knows (rulings TBL-14 … TBL-19):
+the card it remembers on top coming back after the pile read empty is no new play (TBL-14);
+a new face read where nothing touched the pile is a misreading asked about (TBL-15); in Deck
+Dash the top discard taken while the player on turn may draw is their draw (TBL-16), a Deck
+Steal on the pile a steal asked about (TBL-18), and a Dash laid card by card is proposed
+whole (TBL-17); while a pile question that would move the turn is open, later plays are
+asked about too (TBL-19). The game's state comes from ``note_view`` (``CameraReferee``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -81,7 +81,7 @@ class Prompt:
     suggestion: Event | None = None
     choices: tuple[str, ...] = ()
     answers: tuple[Answer, ...] = ()
-    # ``misread``: the card read before, whose logged play one tap overrules (TBL-14)
+    # ``misread``: the card read before, whose logged play one tap overrules (TBL-15)
     earlier: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,6 +128,7 @@ _DD_PLAYS = frozenset({"KEEP2", "D2D1", "D4D3"})
 BLOCK_YOU = "BLOCK"  # Deck Dash's Block You, as the engine and the card labels name it
 DECK_STEAL = "STEAL"  # Deck Dash's Deck Steal
 _DRAW_PHASES = frozenset({"draw", "action_draw"})  # Deck Dash phases that draw (``Phase``)
+_DISCARD_PHASES = frozenset({"play", "action_discard"})  # … and those that may discard
 PILE_KINDS = frozenset({"discard", "play", "turn_up"})  # the events that lay a card on a pile
 
 
@@ -157,7 +158,7 @@ class EventMapper:
     # the game's view (``note_view``): the phase, who has laid, the Dash; None: not told
     _view: Mapping[str, Any] | None = None
     # per pile, the tops the game would get from its open questions that move the turn
-    # (a play asked about, a take-back): later plays there are asked too (TBL-18)
+    # (a play asked about, a take-back): later plays there are asked too (TBL-19)
     _asked: dict[str, list[str]] = field(default_factory=dict)
     # whether the camera's referee says which questions are open (``note_questions``):
     # without that nobody tells when a question is answered, so no play is held back
@@ -177,13 +178,13 @@ class EventMapper:
 
     def note_view(self, view: Mapping[str, Any] | None) -> None:
         """The game's view (``Game.view``) after its latest event: Deck Dash's phase and turn
-        tell a draw from the discard pile from a take-back (TBL-15), its Dash and who has laid
-        tell a Dash laid card by card from a handoff (TBL-16). None: not known (as before)."""
+        tell a draw from the discard pile from a take-back (TBL-16), its Dash and who has laid
+        tell a Dash laid card by card from a handoff (TBL-17). None: not known (as before)."""
         self._view = view
 
     def note_questions(self, zones: Iterable[str]) -> None:
         """The pile zones on which a camera question is open now: a question answered or
-        dismissed no longer holds later plays back (TBL-18). Until this is called no play is
+        dismissed no longer holds later plays back (TBL-19). Until this is called no play is
         held back: the mapper alone cannot know when a question was dismissed."""
         self._questions_told = True
         still = set(zones)
@@ -191,10 +192,16 @@ class EventMapper:
             if zone not in still:
                 del self._asked[zone]
 
-    def note_top(self, zone: str, card: str) -> None:
+    def note_top(self, zone: str, card: str, pile: Sequence[str] | None = None) -> None:
         """The game says ``card`` lies on top of ``zone`` (the deal's starting card, a play
         typed on the tablet): remember it, so a later card taken back off it is recognised.
-        A card the camera asked about (TBL-18) is already remembered: the game caught up."""
+        A card the camera asked about (TBL-19) is already remembered: the game caught up.
+        ``pile``: the game's whole pile, bottom first, where the view has it (Deck Dash).
+        When it shows the card remembered on top gone and ``card``, the one under it, on top
+        again (a draw from the discard pile typed on the tablet, an undo), that card is
+        forgotten, not ``card`` remembered on top of it: the camera's idea of what lies under
+        the top must stay the game's, or the drawn card played again is read as taken back
+        (TBL-22)."""
         self._ruled.pop(zone, None)  # the game moved on: an older ruling is settled
         asked = self._asked.get(zone, [])
         if card in asked:  # a question accepted: that play and those before it are settled
@@ -202,9 +209,15 @@ class EventMapper:
             return
         self._asked.pop(zone, None)  # the family entered something else: their word
         history = self._tops.setdefault(zone, [])
-        if not history or history[-1] != card:
-            self._remember(zone, card, None)
-            self._top_t.pop(zone, None)  # entered on the tablet: not seen laid
+        if history and history[-1] == card:
+            return
+        if pile is not None and history[-2:-1] == [card] and list(pile[-2:-1]) != history[-1:]:
+            poses = self._poses.setdefault(zone, [])
+            del history[-1], poses[-1]  # taken off in the game: the card under it is on top
+            self._top_t.pop(zone, None)
+            return
+        self._remember(zone, card, None)
+        self._top_t.pop(zone, None)  # entered on the tablet: not seen laid
 
     def note_area(self, zone: str, cards: Iterable[str]) -> None:
         """The game says ``cards`` lie in seat area ``zone`` (that seat's groups, handoffs
@@ -285,7 +298,7 @@ class EventMapper:
 
     def _ask(self, zone: str, prompt: Prompt, top: str) -> Prompt:
         """``prompt``, remembered as open until the game shows ``top`` (what accepting it
-        leaves on the pile) or the question is closed: it may move the turn (TBL-18)."""
+        leaves on the pile) or the question is closed: it may move the turn (TBL-19)."""
         self._asked.setdefault(zone, []).append(top)
         return prompt
 
@@ -318,7 +331,7 @@ class EventMapper:
         return not parsed.is_wild or bool(options.get("wild_from_discard", True))
 
     def _drawn(self, obs: Observation, card: str, seat: int, under: str) -> Proposal:
-        """The player on turn drew ``card`` off the pile, showing ``under`` (TBL-15)."""
+        """The player on turn drew ``card`` off the pile, showing ``under`` (TBL-16)."""
         history, poses = self._tops[obs.zone], self._poses[obs.zone]
         del history[-1], poses[-1]  # the card is in a hand now: the one under it is on top
         self._top_t.pop(obs.zone, None)
@@ -337,7 +350,7 @@ class EventMapper:
 
     def _misread(self, obs: Observation, card: str, earlier: str, seat: int | None) -> Prompt:
         """A new face where nothing touched the pile: the camera misread ``earlier`` (or now
-        misreads ``card``); the family says which (TBL-14). One tap overrules the earlier
+        misreads ``card``); the family says which (TBL-15). One tap overrules the earlier
         play; the camera's referee fills in its sequence number, as for an undo."""
         history, poses = self._tops[obs.zone], self._poses[obs.zone]
         history[-1] = card
@@ -367,11 +380,14 @@ class EventMapper:
 
     def _steal(self, obs: Observation, stolen: str, seat: int | None) -> Prompt:
         """A Deck Steal settled on ``stolen``: used by anyone, at any time, it takes the top
-        discard and lies in its place (TBL-17). Who used it the picture cannot say; a plain
+        discard and lies in its place (TBL-18). Who used it the picture cannot say; a plain
         discard of it by the player on turn looks the same."""
         steal = Event("steal", None, {"card": stolen}, obs.event_t_ns, Source.CAMERA)
-        discard = self._pile_event(obs.zone, DECK_STEAL, seat, obs.event_t_ns)
-        who = f"Seat {seat}" if seat is not None else "Someone"
+        answers: tuple[Answer, ...] = ()
+        if self._may_discard(seat):
+            discard = self._pile_event(obs.zone, DECK_STEAL, seat, obs.event_t_ns)
+            who = f"Seat {seat}" if seat is not None else "Someone"
+            answers = (Answer("discard", f"{who} discarded it: no steal", discard),)
         return Prompt(
             "who_played",
             f"Who used a Deck Steal to take {stolen} from the discard pile?",
@@ -379,8 +395,18 @@ class EventMapper:
             obs.t_ns,
             obs.confidence,
             steal,
-            answers=(Answer("discard", f"{who} discarded it: no steal", discard),),
+            answers=answers,
         )
+
+    def _may_discard(self, seat: int | None) -> bool:
+        """May the player on turn discard now? Not in their draw step (nor while drawing for
+        a Keep Two / Draw 2 Discard 1 / Draw 4 Discard 3, nor when blocked): a Deck Steal
+        seen then can only be a steal, so "discarded it" is not offered (TBL-23). True when
+        the game's view is not known (as before)."""
+        round_view = self._round()
+        if not round_view:
+            return True
+        return round_view.get("turn") == seat and round_view.get("phase") in _DISCARD_PHASES
 
     def _pile(self, obs: Observation, seat: int | None) -> list[Proposal]:
         history = self._tops.setdefault(obs.zone, [])
@@ -395,7 +421,7 @@ class EventMapper:
         earlier = history[-1] if history else None
         if card == earlier:
             # the card remembered on top, back after the pile read empty (a missed detection)
-            # or after the tracker was set to an older top the game caught up with (TBL-13)
+            # or after the tracker was set to an older top the game caught up with (TBL-14)
             if not obs.before and lies_elsewhere(
                 poses[-1], obs.pose, self.moved_tolerance, self.turned_tolerance
             ):  # but not where it lay: another copy played on an empty pile?
@@ -464,7 +490,7 @@ class EventMapper:
             )
             return [self._ask(obs.zone, prompt, card)]
         # an earlier play here is still asked about: the seat on turn may be wrong, so the
-        # tablet names the player (TBL-18)
+        # tablet names the player (TBL-19)
         held = event.kind != "turn_up" and self._held_back()
         if held:
             event = replace(event, seat=None)
@@ -524,7 +550,7 @@ class EventMapper:
     def _has_laid(self, zone: str, owner: int | None) -> bool | None:
         """Has ``owner`` a Dash in the game this round? From the game's view, else from the
         cards the game has in that seat's area (a seat that has not laid has no group);
-        None when neither was told (TBL-16)."""
+        None when neither was told (TBL-17)."""
         laid = self._round().get("laid")
         if isinstance(laid, list) and owner is not None:
             return owner in laid
@@ -585,7 +611,7 @@ class EventMapper:
                 ),
             ]
         # a seat the game has no Dash for is still laying it, card by card perhaps: the whole
-        # area is its Dash, never a handoff (TBL-16)
+        # area is its Dash, never a handoff (TBL-17)
         laying = self._has_laid(obs.zone, owner) is False
         if not before or laying:
             cards = sorted(after)

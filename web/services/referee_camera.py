@@ -21,6 +21,18 @@ family's undo or overrule changes the top while the card the camera saw still li
 their word stands for that pile until it visibly changes (``EventMapper.rule``), so the
 camera neither proposes that card again nor asks about it as taken back.
 
+Questions the game has overtaken are closed (TBL-21): a camera question about a pile is
+about a change the game did not have when it was asked. Once the game's pile has changed
+since and its top is the card the question (or a later one on that pile) saw on top, or
+the card the camera sees there now, the family has settled it another way (typed the play
+or the draw, answered a later question): accepting it would log a card out of order
+(refused, or worse, taken against the new state). It is taken off the tablets, and the
+referee's log says why; a misreading's question keeps its one-tap correction (an overrule
+corrects the entry in place) and loses only its "another card was played" answer. This
+runs when the camera notices the change and, through ``GameService.listeners``, at once
+in the request that made it, so a tablet that answers next finds the question gone even
+while the camera is lost.
+
 Deck Dash's seat areas are synchronised the same way (TBL-4): each seat's groups on the
 game's table (its Dash and the cards handed off onto it) count as lying in that seat's
 area, so a watcher started on a round under way (a server restart, new zones saved, the
@@ -88,6 +100,24 @@ def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[
     elif game == "hit-the-deck":
         tops = [view.get("top")]
     return {zone: top for zone, top in zip(piles, tops, strict=False)}
+
+
+def pile_states(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[str, Any]:
+    """Each discard-pile zone's pile as the game knows it, enough to tell that it changed
+    even when its top did not (another copy of the top card played, a draw of a twin):
+    Deck Dash's and Hit the Deck's whole pile (bottom first), DOS's top and card count."""
+    states: list[Any] = []
+    if game == "deck-dash":
+        states = [tuple((view.get("round") or {}).get("discard") or ())]
+    elif game == "dos":
+        states = [
+            (p.get("top"), p.get("cards"))
+            for p in view.get("piles") or []
+            if isinstance(p, Mapping)
+        ]
+    elif game == "hit-the-deck":
+        states = [tuple(view.get("discard") or ())]
+    return {zone: state for zone, state in zip(piles, states, strict=False)}
 
 
 def seat_areas(
@@ -319,6 +349,21 @@ class _Context:
     # the game's effective events (seq, event) when last synced: an undo or an overrule
     # rewrites them, a new event only adds to them
     played: list[tuple[int, Any]] = field(default_factory=list)
+    # the top card the camera last settled on each pile (None: read empty); unlike the
+    # tracker's ``committed`` never set from the game (TBL-21 compares the two)
+    seen: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _PileQuestion:
+    """A camera question on the tablets about a pile (TBL-21): what the camera saw on top
+    when it asked, and the game's pile then (``pile_states``)."""
+
+    game_id: int
+    zone: str
+    top: str | None
+    pile: Any
+    kind: str
 
 
 @dataclass
@@ -384,6 +429,14 @@ class CameraReferee:
         self.dryers = DryerReferee(games, prompts, self.counts)
         self._detectors: dict[str, Detector] = {}
         self._failed: dict[str, str] = {}  # game -> why its detector could not be built
+        # the camera's open pile questions by prompt id, and each game's piles when last
+        # told (TBL-21); the camera's thread and the listener below both use them
+        self._questions_lock = threading.Lock()
+        self._pile_questions: dict[int, _PileQuestion] = {}
+        self._piles_now: dict[int, dict[str, Any]] = {}
+        listeners = getattr(games, "listeners", None)
+        if isinstance(listeners, list):
+            listeners.append(self._game_changed)
 
     # -- life cycle ----------------------------------------------------------------------
     def start(self) -> None:
@@ -565,10 +618,12 @@ class CameraReferee:
             self._sync(ctx)  # the previous observation may have moved the turn on
             if ctx.quiet:
                 continue
-            # questions answered or dismissed no longer hold later plays back (TBL-18)
+            # questions answered or dismissed no longer hold later plays back (TBL-19)
             ctx.mapper.note_questions(
                 p.get("zone") for p in self.prompts.open(ctx.game_id) if p.get("zone") in ctx.piles
             )
+            if obs.zone in ctx.piles:  # what the camera sees, whatever the game says
+                ctx.seen[obs.zone] = obs.after[0] if obs.after else None
             seen = ctx.mapper.as_ruled(obs)  # in the family's terms after an undo/overrule
             if seen is None:
                 continue  # the pile shows what the family ruled: nothing to propose
@@ -576,7 +631,7 @@ class CameraReferee:
                 if isinstance(proposal, Event):
                     self._append(ctx, proposal)
                 else:
-                    self._ask(ctx, self._taken_back(ctx, seen, proposal.to_dict()))
+                    self._ask(ctx, self._taken_back(ctx, seen, proposal.to_dict()), seen)
         wait = " (waiting for the deal)" if ctx.quiet else ""
         self._set("watching", f"refereeing game {ctx.game_id} ({ctx.game}){wait}")
 
@@ -700,8 +755,9 @@ class CameraReferee:
         ctx.played = played
         view = self.games.rules(ctx.game).view(result.state)
         ctx.seat = seat_on_turn(view)
-        ctx.mapper.note_view(view)  # phase, Dash, who has laid (TBL-15, TBL-16)
+        ctx.mapper.note_view(view)  # phase, Dash, who has laid (TBL-16, TBL-17)
         tracker = ctx.watcher.tracker
+        states = pile_states(ctx.game, view, ctx.piles)
         for zone, top in pile_tops(ctx.game, view, ctx.piles).items():
             if top == ctx.synced.get(zone):
                 continue
@@ -716,7 +772,10 @@ class CameraReferee:
                 ctx.mapper.rule(zone, top)
             else:
                 tracker.committed[zone] = (top,)
-                ctx.mapper.note_top(zone, top)
+                # Deck Dash's whole pile: a draw off it forgets the drawn card (TBL-22)
+                pile = states.get(zone) if ctx.game == "deck-dash" else None
+                ctx.mapper.note_top(zone, top, pile=pile)
+        self._close_settled(ctx, view)
         for zone, cards in seat_areas(ctx.game, view, ctx.areas).items():
             ctx.mapper.note_area(zone, cards)
             if cards == ctx.synced_areas.get(zone):
@@ -758,7 +817,7 @@ class CameraReferee:
         }
 
     def _misread(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
-        """A card re-read as another face with nothing over the pile (TBL-14): one tap
+        """A card re-read as another face with nothing over the pile (TBL-15): one tap
         overrules the game's last play on that pile, when it is the card read before, with
         the same play of the card read now."""
         earlier, card = prompt.get("earlier"), obs.after[0]
@@ -823,9 +882,100 @@ class CameraReferee:
         self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
         self._sync(ctx)
 
-    def _ask(self, ctx: _Context, prompt: dict[str, Any]) -> None:
+    def _ask(self, ctx: _Context, prompt: dict[str, Any], about: Any = None) -> None:
+        """Post ``prompt``; ``about``: the observation it asks about, remembered with the
+        game's pile then when it is a pile's, so it is closed once the game overtakes it."""
         self.counts.prompts += 1
-        self.prompts.add(ctx.game_id, prompt)
+        item = self.prompts.add(ctx.game_id, prompt)
+        zone = getattr(about, "zone", None)
+        if zone not in ctx.piles:
+            return
+        top = about.after[0] if about.after else None
+        with self._questions_lock:
+            pile = self._piles_now.get(ctx.game_id, {}).get(zone)
+            kind = str(prompt.get("prompt"))
+            self._pile_questions[item.id] = _PileQuestion(ctx.game_id, zone, top, pile, kind)
+
+    # -- questions the game has overtaken (TBL-21) -------------------------------------------
+    def _game_changed(self, game_id: int, snap: Mapping[str, Any]) -> None:
+        """A ``GameService`` listener, told in the thread that made the change: the camera's
+        questions it settles go at once, before a tablet can answer one out of order."""
+        ctx, view = self._ctx, snap.get("view")
+        if ctx is not None and ctx.game_id == game_id and isinstance(view, Mapping):
+            self._close_settled(ctx, view)
+
+    def _close_settled(self, ctx: _Context, view: Mapping[str, Any]) -> None:
+        """Close the camera's open pile questions the game has overtaken: the game's pile
+        changed since one was asked and its top is now the card that question, or a later
+        one on the pile, saw on top (that one and those before it are settled, as the mapper
+        counts them, TBL-19), or the card the camera sees there now (the pile agrees again:
+        every question asked before is about an older state). A misreading's question is
+        asked again without its "another card was played" answer instead: its correction
+        overrules the logged play in place, so it is not out of order."""
+        states = pile_states(ctx.game, view, ctx.piles)
+        tops = pile_tops(ctx.game, view, ctx.piles)
+        game_id = ctx.game_id
+        open_now = {p["id"]: p for p in self.prompts.open(game_id)}
+        closing: list[tuple[int, str]] = []
+        keeping: list[tuple[int, dict[str, Any], str]] = []
+        with self._questions_lock:
+            self._piles_now[game_id] = states
+            for pid in [
+                pid
+                for pid, q in self._pile_questions.items()
+                if q.game_id == game_id and pid not in open_now
+            ]:
+                del self._pile_questions[pid]  # answered, dismissed, or its game ended
+            for zone in ctx.piles:
+                top, state = tops.get(zone), states.get(zone)
+                asked = sorted(
+                    (pid, q)
+                    for pid, q in self._pile_questions.items()
+                    if q.game_id == game_id and q.zone == zone and q.pile != state
+                )
+                if top is None or not asked:
+                    continue
+                if ctx.seen.get(zone) == top:  # the pile agrees with the camera again
+                    settled = asked
+                    why = f"the game's pile shows {top} on top, as the camera sees it"
+                else:
+                    last = max((i for i, (_, q) in enumerate(asked) if q.top == top), default=-1)
+                    settled = asked[: last + 1]
+                    why = f"the game has {top} on the pile now, as this or a later question saw it"
+                for pid, q in settled:
+                    del self._pile_questions[pid]
+                    reask = q.kind == "misread" and q.top != top
+                    prompt = _without_another(open_now[pid]) if reask else None
+                    if prompt is None:
+                        closing.append((pid, why))
+                    else:
+                        keeping.append((pid, prompt, why))
+        for pid, why in closing:
+            try:
+                self.prompts.dismiss(game_id, pid)
+            except BadInput:  # answered on a tablet meanwhile
+                continue
+            log.info("camera referee: game %s: question %s closed: %s", game_id, pid, why)
+        for pid, prompt, why in keeping:
+            if self.prompts.update(game_id, pid, prompt):
+                log.info(
+                    "camera referee: game %s: question %s keeps only its correction: %s",
+                    game_id,
+                    pid,
+                    why,
+                )
+
+
+def _without_another(shown: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A misreading's question (as the board shows it) without its "another" answer: the
+    play it sends would now land on a later card. None when nothing else is left to send."""
+    if not isinstance(shown.get("suggestion"), Mapping):
+        return None
+    prompt = {k: v for k, v in shown.items() if k not in ("id", "game_id", "at")}
+    prompt["answers"] = [a for a in prompt.get("answers") or [] if a.get("name") != "another"]
+    prompt["choices"] = [c for c in prompt.get("choices") or [] if c != "another"]
+    prompt["message"] = f"{prompt.get('message', '')} (A later card is logged on it now.)"
+    return prompt
 
 
 def _after_gap(frame: Any) -> Any:
