@@ -313,15 +313,16 @@ def test_the_empty_dryers_button_takes_the_next_still_picture(tmp_path):
     ]
 
 
-def test_a_plainly_empty_dryer_is_taken_as_reference_mid_game(tmp_path):
-    """A server restarted mid-round: a still dryer the reader sees empty even without a
-    reference is the reference (the engine knows no reading of it this round)."""
+def test_a_plainly_empty_dryer_is_not_taken_as_reference_mid_game(tmp_path):
+    """A server restarted mid-round: a still dryer the reader sees empty without a reference
+    is not taken as the reference while the round runs (day 31, TBL-5: a look without one
+    misses hung pieces now and then); the seat waits for the family's button."""
     table = Table()
     tablet, referee, game_id = dryer_app(tmp_path, table)
     start_round(tablet, game_id)
     hold(referee, table, "empty", SHIRT, n=8)
     seats = referee.status()["dryers"]["seats"]
-    assert [s["reference"] for s in seats] == ["it looked empty", None]
+    assert [s["reference"] for s in seats] == [None, None]
 
 
 def test_no_dryer_zones_a_wrong_game_and_the_button_without_dryers(tmp_path):
@@ -368,12 +369,13 @@ def test_the_thread_referees_dryers_and_survives_a_dropped_camera(tmp_path):
         tmp_path, table, source=lambda: DroppingSource(frames, opened)
     )
     start_round(tablet, game_id)
+    referee.dryers.empty_now()  # mid-round the family says the dryers are empty (TBL-5)
     referee.start()
     referee.join(timeout=20)
     assert not referee.running
     status = tablet.client.get("/api/camera/status").json["referee"]
     assert status["state"] == "ended" and status["reconnects"] == 1 and len(opened) == 2
-    assert [s["reference"] for s in status["dryers"]["seats"]] == ["it looked empty"] * 2
+    assert [s["reference"] for s in status["dryers"]["seats"]] == ["button"] * 2
     (got,) = camera_events(tablet, game_id)
     assert got["event"]["payload"]["dryer"] == T01.to_dict()
     assert status["dryers"]["seats"][0]["dryer"] == T01.to_text()

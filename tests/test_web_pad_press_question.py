@@ -199,7 +199,8 @@ def test_a_camera_reading_the_seat_after_the_press_replaces_the_pads_question(tm
     (plain,) = questions(tablet, game_id)  # so the pads ask
     assert plain["message"] == "Ana pressed done: which task card did Ana complete?"
 
-    hold(referee, table, "empty", n=8)  # the camera takes Ana's empty dryer now…
+    referee.dryers.empty_now()  # mid-round, the family's button (TBL-5)…
+    hold(referee, table, "empty", n=8)  # …and the camera takes Ana's empty dryer now
     hold(referee, table, T01, n=8)  # …and reads her dryer: T01 and T05, it asks which
     (camera,) = questions(tablet, game_id)  # in place of the pads' question
     assert camera["id"] != plain["id"] and camera["t_ns"] == pressed

@@ -6,6 +6,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,12 +78,15 @@ class Services:
     pad_log: list[dict[str, Any]] = field(default_factory=list)
     referee: CameraReferee | None = None  # the camera refereeing the game (with a camera)
     race_timer: RaceTimer | None = None  # closes slap races when their window ends (HTD-13)
+    press_questions: PressQuestions | None = None  # Wash Dash's "which task card?" (WD-22)
 
     def end_streams(self, timeout: float = 5.0) -> bool:
         """Ask every live stream to finish and wait (up to ``timeout``) until they have; call
         before closing the server. True when none is left. Pending race timers go too."""
         if self.race_timer is not None:
             self.race_timer.close()
+        if self.press_questions is not None:
+            self.press_questions.close()
         self.hub.close()
         deadline = time.monotonic() + timeout
         while self.streams.active and time.monotonic() < deadline:
@@ -173,7 +177,7 @@ def _bridge_pads(services: Services) -> None:
         services.hub.publish("pads", note)
 
     services.pads.subscribe(on_press)
-    questions = PressQuestions(services)
+    questions = services.press_questions = PressQuestions(services)
     services.games.listeners.append(questions.changed)
     # a press held when the server stopped is asked about now, not at the game's next change
     # (as ``RaceTimer.resume`` times the race it was left in)
@@ -201,15 +205,28 @@ class PressQuestions:
     is asked about once: a question the family dismissed stays dismissed; while it is open,
     its answers follow the cards still open (another player took one meanwhile).
 
+    A press left to the camera is checked again every ``RECHECK_S`` until the camera takes
+    it up (names it or asks), not only at the game's next change: a camera lost, a dryer
+    covered, or a press the camera left unnamed for ``referee_dryer.PRESS_WAIT_NS``
+    (``DryerReferee.owns``) gets the plain question within about a second (with 2 players
+    a held press holds the round, WD-18).
+
     A ``GameService`` listener: it runs after each change of a game (on the thread that
     made it, or on the thread telling the listeners then), from the change's snapshot.
     The service tells its listeners in the order it built the snapshots; an older one
     coming after a newer one would still be ignored (by its log head, and whether the game
     had ended, which is published at the same head)."""
 
+    RECHECK_S = 1.0
+
     def __init__(self, services: Services) -> None:
         self.services = services
         self._lock = threading.Lock()
+        # game id -> presses left to the camera, not yet taken up by it: checked again
+        self._pending: dict[int, set[HeldPress]] = {}
+        self._armed = False  # a re-check is scheduled
+        self._timer: threading.Timer | None = None
+        self._closed = False
         # game id -> its presses asked about -> (the question's id, the cards it offers)
         self._asked: dict[int, dict[HeldPress, tuple[int, list[Any]]]] = {}
         self._latest: dict[int, tuple[int, bool]] = {}  # game id -> (head, ended) last seen
@@ -242,10 +259,19 @@ class PressQuestions:
                     pid, choices = asked[press]
                     if choices != question["choices"] and prompts.update(game_id, pid, question):
                         asked[press] = (pid, question["choices"])
-                elif not self._watched(game_id, press.seat):
+                elif not self._watched(game_id, press):
                     item = prompts.add(game_id, question, key=press, keep=True)
                     if item.prompt == question:  # not the camera's, asked before it stopped
                         asked[press] = (item.id, question["choices"])
+            waiting = {p for p in held if p not in asked and not self._taken_up(game_id, p)}
+            if waiting:
+                self._pending[game_id] = waiting
+            else:
+                self._pending.pop(game_id, None)
+            for old in sorted(self._pending)[:-8]:
+                if old != game_id:
+                    del self._pending[old]
+            self._arm()
             for old in sorted(self._asked)[:-8]:  # games left unended: the latest ones matter
                 if old != game_id:
                     del self._asked[old]
@@ -253,9 +279,47 @@ class PressQuestions:
                 if old != game_id:
                     del self._latest[old]
 
-    def _watched(self, game_id: int, seat: int) -> bool:
+    def _watched(self, game_id: int, press: HeldPress) -> bool:
         referee = self.services.referee
-        return referee is not None and referee.enabled and referee.dryers.watches(game_id, seat)
+        return referee is not None and referee.enabled and referee.dryers.owns(game_id, press)
+
+    def _taken_up(self, game_id: int, press: HeldPress) -> bool:
+        referee = self.services.referee
+        return referee is not None and referee.dryers.took_up(game_id, press)
+
+    def schedule(self, delay: float, check: Callable[[], None]) -> None:
+        """Run ``check`` in ``delay`` seconds (a daemon timer; tests replace it)."""
+        timer = self._timer = threading.Timer(delay, check)
+        timer.daemon = True
+        timer.start()
+
+    def _arm(self) -> None:
+        """One re-check at a time, while a press waits on the camera (the lock is held)."""
+        if self._pending and not self._armed and not self._closed:
+            self._armed = True
+            self.schedule(self.RECHECK_S, self.recheck)
+
+    def recheck(self) -> None:
+        """Ask again about the presses left to the camera, from each game's snapshot now:
+        those it no longer owns get the plain question (``changed``)."""
+        with self._lock:
+            self._armed = False
+            games = list(self._pending)
+        for game_id in games:
+            try:
+                self.changed(game_id, self.services.games.snapshot(game_id))
+            except Exception:  # a locked database, a game gone: its next change asks
+                log.exception("held presses of game %s could not be checked again", game_id)
+                with self._lock:
+                    self._pending.pop(game_id, None)
+
+    def close(self) -> None:
+        """No more re-checks (the server is closing)."""
+        with self._lock:
+            self._closed = True
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
 
 
 def _wants_json() -> bool:

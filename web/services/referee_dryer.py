@@ -15,9 +15,12 @@ dryer zone unchanged for ``STILL_FRAMES`` frames and ``STILL_NS``) and is taken:
 
 1. when the family presses "Dryers are empty now" on the Live page (every seat);
 2. automatically before the game's first round (the engine has no round yet, the rules
-   assemble the dryers empty), or at any time for a seat the engine knows no non-empty
-   dryer of this round when the reader, reading *without* a reference, sees it empty (a
-   server restarted mid-game, a recording);
+   assemble the dryers empty), or between rounds for a seat the engine knows no non-empty
+   dryer of, when the reader, reading *without* a reference, sees it empty — never while a
+   round runs (a server restarted mid-round, a recording): a plain look misses hung pieces
+   now and then, and a player's pieces learned as background would judge their ``done``
+   wrongly; the seat is not read (the pads ask its presses) until the family presses the
+   button once the dryers are emptied after the round (the Live page says so);
 3. refreshed between rounds (and before the first) whenever a seat's dryer reads empty
    and holds still: the family emptied it, so the light drifting over an evening is
    followed and a hung piece is never learned as background.
@@ -47,9 +50,14 @@ cards). It goes when the press does (named on the tablet, undone).
 **One question per press.** The question is ``prompts.which_card_prompt``, posted under the
 press's key (``HeldPress``): the board keeps one open question per press. This referee owns
 the presses of the seats it ``watches`` (it reads their dryer now): it names the card or
-asks. Every other held press is asked about by the server's pad bridge (``web/app.py``,
-the plain question, without a reading) as soon as it is held — a camera that starts
-reading that seat later replaces that question with its own, or names the card.
+asks. Watched means readable now too: not covered, a settled reading. A press it has neither
+named nor asked about ``PRESS_WAIT_NS`` after it was held (the dryer kept moving) is given
+up (``owns``). Every other held press is asked about by the server's pad bridge
+(``web/app.py``, the plain question, without a reading) as soon as it is held, or at its
+re-check (about a second) once the camera lost it — a camera that reads that seat later
+replaces that question with its own, or names the card. What was kept about a press or a
+claim (answered, asked) is dropped when it leaves the view: an untimed press or ``done``
+sent again has the very same key and is taken up afresh.
 
 Speed: a seat is read only when its dryer zone holds still and looks different from the
 last read; a moving zone (a hand hanging a shirt) is occluded for the tracker (TBL-1), so
@@ -99,6 +107,10 @@ COVERED_ASK_NS = 30_000_000_000
 # A seat is watched (``DryerReferee.watches``) while frames of its game came this recently:
 # a camera lost, turned off or pointed at another game asks nothing, so the pads ask.
 WATCH_S = 3.0
+# A held press the camera has neither named nor asked about this long (frame time: the dryer
+# kept moving, or settled on nothing it can read) is given to the pads' plain question: a
+# player waits a few seconds for the camera, not a round (WD-18: 2 players' round waits).
+PRESS_WAIT_NS = 5_000_000_000
 
 
 class Counts(Protocol):
@@ -144,6 +156,9 @@ class _Seat:
     covered_since: int | None = None  # read as covered (TBL-12) since, while it holds still
     covered_asked: bool = False  # … and the family was asked about it in this spell
     press_seen: tuple[Any, ...] | None = None  # (held press, dryer text) last taken up
+    press_since: tuple[HeldPress, int] | None = None  # the held press, first seen at (frame t)
+    gave_up: HeldPress | None = None  # a press left unnamed ``PRESS_WAIT_NS``: the pads ask
+    readable: bool = False  # the dryer shows a reading now (not covered, one settled): watched
     press_prompt: tuple[HeldPress, int] | None = None  # (held press, its question id)
     # what that question was built from; kept in step with the cards still open
     press_asked: _PressReading | None = None
@@ -236,8 +251,10 @@ class DryerReferee:
     def watches(self, game_id: int, seat: int) -> bool:
         """Whether a press held for ``seat``'s card in game ``game_id`` is this referee's to
         name or ask about (module docstring): it reads that seat's dryer in that game now —
-        calibrated, its empty picture taken, a frame read within ``WATCH_S``. Asked from
-        another thread (the pad bridge): it only reads."""
+        calibrated, its empty picture taken, a frame read within ``WATCH_S``, and the dryer
+        readable at the last frame (not covered, a settled reading): a covered dryer may stay
+        covered, so its press goes to the pads at once. Asked from another thread (the pad
+        bridge): it only reads."""
         game, watched, at = self._game, self._seats.get(seat), self._stepped_at
         return (
             game is not None
@@ -245,8 +262,29 @@ class DryerReferee:
             and seat < len(game.players)
             and watched is not None
             and watched.reference is not None
+            and watched.readable
             and at is not None
             and time.monotonic() - at < WATCH_S
+        )
+
+    def took_up(self, game_id: int, press: HeldPress) -> bool:
+        """Whether the camera asked about ``press`` or decided on its reading: its question
+        (or the family's dismissal of it) stands, so the pads never ask about it."""
+        game, watched = self._game, self._seats.get(press.seat)
+        if game is None or game.game_id != game_id or watched is None:
+            return False
+        asked = watched.press_prompt
+        return press in game.answered or (asked is not None and asked[0] == press)
+
+    def owns(self, game_id: int, press: HeldPress) -> bool:
+        """Whether ``press`` is this referee's to name or ask about (WD-21, WD-22): taken up
+        already, or its seat watched and the press not yet waiting ``PRESS_WAIT_NS``. The pad
+        bridge asks about every other held press (its re-check follows this answer)."""
+        if self.took_up(game_id, press):
+            return True
+        watched = self._seats.get(press.seat)
+        return (
+            self.watches(game_id, press.seat) and watched is not None and watched.gave_up != press
         )
 
     def empty_now(self) -> None:
@@ -267,6 +305,13 @@ class DryerReferee:
             return "waiting for a still look at the empty dryers"
         if missing:
             who = ", ".join(str(s) for s in missing)
+            game = self._game
+            if game is not None and game.view.get("phase") in RACING:
+                # emptying a dryer now would undo a player's task: after the round
+                return (
+                    f"seat {who}: no picture of the empty dryer yet, so not read this round — "
+                    "once the dryers are emptied after it, press 'Dryers are empty now'"
+                )
             return (
                 f"seat {who}: no picture of the empty dryer yet — empty it and press "
                 "'Dryers are empty now'"
@@ -333,6 +378,34 @@ class DryerReferee:
             self._answer_press(game, seat, t_ns)
             self._answer_claim(game, seat, t_ns)
             self._long_covered(game, seat, t_ns)
+        for seat in self._seats.values():
+            self._watch_state(game, seat, t_ns, seat in seats)
+
+    def _watch_state(self, game: _Game, seat: _Seat, t_ns: int, playing: bool) -> None:
+        """What ``watches``/``owns`` answer for the seat after this frame: readable now (a
+        reading, not covered, settled), and whether its held press waited too long."""
+        reading = seat.reading
+        committed = self._tracker.committed.get(seat.zone, ()) if self._tracker else ()
+        seat.readable = (
+            playing
+            and seat.reference is not None
+            and reading is not None
+            and not reading.occluded
+            and (seat.settled is not None or not committed)
+        )
+        press = self._held_press(game, seat.seat) if playing else None
+        if press is None:
+            seat.press_since = None
+            return
+        if seat.press_since is None or seat.press_since[0] != press:
+            seat.press_since = (press, t_ns)
+        if (
+            t_ns - seat.press_since[1] >= PRESS_WAIT_NS
+            and not self.took_up(game.game_id, press)
+            and seat.gave_up != press
+        ):
+            seat.gave_up = press
+            log.info("camera referee: seat %s's press left to the pads' question", seat.seat)
 
     # -- the game ----------------------------------------------------------------------
     def view(self, game_id: int) -> dict[str, Any]:
@@ -345,6 +418,7 @@ class DryerReferee:
             game = self._game = _Game(game_id, tuple(self.games.record(game_id).players))
             for seat in self._seats.values():
                 seat.prompt_id = seat.press_prompt = seat.press_seen = seat.press_asked = None
+                seat.press_since = seat.gave_up = None
         self._refresh(game)
         return game
 
@@ -357,6 +431,23 @@ class DryerReferee:
         if result.state is not game.state:
             game.state = result.state
             game.view = self.games.rules(WASH_DASH).view(result.state)
+            self._forget_gone(game)
+
+    def _forget_gone(self, game: _Game) -> None:
+        """Drop what was kept about presses and claims no longer in the view (named, undone,
+        refused): an untimed press or ``done`` sent again has the very same key
+        (``HeldPress(round, seat, None)``), and must be taken up afresh, not found answered."""
+        held = set(held_presses(game.view))
+        live: set[Any] = set(held)
+        live.update(self._unchecked(game, s) for s in range(len(game.players)))
+        game.answered &= live
+        for seat in self._seats.values():
+            if seat.press_seen is not None and seat.press_seen[0] not in held:
+                seat.press_seen = None
+            if seat.press_prompt is not None and seat.press_prompt[0] not in held:
+                self._drop_press_question(game, seat)
+            if seat.gave_up is not None and seat.gave_up not in held:
+                seat.gave_up = None
 
     def _unchecked(self, game: _Game, seat: int) -> tuple[Any, ...] | None:
         """The seat's ``done`` still waiting for a dryer reading (a key), else None."""
@@ -384,10 +475,17 @@ class DryerReferee:
             why = "button"
         elif seat.refreshed:
             return  # one reference per still spell
-        elif seat.reference is None and (first_round or self._engine_dryer_empty(game, seat.seat)):
+        elif seat.reference is None and (
+            first_round
+            or (game.view.get("phase") not in RACING and self._engine_dryer_empty(game, seat.seat))
+        ):
             # the rules assemble the dryers empty, but a shirt left hanging (calibrating, a
             # server started between games) would become background and never be seen:
-            # before the first round too, only a dryer a plain look sees empty is taken
+            # before the first round too, only a dryer a plain look sees empty is taken. Never
+            # while a round runs: a plain look misses hung pieces now and then (6 of 241
+            # rendered dryers, a full one among them), and a player's pieces learned as
+            # background would judge their done wrongly, for sure: the seat is not read (the
+            # pads ask its presses) until the family takes the picture (``message``)
             if any(seat.reader.read(image).dryer.bars):  # no reference yet: a plain look
                 seat.refreshed = True  # not plainly empty: wait for the button or a round
                 return
