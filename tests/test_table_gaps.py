@@ -255,5 +255,6 @@ def test_ruling_tbl10_the_camera_referee_sends_a_play_seen_after_a_reconnect_unt
     assert tablet.services.referee.status()["reconnects"] == 1
     tablet, game_id = watched(tmp_path / "steady", PaintedPile(["G7", "R7", "R7"]))
     (play,) = camera_events(tablet, game_id)
-    # R7 is painted from frame 8; that frame moved (TBL-1), so it is first seen clear in 9
-    assert play["event"]["t_ns"] == round(9 * 1e9 / FPS)
+    # R7 is painted from frame 8; that frame moved (TBL-1) and R7 is first seen clear in 9,
+    # but the pile departed from G7 in frame 8: the card's time (TBL-20)
+    assert play["event"]["t_ns"] == round(8 * 1e9 / FPS)

@@ -94,10 +94,15 @@ class PileVideo:
 
 
 def play_time(card: str) -> tuple[int, int]:
-    """t_ns range in which ``card`` first lay clear on the pile in pile.avi."""
+    """t_ns range in which ``card`` was laid on the pile in pile.avi: from the first frame
+    showing the hand that brought it (the pile departs as that hand nears it, TBL-20) to 6
+    frames after the card first lay clear."""
     name = {v: k for k, v in CARDS.items()}[card]
     frame = next(i for i, c in TRUTH["plays"] if c == name)
-    return round(frame * 1e9 / FPS), round((frame + 6) * 1e9 / FPS)
+    first = frame
+    while first > 0 and TRUTH["kinds"][first - 1] == "hand":
+        first -= 1
+    return round(first * 1e9 / FPS), round((frame + 6) * 1e9 / FPS)
 
 
 def referee_app(tmp_path: Path, oracle: Oracle, **extra: Any) -> tuple[Any, Tablet, int]:

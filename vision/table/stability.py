@@ -5,9 +5,20 @@ the window produce nothing: the new reading must be seen unchanged for ``min_fra
 frames spanning at least ``min_ns``, and read by ``min_detections`` detector runs in a row
 (a frame the watcher re-feeds from its last run is no second opinion), before it becomes an
 observation. A zone that is occluded (a hand over it) restarts its candidate's frame count
-but keeps when it was first seen: the others slap the pile the moment a Hit the Deck Hand card
-lands, and stamped with the first clear frame after their hands every slap would be "before
-the card" (TBL-1, TBL-10). Only a different reading, or a gap, starts a new time.
+but keeps its time (TBL-1, TBL-13).
+
+That time is when the reading was first seen clear — or, with ``from_departure`` (the table
+watcher's cards, which land in an instant), when the card could first have been there: the
+capture time of the first frame in which the zone departed from the last reading it showed
+for sure — moved, covered, or read as something else — where "for sure" is its settled
+reading seen clear, or a pending one two detector runs agreed on (TBL-20). The first frame
+showing a new card differs from the one before, so the zone counts as moving (TBL-1) and is
+read only a frame later; on a Raspberry Pi, 300–500 ms later, and by then the others' hands
+are over the pile in Hit the Deck: stamped with the first clear frame, every pad slap was
+"before the card". A zone seen clear with what it showed for sure again (a hand passed and
+nothing changed) forgets its departure: a card played later is timed from its own. A reading
+one run disagreed with (a blurred misread) that comes back keeps the time it had. A dryer is
+hung piece by piece over seconds: its reading keeps the time it was first seen.
 
 A gap in the frames (the camera dropped and came back, the watcher stalled) is, for every
 zone, like a hand over it: the camera did not see what happened there. A change first seen
@@ -15,8 +26,8 @@ after a gap — in the first frame after it, or later while the zone was still c
 marked ``after_gap``: its ``t_ns`` is only when the camera came back, not when the card
 was played, so no event may carry it as the card's time (TBL-10). Hit the Deck judges slaps
 against a Hand card's time: a card stamped seconds late would make every slap a fake-out.
-A reading still pending when the gap came is dropped: the camera did not see it settle, and
-what it sees afterwards is first seen after the gap.
+A reading still pending when the gap came is dropped, and so is a departure seen before it:
+the camera did not see it settle, and what it sees afterwards is first seen after the gap.
 """
 
 from __future__ import annotations
@@ -44,7 +55,9 @@ class Observation:
     zone: str
     before: tuple[str, ...]
     after: tuple[str, ...]
-    t_ns: int  # when the new reading first appeared (not when it was confirmed)
+    # when the new reading was first seen clear, or (``from_departure``) when the zone first
+    # departed from what it last showed for sure (TBL-20); not when it was confirmed
+    t_ns: int
     confirmed_ns: int
     confidence: float  # the lowest confidence seen while it was confirmed
     moved: bool = False  # same top card, but it lies elsewhere after a hand was over it
@@ -95,6 +108,12 @@ TURNED_TOLERANCE = 5.0
 # ``CameraReferee.retry_s``) and a feed silent for 1 s marks its next frame, so outages are
 # caught by the sources' own marks; the time rule is the backstop for a stall longer than that.
 MAX_GAP_NS = 1_000_000_000
+# TBL-20: a card timed from its zone's departure is at most this early. The departure may be a
+# hand hovering over the pile before the card lands; a Hit the Deck race counts slaps for 3 s
+# from the card's time (HTD-13), and slaps come within about 1.5 s of the card, so a stamp up
+# to 1.5 s early loses none. A departure further back than this before the card was first seen
+# clear tells no time: the card is proposed untimed (the first slap stands in, HTD-14).
+MAX_DEPARTURE_NS = 1_500_000_000
 
 
 def turned_by(old: float, new: float) -> float:
@@ -126,7 +145,9 @@ class _Candidate:
     frames: int
     confidence: float
     pose: Pose | None = None
-    after_gap: bool = False  # first seen after a gap in the frames (TBL-10)
+    # first seen after a gap in the frames (TBL-10), or after a departure too long ago to tell
+    # when the card landed (TBL-20): no event may carry its time
+    after_gap: bool = False
     # detector runs that read it, none between reading anything else (re-fed frames do not
     # count): one blurred frame's misread or one missed card must not settle on its own
     detections: int = 0
@@ -150,6 +171,8 @@ class StabilityTracker:
     turned_tolerance: float = TURNED_TOLERANCE
     # Frames further apart than this leave a gap: what changed in it has no time (TBL-10)
     max_gap_ns: int = MAX_GAP_NS
+    # A departure further back than this before a card is seen clear tells no time (TBL-20)
+    max_departure_ns: int = MAX_DEPARTURE_NS
 
     def __post_init__(self) -> None:
         self._candidates: dict[str, _Candidate] = {}
@@ -158,6 +181,12 @@ class StabilityTracker:
         self._last_ns: int | None = None  # the previous frame's time
         self._gap = False  # the next frame follows a gap the source reported
         self._unseen: set[str] = set()  # zones not seen clear since a gap
+        # the first frame since a zone last showed for sure what lay there (its settled
+        # reading clear, or a pending one two runs agreed on): a new card's time (TBL-20)
+        self._departed: dict[str, int] = {}
+        # the pending reading two runs agreed on since the zone's last settled reading, and
+        # its time: back after a reading no two runs agreed on (a misread), it keeps it
+        self._agreed: dict[str, tuple[tuple[str, ...], int]] = {}
 
     def mark_gap(self) -> None:
         """The next frame follows a gap its times may not show (the camera reconnected, a
@@ -175,6 +204,8 @@ class StabilityTracker:
             self._unseen.update(zones)
             self._disturbed.update(zones)
             self._candidates.clear()  # not seen settling: seen again, it is first seen now
+            self._departed.clear()  # nor seen leaving: a change after a gap has no time
+            self._agreed.clear()
 
     @property
     def _needed(self) -> int:
@@ -194,12 +225,19 @@ class StabilityTracker:
         )
 
     def update(
-        self, t_ns: int, readings: Mapping[str, ZoneReading], fresh: bool = True
+        self,
+        t_ns: int,
+        readings: Mapping[str, ZoneReading],
+        fresh: bool = True,
+        *,
+        from_departure: bool = False,
     ) -> list[Observation]:
         """Feed one frame's readings (every watched zone, empty ones included). ``fresh``
         is False when they repeat the detector's last run (the watcher's motion gate saw no
         change): such a frame counts towards ``min_frames`` and ``min_ns`` but is no new
-        detection."""
+        detection. ``from_departure`` (the same every frame): a new reading's time is when
+        its zone departed from what it last showed for sure, not when it was first seen
+        clear (TBL-20: a card lands in an instant, and its first frame reads as moving)."""
         self._note_frame(t_ns, readings)
         out = []
         for zone, reading in readings.items():
@@ -209,6 +247,7 @@ class StabilityTracker:
                     cand.frames = 0
                     cand.hidden = True
                 self._disturbed.add(zone)
+                self._departed.setdefault(zone, t_ns)
                 continue
             current = self.committed.get(zone, ())
             moved = reading.cards == current and self._moved(zone, reading)
@@ -216,9 +255,12 @@ class StabilityTracker:
                 self._candidates.pop(zone, None)
                 self._disturbed.discard(zone)  # seen where it lay: nothing was played on it
                 self._unseen.discard(zone)
+                self._departed.pop(zone, None)  # a hand passed; a later card is timed anew
+                self._agreed.pop(zone, None)
                 if reading.pose is not None:
                     self._poses[zone] = reading.pose
                 continue
+            departed = self._departed.setdefault(zone, t_ns)
             cand = self._candidates.get(zone)
             if (
                 cand is None
@@ -233,19 +275,28 @@ class StabilityTracker:
                     )
                 )
             ):
+                first_ns, untimed = t_ns, zone in self._unseen
+                if from_departure:
+                    agreed = self._agreed.get(zone)
+                    first_ns = agreed[1] if agreed and agreed[0] == reading.cards else departed
+                    # a hand hovering long before the card: how early it landed is unknown
+                    untimed = untimed or t_ns - first_ns > self.max_departure_ns
                 cand = _Candidate(
                     reading.cards,
-                    t_ns,
+                    first_ns,
                     0,
                     reading.confidence,
                     reading.pose,
-                    after_gap=zone in self._unseen,
+                    after_gap=untimed,
                 )
                 self._candidates[zone] = cand
             cand.frames += 1
             cand.detections += int(fresh)
             cand.hidden = False
             cand.confidence = min(cand.confidence, reading.confidence)
+            if cand.detections >= self._needed:  # shown for sure: a later card came after
+                self._agreed[zone] = (cand.cards, cand.first_ns)
+                del self._departed[zone]
             if (
                 cand.frames >= self.min_frames
                 and cand.detections >= self._needed
@@ -272,6 +323,8 @@ class StabilityTracker:
                 else:
                     self._poses.pop(zone, None)
                 self._disturbed.discard(zone)
+                self._departed.pop(zone, None)
+                self._agreed.pop(zone, None)
                 del self._candidates[zone]
         return out
 
@@ -283,3 +336,5 @@ class StabilityTracker:
             self._poses.pop(zone, None)
             self._disturbed.discard(zone)
             self._unseen.discard(zone)
+            self._departed.pop(zone, None)
+            self._agreed.pop(zone, None)

@@ -107,7 +107,8 @@ class TableWatcher:
         on the table cost nothing. Frames between runs re-feed the last readings, which the
         tracker counts as time, not as detections that agree. A frame the source
         marks ``after_gap`` (it reconnected) tells the tracker: what changed meanwhile has
-        no time (TBL-10)."""
+        no time (TBL-10). A card lands in an instant, but the frame it lands in reads as
+        moving: its time is when its zone first departed from what it showed (TBL-20)."""
         self.stats.frames += 1
         if frame.after_gap:
             self.tracker.mark_gap()
@@ -151,7 +152,7 @@ class TableWatcher:
                 n: ZoneReading((), 0.0, occluded=True) if n in moved else r
                 for n, r in readings.items()
             }
-        return self.tracker.update(frame.t_ns, readings, fresh=run)
+        return self.tracker.update(frame.t_ns, readings, fresh=run, from_departure=True)
 
     @property
     def zones(self) -> list[Zone]:
