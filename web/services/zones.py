@@ -20,6 +20,7 @@ import re
 import reprlib
 import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -125,11 +126,38 @@ def area(points: list[list[float]]) -> float:
     return abs(twice) / 2
 
 
-def validate(data: Any, *, flat_ok: bool = False) -> dict[str, Any]:
+def _middle_y(points: list[list[float]]) -> float:
+    """Halfway down a zone's bounding box (y grows downwards)."""
+    ys = [p[1] for p in points]
+    return (min(ys) + max(ys)) / 2
+
+
+def check_bar_order(zones: list[dict[str, Any]]) -> None:
+    """BadInput unless each seat's dryer bars run top to bottom in number order: the dryer
+    reader maps bar 1 to its top row, and bars drawn in another order (bar 1 lowest) gave
+    wrong readings it was sure of. Bars not drawn yet are skipped; the reader checks the
+    finished dryer again along its own posts (``vision.dryer.read``: a ZoneError)."""
+    bars: dict[int, list[tuple[int, float]]] = {}
+    for z in zones:
+        if z["kind"] == "dryer_bar":
+            bars.setdefault(z["seat"], []).append((z["bar"], _middle_y(z["points"])))
+    for seat, drawn in sorted(bars.items()):
+        drawn.sort()
+        for (upper, y_upper), (lower, y_lower) in pairwise(drawn):
+            if y_upper >= y_lower:
+                raise BadInput(
+                    f"seat {seat}'s dryer bar {upper} is drawn at or below bar {lower}: bar 1 is "
+                    "the top bar, bar 3 the bottom one; move the bars so they run top to bottom"
+                )
+
+
+def validate(data: Any, *, flat_ok: bool = False, unordered_ok: bool = False) -> dict[str, Any]:
     """A clean zones document from untrusted JSON, or BadInput naming the problem.
 
     A zone without area is refused unless ``flat_ok`` (reading a file saved before that check:
-    its other zones still count, and the flat one just never holds a card)."""
+    its other zones still count, and the flat one just never holds a card), and dryer bars out
+    of order unless ``unordered_ok`` (likewise: the reader refuses that dryer alone, and the
+    dashboard lists it among its problems)."""
     if not isinstance(data, dict):
         raise BadInput("zones must be a JSON object with a 'zones' list")
     zones = data.get("zones")
@@ -161,6 +189,8 @@ def validate(data: Any, *, flat_ok: bool = False) -> dict[str, Any]:
                 "or in one line; move them apart"
             )
         out.append(info)
+    if not unordered_ok:
+        check_bar_order(out)
     return {
         "version": 1,
         "updated_at": time.time(),
@@ -178,7 +208,7 @@ class ZoneStore:
     def load(self) -> dict[str, Any]:
         try:
             with self.path.open(encoding="utf-8-sig") as fh:
-                return validate(json.load(fh), flat_ok=True)
+                return validate(json.load(fh), flat_ok=True, unordered_ok=True)
         except FileNotFoundError:
             return {"version": 1, "updated_at": None, "frame": {}, "zones": []}
         except (OSError, ValueError, BadInput):
