@@ -194,3 +194,18 @@ def test_one_misread_run_does_not_move_a_cards_time():
     frames = every_100_ms(10_000, clear("HAND"), 2) + [(10_200, clear("R1"))]
     (obs,) = departures(frames + every_100_ms(10_300, clear("HAND"), 4))
     assert (obs.after, obs.t_ns) == (("HAND",), 10_000 * MS)
+
+
+def test_ruling_tbl20_a_card_two_runs_agreed_on_keeps_its_time_after_a_misread_and_long_hands():
+    """A card two detector runs agreed on has a known time: one blurred misread and then
+    hands on the pile for 2 s do not make it untimed (the 1.5 s bound is for a departure
+    of unknown timing only; review of day 31)."""
+    ms = MS
+    first, card, blur = ZoneReading(("R5",)), ZoneReading(("HAND",)), ZoneReading(("G6",), 0.5)
+    hands = ZoneReading((), 0.0, occluded=True)
+    tracker = StabilityTracker()
+    out: list[Observation] = []
+    frames = [first] * 4 + [hands, card, card, blur] + [hands] * 20 + [card] * 4
+    for k, reading in enumerate(frames):
+        out += tracker.update(k * 100 * ms, {PILE: reading}, from_departure=True)
+    assert [(o.after, o.event_t_ns) for o in out] == [(("R5",), 0), (("HAND",), 400 * ms)]

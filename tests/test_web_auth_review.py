@@ -219,3 +219,21 @@ def test_ruling_web10_a_pin_typed_with_another_keyboards_digits_unlocks(referee:
         assert Tablet(referee.app).login(typed).status_code == 302, typed  # before: 403
     for wrong in ("1357", "1357".translate(FULL_WIDTH), "²⁴⁶⁸x", PIN + "\u0663"):
         assert not settings.check_pin(wrong)
+
+
+def test_ruling_web9_a_request_too_large_to_read_does_not_hold_a_guess(app: Any) -> None:
+    """A reserved guess whose form could not be read (over the size limit, the CSRF token in
+    a header so nothing parsed the form before) was never settled: five such requests locked
+    the address out for good, the right setup code included (review of day 31)."""
+    tablet = Tablet(app)
+    for _ in range(MAX_FAILURES):
+        r = tablet.client.post(
+            "/pin/setup",
+            data={"pin": "1" * 300_000, "pin2": "1"},
+            headers={"X-CSRF-Token": tablet.token},
+        )
+        assert r.status_code == 413
+    assert app.extensions["tabletop"].throttle._pending == {}
+    code = app.extensions["tabletop"].settings.setup_code
+    form = {"csrf_token": tablet.token, "setup_code": code, "pin": PIN, "pin2": PIN}
+    assert tablet.client.post("/pin/setup", data=form).status_code == 302

@@ -278,9 +278,12 @@ class StabilityTracker:
                 first_ns, untimed = t_ns, zone in self._unseen
                 if from_departure:
                     agreed = self._agreed.get(zone)
-                    first_ns = agreed[1] if agreed and agreed[0] == reading.cards else departed
-                    # a hand hovering long before the card: how early it landed is unknown
-                    untimed = untimed or t_ns - first_ns > self.max_departure_ns
+                    if agreed and agreed[0] == reading.cards:
+                        first_ns = agreed[1]  # a time two runs agreed on: it stays known
+                    else:
+                        first_ns = departed
+                        # a hand hovering long before the card: how early it landed is unknown
+                        untimed = untimed or t_ns - first_ns > self.max_departure_ns
                 cand = _Candidate(
                     reading.cards,
                     first_ns,

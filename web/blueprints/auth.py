@@ -123,9 +123,9 @@ def pin_setup_post() -> tuple[str, int] | Response:
     wait = s.throttle.begin(addr)
     if wait:
         return render_template("pin_setup.html", error=_wait_message(wait), page="login"), 429
-    pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
 
-    def attempt() -> None:
+    def attempt() -> None:  # the form is read here: a request too large to read releases
+        pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
         if as_digits(pin) != as_digits(again):
             raise PinError("the two PINs differ")
         s.settings.set_first_pin(pin, request.form.get("setup_code", ""))
@@ -154,9 +154,9 @@ def pin_change_post() -> tuple[str, int] | Response:
     wait = s.throttle.begin(addr)  # an unlocked tablet must not guess the PIN at full speed
     if wait:
         return render_template("pin_change.html", error=_wait_message(wait), page="login"), 429
-    pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
 
-    def attempt() -> None:
+    def attempt() -> None:  # the form is read here: a request too large to read releases
+        pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
         if as_digits(pin) != as_digits(again):
             raise PinError("the two new PINs differ")
         s.settings.change_pin(request.form.get("old", ""), pin)
