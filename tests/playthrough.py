@@ -43,6 +43,15 @@ class LoggedGame:
         assert [list(step.verdicts) for step in result.steps] == list(verdicts)
         self.numbered: Numbered = list(enumerate(lines, start=1))
 
+    @classmethod
+    def of(cls, game: Game[Any], run: Any) -> LoggedGame:
+        """A family's finished game: ``run`` has the table (``cfg.players``/``cfg.options``,
+        ``cfg`` its label), the ``log`` and the ``states``/``verdicts``/``state`` seen live."""
+        cfg = run.cfg
+        return cls(
+            game, cfg.players, cfg.options, run.log, run.states, run.verdicts, run.state, cfg
+        )
+
     def replay(self, log: Numbered) -> Any:
         return replay(self.game, self.players, self.options, log)
 
@@ -82,6 +91,24 @@ class LoggedGame:
             return self.replay([*self.numbered, (len(self.numbered) + 1, late)]).state
         except ReplayError:
             return None
+
+
+def first_move(
+    rng: random.Random,
+    moves: Sequence[Any],
+    tries: int,
+    stats: Counter[str],
+    send: Callable[[Any, Any], None],
+) -> bool:
+    """A child's mistake: ``tries`` of ``moves`` in a random order until one has something
+    to send (not None); ``send(move, what_it_made)`` sends it. False when none had."""
+    for move in rng.sample(list(moves), tries):
+        made = move()
+        if made is not None:
+            stats[f"child: {move.__name__}"] += 1
+            send(move, made)
+            return True
+    return False
 
 
 def judge(

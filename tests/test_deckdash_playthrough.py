@@ -88,7 +88,7 @@ from referee.deckdash.game import GAME
 from referee.deckdash.state import DeckDashState, Phase
 from referee.events import Event
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame, judge, play_games
+from tests.playthrough import LoggedGame, first_move, judge, play_games
 
 GAMES_PER_TEST = 8
 SEEDS = range(4)
@@ -1168,14 +1168,12 @@ class Family:
             self.deal_or_tally_now,
             self.malformed,
         ]
-        for move in self.rng.sample(moves, 4):
-            got = move()
-            if got is not None:
-                event, expect, *effect = got
-                self.stats[f"child: {move.__name__}"] += 1
-                self.send(event, expect, effect[0] if effect else None)
-                return True
-        return False
+
+        def send(_move: Any, got: tuple[Any, ...]) -> None:
+            event, expect, *effect = got
+            self.send(event, expect, effect[0] if effect else None)
+
+        return first_move(self.rng, moves, 4, self.stats, send)
 
     def child_between(self) -> None:
         """Between rounds: a wrong deal, a tally where none is allowed, a move with no round."""
@@ -1594,16 +1592,7 @@ def check_engine_copies(state: DeckDashState, where: str) -> None:
 def check_replays(family: Family) -> None:
     """The log replays to the same state and verdicts; undo gives back a state exactly."""
     rng, cfg = family.rng, family.cfg
-    logged = LoggedGame(
-        GAME,
-        cfg.players,
-        cfg.options,
-        family.log,
-        family.states,
-        family.verdicts,
-        family.state,
-        cfg,
-    )
+    logged = LoggedGame.of(GAME, family)
     n, k = len(logged.numbered), rng.randrange(1, len(family.log) + 1)
     logged.check_undo_twice(k)
     logged.check_overrule(k, rng.choice(family.log))

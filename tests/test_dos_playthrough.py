@@ -64,7 +64,7 @@ from referee.dos.game import GAME
 from referee.dos.state import DosState, Phase, PileTurn
 from referee.events import Event
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame, judge, play_games
+from tests.playthrough import LoggedGame, first_move, judge, play_games
 
 PILES = ("left", "right")
 DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
@@ -556,14 +556,13 @@ class Family:
             self.misread_draw,
             self.malformed,
         ]
-        for move in self.rng.sample(moves, 4):
-            event = move()
-            if event is not None:
-                self.stats[f"child: {move.__name__}"] += 1
-                expect = "error" if move == self.malformed else "illegal"
-                self.send(event, expect)
-                return True
-        return False
+        return first_move(
+            self.rng,
+            moves,
+            4,
+            self.stats,
+            lambda move, event: self.send(event, "error" if move == self.malformed else "illegal"),
+        )
 
     def _hand(self, seat: int) -> list[DosCard]:
         """The seat's true cards, less any Skip that would counter a Draw Four (that is legal)."""
@@ -765,16 +764,7 @@ class Family:
     # -- after the game ----------------------------------------------------------------
     def check_replays(self) -> None:
         """The log replays to the same state and verdicts; undo gives back a state exactly."""
-        logged = LoggedGame(
-            GAME,
-            self.cfg.players,
-            self.cfg.options,
-            self.log,
-            self.states,
-            self.verdicts,
-            self.state,
-            self.cfg,
-        )
+        logged = LoggedGame.of(GAME, self)
         n, k = len(logged.numbered), self.rng.randrange(1, len(self.log) + 1)
         logged.check_undo_twice(k)
         logged.check_overrule(k, self.rng.choice(self.log))

@@ -77,7 +77,7 @@ from referee.hitthedeck.deck import composition
 from referee.hitthedeck.game import GAME
 from referee.hitthedeck.state import HtdState, Need, Phase, Requirement
 from referee.verdicts import Outcome, Verdict
-from tests.playthrough import LoggedGame, judge, play_games
+from tests.playthrough import LoggedGame, first_move, judge, play_games
 
 MS = 1_000_000
 DECK: Counter[HtdCard] = Counter(composition())
@@ -1169,14 +1169,13 @@ class Family:
             self.hand_in_play,
             self.malformed,
         ]
-        for move in self.rng.sample(moves, 5):
-            event = move()
-            if event is not None:
-                self.stats[f"child: {move.__name__}"] += 1
-                expect = "error" if move == self.malformed else "illegal"
-                self.send(event, expect)
-                return True
-        return False
+        return first_move(
+            self.rng,
+            moves,
+            5,
+            self.stats,
+            lambda move, event: self.send(event, "error" if move == self.malformed else "illegal"),
+        )
 
     def _t(self) -> int | None:
         """A child's event time: none, or now."""
@@ -1402,16 +1401,7 @@ class Family:
     # -- after the game ----------------------------------------------------------------
     def check_replays(self) -> None:
         """The log replays to the same state and verdicts; undo gives back a state exactly."""
-        logged = LoggedGame(
-            GAME,
-            self.cfg.players,
-            self.cfg.options,
-            self.log,
-            self.states,
-            self.verdicts,
-            self.state,
-            self.cfg,
-        )
+        logged = LoggedGame.of(GAME, self)
         n, k = len(logged.numbered), self.rng.randrange(1, len(self.log) + 1)
         logged.check_undo_twice(k)
         logged.check_overrule(k, self.rng.choice(self.log))

@@ -73,7 +73,7 @@ from referee.events import Event, EventError, Source
 from referee.verdicts import Outcome, Verdict
 from referee.washdash.dryer import Dryer
 from referee.washdash.game import GAME
-from tests.playthrough import LoggedGame, judge, play_games
+from tests.playthrough import LoggedGame, first_move, judge, play_games
 
 GAMES_PER_TEST = 10
 SEEDS = range(4)
@@ -1069,16 +1069,14 @@ class Family:
             self.setup_again,
             self.malformed,
         ]
-        for move in self.rng.sample(moves, 4):
-            event = move()
-            if event is not None:
-                self.stats[f"child: {move.__name__}"] += 1
-                if move == self.second_press:  # nothing, or the only open card (WD-17)
-                    self.done(event, None, None)
-                else:
-                    self.send(event, "error" if move == self.malformed else "illegal")
-                return True
-        return False
+
+        def send(move: Any, event: Event) -> None:
+            if move == self.second_press:  # nothing, or the only open card (WD-17)
+                self.done(event, None, None)
+            else:
+                self.send(event, "error" if move == self.malformed else "illegal")
+
+        return first_move(self.rng, moves, 4, self.stats, send)
 
     def racing(self) -> Round | None:
         r = self.rnd
@@ -1273,16 +1271,7 @@ class Family:
     # -- after the game ------------------------------------------------------------------
     def check_replays(self) -> None:
         """The log replays to the same state and verdicts; undo gives back a state exactly."""
-        logged = LoggedGame(
-            GAME,
-            self.cfg.players,
-            self.cfg.options,
-            self.log,
-            self.states,
-            self.verdicts,
-            self.state,
-            self.cfg,
-        )
+        logged = LoggedGame.of(GAME, self)
         for _ in range(3):
             self.check_undo(logged, self.rng.randrange(1, len(self.log) + 1))
 
