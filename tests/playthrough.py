@@ -171,3 +171,23 @@ def play_games(
         stats[f"mode {config.mode}"] += 1
         stats[f"{len(config.players)} players"] += 1
     return stats
+
+
+def main(play: Callable[[int, int], Counter[str]], base_seed: int) -> None:
+    """``python -m tests.test_<game>_playthrough [GAMES [FIRST]]``: more games than the
+    tests play, in chunks of 50 seeded ``base_seed + FIRST`` on; prints the progress, the
+    time and the statistics (the same seeds print the same statistics)."""
+    import sys
+    import time
+
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    start = time.perf_counter()
+    stats: Counter[str] = Counter()
+    chunk = 50
+    for seed in range(first, first + max(1, games // chunk)):
+        stats.update(play(base_seed + seed, min(chunk, games)))
+        print(seed, stats["games"], stats["events"], flush=True)
+    print(f"{time.perf_counter() - start:.1f} s")
+    for key, value in sorted(stats.items()):
+        print(f"{value:9d}  {key}")

@@ -73,8 +73,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,6 +87,7 @@ from referee.deckdash.state import DeckDashState, Phase
 from referee.events import Event
 from referee.verdicts import Outcome, Verdict
 from tests.playthrough import LoggedGame, first_move, judge, play_games
+from tests.playthrough import main as playthrough_main
 
 GAMES_PER_TEST = 8
 SEEDS = range(4)
@@ -1635,25 +1634,5 @@ def test_whole_games_ending_stuck_dashes_by_agreement() -> None:
     assert stats["ended: finished"] > 0 and stats["tallies"] > 0, stats
 
 
-def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    start = time.perf_counter()
-    stats: Counter[str] = Counter()
-    chunk = 50
-    for seed in range(first, first + max(1, games // chunk)):
-        stats.update(play(200_000 + seed, min(chunk, games)))
-        print(
-            seed,
-            stats["games"],
-            stats["events"],
-            f"{time.perf_counter() - start:.0f} s",
-            flush=True,
-        )
-    print(f"{time.perf_counter() - start:.1f} s")
-    for key, value in sorted(stats.items()):
-        print(f"{value:9d}  {key}")
-
-
 if __name__ == "__main__":
-    main()
+    playthrough_main(play, 200_000)

@@ -50,8 +50,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +63,7 @@ from referee.dos.state import DosState, Phase, PileTurn
 from referee.events import Event
 from referee.verdicts import Outcome, Verdict
 from tests.playthrough import LoggedGame, first_move, judge, play_games
+from tests.playthrough import main as playthrough_main
 
 PILES = ("left", "right")
 DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
@@ -851,19 +850,5 @@ def test_whole_games_keep_the_rules_invariants(seed: int) -> None:
     assert stats["ended: out of cards"] > 0 and stats["stalled"] <= 1, stats
 
 
-def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    start = time.perf_counter()
-    stats: Counter[str] = Counter()
-    chunk = 50
-    for seed in range(first, first + games // chunk):
-        stats.update(play(100_000 + seed, chunk))
-        print(seed, stats["games"], stats["events"], flush=True)
-    print(f"{time.perf_counter() - start:.1f} s")
-    for key, value in sorted(stats.items()):
-        print(f"{value:9d}  {key}")
-
-
 if __name__ == "__main__":
-    main()
+    playthrough_main(play, 100_000)

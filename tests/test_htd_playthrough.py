@@ -63,8 +63,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,6 +76,7 @@ from referee.hitthedeck.game import GAME
 from referee.hitthedeck.state import HtdState, Need, Phase, Requirement
 from referee.verdicts import Outcome, Verdict
 from tests.playthrough import LoggedGame, first_move, judge, play_games
+from tests.playthrough import main as playthrough_main
 
 MS = 1_000_000
 DECK: Counter[HtdCard] = Counter(composition())
@@ -1577,19 +1576,5 @@ def test_whole_games_keep_the_rules_invariants(seed: int) -> None:
     assert stats["refused"] > 5 * GAMES_PER_TEST and stats["input errors"] > 0, stats
 
 
-def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    start = time.perf_counter()
-    stats: Counter[str] = Counter()
-    chunk = 50
-    for seed in range(first, first + max(1, games // chunk)):
-        stats.update(play(200_000 + seed, chunk))
-        print(seed, stats["games"], stats["events"], flush=True)
-    print(f"{time.perf_counter() - start:.1f} s")
-    for key, value in sorted(stats.items()):
-        print(f"{value:9d}  {key}")
-
-
 if __name__ == "__main__":
-    main()
+    playthrough_main(play, 200_000)

@@ -60,8 +60,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +72,7 @@ from referee.verdicts import Outcome, Verdict
 from referee.washdash.dryer import Dryer
 from referee.washdash.game import GAME
 from tests.playthrough import LoggedGame, first_move, judge, play_games
+from tests.playthrough import main as playthrough_main
 
 GAMES_PER_TEST = 10
 SEEDS = range(4)
@@ -1385,19 +1384,5 @@ def test_whole_games_keep_the_rules_invariants(seed: int) -> None:
     assert stats["refused"] > 2 * GAMES_PER_TEST and stats["input errors"] > 0, stats
 
 
-def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    start = time.perf_counter()
-    stats: Counter[str] = Counter()
-    chunk = 50
-    for seed in range(first, first + max(1, games // chunk)):
-        stats.update(play(200_000 + seed, min(chunk, games)))
-        print(seed, stats["games"], stats["events"], flush=True)
-    print(f"{time.perf_counter() - start:.1f} s")
-    for key, value in sorted(stats.items()):
-        print(f"{value:9d}  {key}")
-
-
 if __name__ == "__main__":
-    main()
+    playthrough_main(play, 200_000)
