@@ -1,26 +1,32 @@
 """Lights and buzzer driven from the referee's verdicts.
 
-The referee never knows these exist: the game loop hands verdicts (plain data) and the
-current turn to ``Feedback.show``, which lights the seat whose turn it is, flashes a
-penalised seat's LED and sounds the buzzer. A table without LEDs or a buzzer just skips.
+The referee never knows these exist: the dashboard's ``web.services.lights`` hands each new
+entry's verdicts (plain data) and the current turn to ``Feedback.show``, which lights the
+seat whose turn it is, flashes a penalised seat's LED and sounds the buzzer (HW-11). A table
+without LEDs or a buzzer just skips.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from gpiozero import LED, GPIODeviceClosed
 
 from hardware.table import Table
 from referee.verdicts import Outcome, Verdict
 
 
 def penalised_seat(verdict: Verdict) -> int | None:
-    """The seat a verdict penalises: an illegal play, or a score marked ``penalty``."""
+    """The seat a verdict penalises: an illegal play, or any verdict whose data names a
+    ``penalty`` (Hit the Deck's fake-out or last slap, DOS's missed call: each game says it
+    with the outcome it needs) or a ``mistake`` (Wash Dash's wrong task card)."""
     if verdict.seat is None:
         return None
     if verdict.outcome is Outcome.ILLEGAL:
         return verdict.seat
-    if verdict.outcome is Outcome.SCORE and verdict.data.get("penalty"):
+    if verdict.data.get("penalty") or verdict.data.get("mistake"):
         return verdict.seat
     return None
 
@@ -57,10 +63,25 @@ class Feedback:
         if self.table.buzzer is not None:
             self.table.buzzer.beep(t.buzz_s, 0, n=1, background=self.background)
         led = self.table.led(seat)
-        if led is not None:
-            led.blink(t.flash_on_s, t.flash_off_s, n=t.flashes, background=self.background)
-            if not self.background and seat == self.turn:
+        if led is None:
+            return
+        if self.background:
+            threading.Thread(
+                target=self._flash, args=(led, seat), name="flash", daemon=True
+            ).start()
+        else:
+            self._flash(led, seat)
+
+    def _flash(self, led: LED, seat: int) -> None:
+        """Blink, then light the LED again while it is still the seat's turn: gpiozero leaves
+        a blinked LED off, and a seat penalised on its own turn would look as if it had none."""
+        t = self.timing
+        try:
+            led.blink(t.flash_on_s, t.flash_off_s, n=t.flashes, background=False)
+            if seat == self.turn:
                 led.on()
+        except GPIODeviceClosed:  # the server stopped mid-flash: nothing left to light
+            pass
 
     def show(self, verdicts: Iterable[Verdict], turn: int | None = None) -> list[int]:
         """Apply one event's verdicts: the turn light first, then any penalty flashes.

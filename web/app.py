@@ -20,6 +20,7 @@ from web.security import Throttle, check_csrf, csrf_token, is_referee
 from web.services.camera import Annotator, CameraFeed, FeedError, FileFeed, open_feed
 from web.services.games import GameService, storage_error
 from web.services.hub import Hub
+from web.services.lights import TableLights, table_lights
 from web.services.log_clock import LogClock
 from web.services.pads import PadPress, PadService, VirtualPads
 from web.services.prompts import (
@@ -79,6 +80,7 @@ class Services:
     referee: CameraReferee | None = None  # the camera refereeing the game (with a camera)
     race_timer: RaceTimer | None = None  # closes slap races when their window ends (HTD-13)
     press_questions: PressQuestions | None = None  # Wash Dash's "which task card?" (WD-22)
+    lights: TableLights | None = None  # the table's LEDs and buzzer follow the game (HW-11)
 
     def end_streams(self, timeout: float = 5.0) -> bool:
         """Ask every live stream to finish and wait (up to ``timeout``) until they have; call
@@ -187,6 +189,21 @@ def _bridge_pads(services: Services) -> None:
             questions.changed(game_id, services.games.snapshot(game_id))
     except Exception:  # a locked database, a log that no longer replays: the next change asks
         log.exception("held presses of the current game could not be asked about")
+
+
+def _light_table(services: Services) -> None:
+    """The table's LEDs and buzzer follow the current game (hardware pads only): its turn
+    is lit now, not at its next change."""
+    lights = services.lights = table_lights(services.games, services.pads)
+    if lights is None:
+        return
+    services.games.listeners.append(lights.changed)
+    try:
+        game_id = services.games.current_id()
+        if game_id is not None:
+            lights.changed(game_id, services.games.snapshot(game_id))
+    except Exception:  # a locked database, a log that no longer replays: the next change lights
+        log.exception("the table's lights could not show the current game")
 
 
 class PressQuestions:
@@ -380,6 +397,7 @@ def create_app(config: Any = None) -> Flask:
         services.race_timer.resume(games.current_id())  # every running game, the pads' last
     app.extensions["tabletop"] = services
     _bridge_pads(services)
+    _light_table(services)
 
     from web.blueprints import api, auth, live, pages
 

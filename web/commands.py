@@ -515,6 +515,8 @@ def _close(services: Any) -> None:
         services.referee.stop()
     if services.camera is not None:
         services.camera.close()
+    if services.lights is not None:
+        services.lights.off()  # a stopped referee leaves no seat lit
     _close_pads(services.pads)
 
 
