@@ -95,12 +95,23 @@ def test_ruling_wd12_a_held_press_s_wrong_reading_is_a_mistake_a_later_fix_chang
 
 
 def test_ruling_wd17_retry_refuses_the_card_a_held_press_s_reading_does_not_complete():
-    """WD-19 with ``retry``: the press's wrong reading refuses the named card and forgets
-    the press; the player keeps trying."""
-    result = run([*opening(), pad(0, 5 * S, NEITHER), name(0, "T01")], {"wrong_done": "retry"})
+    """WD-19 with ``retry``: the press's reading refuses a named card it does not complete
+    and forgets the press; the player keeps trying. (4 players, 3 cards: the reading
+    completes T01 and T05, so the press is held, and T02 is named. Before the WD-19
+    amendment of day 32 this test pressed with a reading completing *no* open card, which
+    ``retry`` now refuses at once without holding it: ``tests/test_washdash_review.py``.)"""
+    cards = {"cards": ["T01", "T05", "T02"]}
+    four = [Event("setup"), Event("reveal", seat=0, t_ns=0, payload=cards)]
+    held = [*four, pad(0, 5 * S, BOTH)]
+    assert run4(held).state.current.presses == ((0, 5 * S),)
+    result = run4([*held, name(0, "T02")])
     step = result.steps[-1]
-    assert said(step, Outcome.PROMPT)[0].startswith("Ann, not yet — T01")
+    assert said(step, Outcome.PROMPT)[0].startswith("Ann, not yet — T02")
     assert result.state.current.claims == () and result.state.current.presses == ()
+
+
+def run4(events: list[Event]):
+    return replay(GAME, [*THREE, "Di"], {"wrong_done": "retry"}, events)
 
 
 # --- (b) a press left held when the others took every card goes ------------------------

@@ -49,7 +49,11 @@ Found so far: a ``done`` naming a card the deck lacks was an input error only wh
 ran, and was judged ("The round is over.") in every other phase
 (``test_a_done_naming_a_card_the_deck_lacks_is_malformed_in_every_phase``). The oracle's
 reading of a spare pin beside the task's pins is pinned by
-``test_reread_wd24_a_spare_pin_on_the_task_s_bar_is_apart_from_the_task``.
+``test_reread_wd24_a_spare_pin_on_the_task_s_bar_is_apart_from_the_task``. A review (day 32,
+``tests/test_washdash_review.py``) found what the model then followed: the game is not
+finished while the last round's forfeit is owed (WD-11), the leaders rank as the winners
+(WD-14), ``retry`` refuses a card-less ``done`` whose reading completes no open card (WD-19),
+and ``first_bonus_to`` is None without a First bonus card (WD-8).
 
 Ad hoc: ``.venv/bin/python -m tests.test_washdash_playthrough 2000 [first]`` plays 2 000 more
 games (in chunks of 50 seeded ``200000 + first``, ``+ 1``, ...) and prints the tallies.
@@ -404,6 +408,7 @@ class Family:
         self.announce: str | None = None  # "round": a corrected result; "game": a forfeit
         self.new_round = False
         self.expect_mistake = False
+        self.press_again: Bars | None = None  # the reading a child's second press carries
 
     # -- the model's rules ---------------------------------------------------------------
     def over(self) -> bool:
@@ -439,8 +444,11 @@ class Family:
         )
 
     def bonus_to(self) -> int | None:
+        """Who takes the round's First bonus card(s) (WD-8); None when none was revealed."""
         r = self.rnd
         if r is None or not self.over():
+            return None
+        if not any(EVENT_OF.get(c) == "first-bonus" for c in r.revealed):
             return None
         claims = list(r.claims)
         if all(c.t_ns is not None for c in claims):
@@ -566,7 +574,10 @@ class Family:
         )
         assert view["phase"] == phase, (where, view["phase"], phase)
         assert board["round"] == self.rounds_started, where
-        assert board["finished"] == game_over, where
+        # WD-11: the result is final once the last round's forfeits are given up
+        assert board["finished"] == (game_over and not self.owed()), where
+        assert board["winners"] == (self.winners() if board["finished"] else []), where
+        assert board["leaders"] == self.winners(), where  # WD-14's standing, for WEB-1
         want_turn = self.next_revealer() if self.started and not game_over else None
         assert board["turn"] == want_turn, (where, board["turn"], want_turn)
         # the cards: where the model (the true table) has them
@@ -929,6 +940,22 @@ class Family:
             if len(cands) != 1:
                 if r.claim_of(seat) is not None:
                     self.send(event, "illegal")
+                elif reading is not None and not cands and self.cfg.retry:
+                    # WD-19: its own reading completes no open card, so any card named
+                    # would be refused: not held (it would win a 2-player race, WD-18); a
+                    # press the seat has held is forgotten
+                    if seat not in r.presses:
+                        self.send(event, "illegal")
+                        self.stats["retry: a press completing nothing refused"] += 1
+                        return
+
+                    def forget_press() -> None:
+                        assert self.rnd is not None
+                        del self.rnd.presses[seat]
+                        self.rnd.press_readings.pop(seat, None)
+                        self.stats["retry: press forgotten"] += 1
+
+                    self.send(event, "legal", forget_press)
                 elif seat in r.presses:
                     self.send(event, "noop")
                 else:
@@ -1070,8 +1097,8 @@ class Family:
         ]
 
         def send(move: Any, event: Event) -> None:
-            if move == self.second_press:  # nothing, or the only open card (WD-17)
-                self.done(event, None, None)
+            if move == self.second_press:  # nothing, or the card its reading names (WD-17)
+                self.done(event, None, self.press_again)
             else:
                 self.send(event, "error" if move == self.malformed else "illegal")
 
@@ -1111,10 +1138,18 @@ class Family:
         return Event("done", self.rng.randrange(self.n), {"card": card}, t_ns=self.stamp())
 
     def second_press(self) -> Event | None:
+        """The button again; half the time with the dryer the camera reads now, which may
+        name the card (exactly one open card) or, with ``retry``, none (WD-19)."""
         r = self.racing()
         if r is None or not r.presses:
             return None
-        return Event("done", self.rng.choice(list(r.presses)), t_ns=self.stamp(), source=Source.PAD)
+        seat = self.rng.choice(list(r.presses))
+        self.press_again = None
+        if self.true[seat] is not None and self.rng.random() < 0.5:
+            self.press_again = self.seen_dryer(seat)
+            payload = {"dryer": self.encode(self.press_again)}
+            return Event("done", seat, payload, t_ns=self.stamp(), source=Source.PAD)
+        return Event("done", seat, t_ns=self.stamp(), source=Source.PAD)
 
     def press_after_claim(self) -> Event | None:
         r = self.racing()

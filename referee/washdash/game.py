@@ -368,6 +368,8 @@ class WashDash:
         if named is None:
             resolved = self._card_for_press(state, seat, dryer)
             if resolved is None:
+                if self._completes_nothing(state, seat, dryer):
+                    return self._not_yet(state, seat)
                 return self._hold_press(state, seat, event.t_ns, dryer)
             card = resolved
         else:
@@ -461,6 +463,36 @@ class WashDash:
         if dryer is not None and len(candidates) > 1:
             candidates = self.open_tasks_done_by(state, dryer)
         return candidates[0] if len(candidates) == 1 else None
+
+    def _completes_nothing(self, state: WashDashState, seat: int, dryer: Dryer | None) -> bool:
+        """WD-19: with ``retry``, a card-less "done" whose own reading completes none of the
+        open task cards is refused at once: any card named for it would be refused, so it
+        must not be held (with 2 players a held press wins the race, WD-18). A "done"
+        without a reading is held as WD-17 says; a seat that already took a card is told so."""
+        rnd = state.current
+        assert rnd is not None
+        return (
+            state.wrong_done == RETRY
+            and dryer is not None
+            and rnd.claim_of(seat) is None
+            and not self.open_tasks_done_by(state, dryer)
+        )
+
+    def _not_yet(self, state: WashDashState, seat: int) -> tuple[WashDashState, list[Verdict]]:
+        """WD-19: the refusal of a card-less "done" that completes no open card. A press the
+        seat has held is forgotten (a prompt: the state changes); without one nothing is
+        held and nothing changes (refused, as a wrong "done" naming its card is, WD-7)."""
+        rnd = state.current
+        assert rnd is not None
+        who = state.players[seat]
+        cards = _list(list(rnd.open_tasks()))
+        text = (
+            f"{who}, not yet — the dryer completes none of the open task cards ({cards}). "
+            "Keep trying, and press done again when it is finished."
+        )
+        if rnd.press_of(seat) is None:
+            return state, [illegal(text, seat)]
+        return evolve(state, current=rnd.without_press(seat)), [prompt(text, seat)]
 
     def open_tasks_done_by(self, state: WashDashState, dryer: Dryer) -> tuple[str, ...]:
         """The round's open task cards that ``dryer`` completes (this round's events and the
@@ -589,7 +621,7 @@ class WashDash:
         if not round_over(state, deck):
             return state, [illegal("Mistakes are settled when the round is over.", seat)]
         if seat not in allocation(state, deck).owed:
-            return state, [illegal(f"{who} has no earlier card to give up.", seat)]
+            return state, [illegal(self._nothing_owed(state, seat), seat)]
         if card not in earlier_tasks(state, deck, seat):
             options = ", ".join(earlier_tasks(state, deck, seat))
             return state, [
@@ -609,6 +641,22 @@ class WashDash:
         if game_over(new, deck):
             verdicts.append(self._game_end(new))
         return new, verdicts
+
+    def _nothing_owed(self, state: WashDashState, seat: int) -> str:
+        """Why a ``forfeit`` is refused for a seat that owes none (WD-11), said truly."""
+        rnd = state.current
+        assert rnd is not None
+        who = state.players[seat]
+        given = next((card for s, card in rnd.forfeits if s == seat), None)
+        if given is not None:
+            return f"{who} already gave up {given} for the mistake: one earlier card per mistake."
+        claim = rnd.claim_of(seat)
+        if claim is None or claim.status != WRONG:
+            return f"{who} has no earlier card to give up: {who} made no mistake this round."
+        return (
+            f"{who} has no earlier task card to give up: losing {claim.card} is all the "
+            "mistake costs."
+        )
 
     # --- round end -----------------------------------------------------------------
     def _round_end(self, state: WashDashState, update: bool = False) -> list[Verdict]:
@@ -632,9 +680,7 @@ class WashDash:
                 {"round": rnd.number, "scores": list(alloc.scores)},
             )
         ]
-        if alloc.first_bonus_to is not None and any(
-            deck[c].event is EventCard.FIRST_BONUS for c in rnd.revealed
-        ):
+        if alloc.first_bonus_to is not None:  # a First bonus card was revealed (WD-8)
             out.append(
                 score(
                     f"First bonus goes to {state.players[alloc.first_bonus_to]}, "
@@ -685,19 +731,25 @@ class WashDash:
         over = round_over(state, deck)
         alloc = allocation(state, deck)
         rounds = state.rounds + ((alloc.scores,) if over else ())
-        finished = game_over(state, deck)
+        last = game_over(state, deck)  # no round to reveal: the pile is empty
+        # WD-11: a mistake's earlier card still to give up changes the totals, so the
+        # result is not final (the GAME_END verdict says "final": False) and nobody has
+        # won yet; the rules' standing (WD-14) is only who leads for now
+        finished = last and not alloc.owed
+        standing = winners(state, deck, alloc)
         held = holdings(state, deck, alloc)
         return Scoreboard(
             game=self.name,
             players=state.players,
             totals=totals(state, deck, alloc),
             round=len(state.rounds) + (1 if state.current is not None else 0),
-            turn=next_revealer(state, deck) if state.started and not finished else None,
+            turn=next_revealer(state, deck) if state.started and not last else None,
             rounds=rounds,
             finished=finished,
-            winners=winners(state, deck, alloc) if finished else (),
+            winners=standing if finished else (),
             lower_is_better=False,
             extra={"cards": [len(h) for h in held], "owed_forfeit": list(alloc.owed)},
+            leading=standing,  # most points, then fewest cards (WD-14), as ``winners``
         )
 
     def view(self, state: WashDashState) -> dict[str, Any]:

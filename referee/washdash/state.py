@@ -113,7 +113,7 @@ class Allocation:
     forfeited: tuple[tuple[str, ...], ...]  # earlier cards each seat gives up
     owed: tuple[int, ...]  # seats that still must choose an earlier card to give up
     scores: tuple[int, ...]
-    first_bonus_to: int | None
+    first_bonus_to: int | None  # who takes this round's First bonus card(s); None: none revealed
 
 
 @dataclass(frozen=True)
@@ -217,8 +217,10 @@ def allocation(state: WashDashState, deck: Deck) -> Allocation:
             owed.append(seat)
     bonus_to = None
     if over:
-        correct = [c for c in completion_order(rnd) if c.status != WRONG]
-        bonus_to = correct[0].seat if correct else None
+        if any(deck[c].event is EventCard.FIRST_BONUS for c in rnd.revealed):
+            # WD-8: only a revealed First bonus card goes to the fastest correct finisher
+            correct = [c for c in completion_order(rnd) if c.status != WRONG]
+            bonus_to = correct[0].seat if correct else None
         for card in rnd.revealed:
             info = deck[card]
             if info.event is EventCard.FIRST_BONUS and bonus_to is not None:
