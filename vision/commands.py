@@ -7,13 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from referee.cli_args import fraction, non_negative_int, positive_int, thread_count
+from referee.cli_args import fraction, positive_int, ranged, thread_count
 
 ANY_DECK = "any"  # ``--deck any``: read any colour with any value (VIS-9 off)
 # identify reads photos taken from any distance, so it also looks at them shrunk by 2 and 4
 # (vision.runtime.zoom): close-ups 48 → 150 of 160 read, table scenes −9 of 3 149 faces.
 # eval scores table scenes as the table camera sees them, with none.
 IDENTIFY_ZOOM_OUT = 2
+# The most shrunk passes: the 4th shrinks by 16, so a card filling the frame is 6 % of it,
+# under the learnt 11-33 % of its height; more passes only cost time (each a detector run).
+MAX_ZOOM_OUT = 4
 
 
 def train_plan(args: argparse.Namespace):
@@ -92,6 +95,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _quantize(args: argparse.Namespace) -> int:
+    from vision.decks import DeckError
+    from vision.evaluate import DatasetError
     from vision.quantize import QuantizePlan, quantize_models
     from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import COLOR, CORNER, DETECTOR, SYMBOL
@@ -110,22 +115,23 @@ def _quantize(args: argparse.Namespace) -> int:
             log=lambda m: print(m, file=sys.stderr, flush=True),
             eval_sets=tuple(Path(d) for d in args.eval),
         )
-    except ModelError as exc:
+    except (ModelError, DeckError, DatasetError) as exc:
         print(f"tabletop vision quantize: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a models folder that cannot be written, a file gone meanwhile
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tabletop vision quantize: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     print(json.dumps(report))
     return 0
 
 
 def deck_profile(name: str):  # -> vision.decks.DeckProfile
-    """``vision.decks.load_deck``, where a file that is no UTF-8 text (a deck path given by
-    mistake) is a ``DeckError`` naming it too, not a traceback."""
-    from vision.decks import DeckError, load_deck
+    """``vision.decks.load_deck``: every way a profile can be bad (no UTF-8 text, not JSON,
+    a malformed field) is a ``DeckError`` naming the file, not a traceback."""
+    from vision.decks import load_deck
 
-    try:
-        return load_deck(name)
-    except UnicodeDecodeError:
-        raise DeckError(f"{name}: not a text file (a deck profile is UTF-8 JSON)") from None
+    return load_deck(name)
 
 
 def _reader(args: argparse.Namespace):
@@ -148,26 +154,11 @@ def _reader(args: argparse.Namespace):
 
 
 def read_image(path: str):
-    """(BGR image, None), or (None, why it could not be read). Reads the bytes itself so that
-    OpenCV prints no warnings for bad files, and so a missing file, a folder, an empty file
-    and bytes that are no image each get their own message."""
-    import cv2
-    import numpy as np
+    """(BGR image, None), or (None, why it could not be read): ``vision.images.read_image``,
+    which never raises (a too-large header included)."""
+    from vision.images import read_image as read
 
-    try:
-        data = np.fromfile(path, np.uint8)
-    except FileNotFoundError:
-        return None, "no such file"
-    except IsADirectoryError:
-        return None, "is a folder, not an image"
-    except OSError as exc:
-        return None, f"cannot open: {exc.strerror or exc}"
-    if not data.size:
-        return None, "empty file"
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if image is None:
-        return None, "not an image OpenCV can decode"
-    return image, None
+    return read(path)
 
 
 def _reader_or_none(args: argparse.Namespace, command: str):
@@ -194,7 +185,8 @@ def _identify(args: argparse.Namespace) -> int:
             failed += 1
             print(json.dumps({"image": path, "error": f"cannot read image: {why}"}), flush=True)
             continue
-        print(json.dumps({"image": path, "cards": reader(image).cards()}), flush=True)
+        cards = reader(image).cards(within=image.shape[1::-1])  # boxes inside the image
+        print(json.dumps({"image": path, "cards": cards}), flush=True)
     return 1 if failed else 0
 
 
@@ -333,12 +325,12 @@ def _runtime_args(p: argparse.ArgumentParser, zoom_out: int = 0) -> None:
     p.add_argument("--threads", type=thread_count, default=2)
     p.add_argument(
         "--zoom-out",
-        type=non_negative_int,
+        type=ranged(int, 0, MAX_ZOOM_OUT),
         default=zoom_out,
         metavar="N",
         help="also look for cards on the image shrunk by 2, 4, … (N passes), for cards larger"
-        f" than a table camera sees them, as in a close-up photo (default {zoom_out};"
-        " docs/VISION.md)",
+        f" than a table camera sees them, as in a close-up photo (default {zoom_out}, at most"
+        f" {MAX_ZOOM_OUT}; docs/VISION.md)",
     )
 
 

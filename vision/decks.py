@@ -8,6 +8,7 @@ the deck does not contain; with no deck named, no card that no known deck contai
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,34 +100,60 @@ class DeckProfile:
         return out
 
 
+def _flag(raw: object, what: str) -> bool:
+    """A JSON true/false: ``"false"`` is a string, and ``bool("false")`` is True."""
+    if not isinstance(raw, bool):
+        raise DeckError(f"{what} is true or false, not {raw!r:.40}")
+    return raw
+
+
+def _copies(raw: object, what: str) -> int:
+    """A whole number of copies, at least 1: ``int()`` would take 2.7 as 2 and fail on
+    ``"two"`` or ``Infinity`` with a bare ValueError."""
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+        raise DeckError(f"{what} is a whole number of at least 1, not {raw!r:.40}")
+    return raw
+
+
+def _aspect(raw: object, where: str) -> float:
+    """A card's width over its height: a positive finite number."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw < math.inf:
+        raise DeckError(f"{where}: 'aspect' is a positive number, not {raw!r:.40}")
+    return float(raw)
+
+
+def _card(c: dict, where: str) -> CardSpec:
+    value = str(c["value"])
+    if value not in SYMBOLS:
+        raise DeckError(f"{where}: value {value!r} is not a known symbol")
+    what = f"{where}: card {value!r}:"
+    return CardSpec(
+        value=value,
+        colored=_flag(c["colored"], f"{what} 'colored'"),
+        copies=_copies(c.get("copies", 1), f"{what} 'copies'"),
+        label=str(c.get("label", "")),
+        token=str(c.get("token", "")),
+    )
+
+
 def _parse(data: dict, where: str) -> DeckProfile:
     try:
+        if not isinstance(data["colors"], list):  # a mapping's keys would pass for colours
+            raise DeckError(f"{where}: 'colors' is a list of colours")
         colors = tuple(data["colors"])
         for c in colors:
             if c not in COLORS:
                 raise DeckError(f"{where}: colour {c!r} is not one of {', '.join(COLORS)}")
-        cards = tuple(
-            CardSpec(
-                value=str(c["value"]),
-                colored=bool(c["colored"]),
-                copies=int(c.get("copies", 1)),
-                label=str(c.get("label", "")),
-                token=str(c.get("token", "")),
-            )
-            for c in data["cards"]
-        )
-        for spec in cards:
-            if spec.value not in SYMBOLS:
-                raise DeckError(f"{where}: value {spec.value!r} is not a known symbol")
+        cards = tuple(_card(c, where) for c in data["cards"])
         return DeckProfile(
             name=str(data["name"]),
             title=str(data.get("title", data["name"])),
             colors=colors,
             cards=cards,
-            aspect=float(data.get("aspect", 0.64)),
+            aspect=_aspect(data.get("aspect", 0.64), where),
             back_text=str(data.get("back_text", "")),
         )
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, AttributeError) as exc:
         raise DeckError(f"{where}: malformed deck profile ({exc})") from exc
 
 
@@ -140,8 +167,14 @@ def load_deck(name_or_path: str | Path) -> DeckProfile:
         raise DeckError(f"no deck profile {str(name_or_path)!r} (known: {known})")
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))  # with or without a BOM
+    except UnicodeDecodeError:  # UTF-16 from an editor, or no text at all
+        raise DeckError(f"{path}: not a text file (a deck profile is UTF-8 JSON)") from None
+    except OSError as exc:
+        raise DeckError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:
         raise DeckError(f"{path}: not valid JSON ({exc})") from exc
+    except ValueError:  # valid JSON Python refuses: an integer of thousands of digits
+        raise DeckError(f"{path}: a number thousands of digits long: no deck profile") from None
     except RecursionError:  # valid JSON nested thousands deep: no deck profile
         raise DeckError(f"{path}: nested too deeply to be a deck profile") from None
     return _parse(data, str(path))

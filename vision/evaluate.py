@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.images import imread
 from vision.runtime.detections import Detections
 from vision.runtime.geometry import polygon_iou
 from vision.runtime.rectify import box_corners
@@ -36,6 +37,10 @@ def read_names(data_yaml: Path) -> list[str]:
         text = data_yaml.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise DatasetError(f"{data_yaml}: not a text file") from None
+    except FileNotFoundError:
+        raise DatasetError(f"{data_yaml} not found") from None
+    except OSError as exc:
+        raise DatasetError(f"{data_yaml}: cannot read ({exc.strerror or exc})") from None
     for line in text.splitlines():
         if line.startswith("names:"):
             rest = line[len("names:") :].strip()
@@ -54,6 +59,9 @@ def read_names(data_yaml: Path) -> list[str]:
                 names[int(m.group(1))] = m.group(2).strip().strip("'\"")
             elif line.strip().startswith("-"):
                 names[len(names)] = line.strip()[1:].strip().strip("'\"")
+    missing = [i for i in range(len(names)) if i not in names]
+    if missing:  # a label's class index is a position in this list: a gap shifts them all
+        raise DatasetError(f"{data_yaml}: names has no class {missing[0]} (indices 0…N-1)")
     return [names[i] for i in range(len(names))]
 
 
@@ -89,7 +97,11 @@ def read_labels(path: Path, w: int, h: int) -> GroundTruth:
     gt = GroundTruth([], [])
     if not path.exists():
         return gt
-    for lineno, line in enumerate(path.read_text(errors="replace").split("\n"), start=1):
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as exc:  # a folder named like a label file, an unreadable file
+        raise DatasetError(f"{path}: cannot read this label file ({exc.strerror or exc})") from None
+    for lineno, line in enumerate(text.split("\n"), start=1):
         parts = line.split()
         if not parts:
             continue
@@ -147,6 +159,9 @@ class EvalReport:
     # images the dataset lists that could not be decoded: skipped, and named, so that a
     # broken file cannot quietly shrink the set a figure is measured on
     unreadable: list[str] = field(default_factory=list)
+    # images scored with no label file (YOLO: a background image, no card): counted and
+    # said, so that labels in the wrong place cannot pass for tables with no card
+    unlabelled: int = 0
     # which faces were read right ("IMAGE#LABEL_LINE", the image's path in the dataset), so
     # two readers can be compared face by face (how many each gains and loses), not only by
     # their totals
@@ -169,6 +184,7 @@ class EvalReport:
             "false_card_frame_rate": round(self.false_card_rate, 4),
             "per_class": self.per_class,
             "unreadable_images": self.unreadable,
+            "images_without_labels": self.unlabelled,
         }
 
     def table(self) -> str:
@@ -178,11 +194,17 @@ class EvalReport:
             rows.append(
                 f"{r['class']:<22}{r['cards']:>6}{r['AP50']:>8.3f}{r['AP50-95']:>9.3f}{ident:>10}"
             )
+        identity = (
+            f"card identity {self.identity_accuracy:.4f} ({self.identity_correct}/{self.faces})"
+            if self.faces
+            else "card identity: no faces"
+        )
         rows.append(
             f"images {self.images}  mAP50 {self.map50:.4f}  mAP50-95 {self.map50_95:.4f}  "
-            f"card identity {self.identity_accuracy:.4f} ({self.identity_correct}/{self.faces})  "
-            f"frames with a false card {self.frames_with_false_card}/{self.images}"
+            f"{identity}  frames with a false card {self.frames_with_false_card}/{self.images}"
         )
+        if self.unlabelled:
+            rows.append(f"{self.unlabelled} images have no label file: scored as showing no card")
         if self.unreadable:
             rows.append(f"skipped {len(self.unreadable)} unreadable images")
         return "\n".join(rows)
@@ -193,9 +215,16 @@ def dataset_images(root: Path) -> list[Path]:
     return sorted(p for p in img_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
 
 
-def label_path(image: Path) -> Path:
+def label_path(image: Path, root: Path | None = None) -> Path:
     """YOLO's layout: ``…/images/x.jpg`` → ``…/labels/x.txt``; an image outside an
-    ``images`` folder keeps its label beside it."""
+    ``images`` folder keeps its label beside it. With the dataset's ``root``, only its own
+    ``images`` folder counts: one further up the path (``/data/images/set``) is not the
+    dataset's, and rewriting it found no label at all."""
+    if root is not None:
+        rel = image.relative_to(root)
+        if rel.parts[0] != "images" or len(rel.parts) < 2:
+            return image.with_suffix(".txt")
+        return (root / "labels" / Path(*rel.parts[1:])).with_suffix(".txt")
     parts = list(image.parts)
     if "images" not in parts:
         return image.with_suffix(".txt")
@@ -204,30 +233,45 @@ def label_path(image: Path) -> Path:
     return Path(*parts).with_suffix(".txt")
 
 
-def evaluate(root: Path, predict, log=None) -> EvalReport:
-    """Run ``predict(bgr) -> Detections`` over a dataset and score it."""
+def open_dataset(root: Path) -> tuple[list[str], dict[Path, Path]]:
+    """A dataset's class names and each image's label file, or a ``DatasetError`` saying why
+    it cannot be scored: checked before any model runs (``quantize --eval`` checks before it
+    quantizes, not after)."""
     names = read_names(root / "data.yaml")
     if not names:
         raise DatasetError(f"{root / 'data.yaml'}: no class names ('names:')")
     images = dataset_images(root)
     if not images:
         raise DatasetError(f"{root}: no images (YOLO layout: images/…, labels/…)")
+    labels = {p: label_path(p, root) for p in images}
+    if not any(lab.exists() for lab in labels.values()):  # a missing labels/ is no empty set
+        raise DatasetError(
+            f"{root}: none of its {len(images)} images has a label file (YOLO layout:"
+            " images/x.jpg → labels/x.txt; an empty file for a table with no card)"
+        )
+    return names, labels
+
+
+def evaluate(root: Path, predict, log=None) -> EvalReport:
+    """Run ``predict(bgr) -> Detections`` over a dataset and score it."""
+    names, labels = open_dataset(root)
     index = {n: i for i, n in enumerate(names)}
     rep = EvalReport()
     # per IoU threshold, per class: lists of (conf, tp)
     records: list[dict[int, list[tuple[float, int]]]] = [defaultdict(list) for _ in IOU_THRESHOLDS]
     n_gt: dict[int, int] = defaultdict(int)
     ident_ok: dict[int, int] = defaultdict(int)
-    for k, img_path in enumerate(images):
-        img = cv2.imread(str(img_path))
+    for k, img_path in enumerate(labels):
+        img = imread(img_path)
         if img is None:
             rep.unreadable.append(str(img_path))
             continue
         h, w = img.shape[:2]
-        gt = read_labels(label_path(img_path), w, h)
+        rep.unlabelled += not labels[img_path].exists()
+        gt = read_labels(labels[img_path], w, h)
         if any(not 0 <= c < len(names) for c in gt.names):
             raise DatasetError(
-                f"{label_path(img_path)}: a class index outside data.yaml's {len(names)} names"
+                f"{labels[img_path]}: a class index outside data.yaml's {len(names)} names"
             )
         dets: Detections = predict(img)
         pred_cls = [

@@ -247,7 +247,13 @@ def quantize_models(
     eval_sets: tuple[Path, ...] = (),
 ) -> dict:
     """Write ``card-*.int8.onnx`` beside the float models (those in ``plan.models``); returns
-    the files and the float-vs-int8 agreement on fresh rendered frames."""
+    the files and the float-vs-int8 agreement on fresh rendered frames. Each ``eval_sets``
+    dataset is checked first (``DatasetError``): a bad one found after quantizing lost the
+    run's report."""
+    from vision.evaluate import open_dataset
+
+    for dataset in eval_sets:
+        open_dataset(Path(dataset))
     d = Path(models_dir)
     float_cfg = ReaderConfig(int8=False, threads=1)
     reader = CardReader(d, config=float_cfg)

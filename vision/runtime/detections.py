@@ -82,8 +82,14 @@ class Detections:
         for i in range(len(self)):
             yield self[i]
 
-    def cards(self) -> list[dict]:
-        """The ``identify`` JSON form of each card."""
+    def cards(self, within: tuple[int, int] | None = None) -> list[dict]:
+        """The ``identify`` JSON form of each card. ``within`` (the image's width, height)
+        clips each box to the image: a card cut by the image's edge, or a box a shrunk pass
+        kept a little past it (``zoom.within_frame``), reached outside it; the table camera
+        reads the boxes as they are (no ``within``)."""
+        boxes = self.xyxy
+        if within is not None:
+            boxes = np.clip(boxes, 0, np.array([*within, *within], np.float32))
         return [
             {
                 "color": self.color[i],
@@ -91,5 +97,5 @@ class Detections:
                 "confidence": round(float(self.confidence[i]), 3),
                 "box": [round(float(v), 1) for v in box],
             }
-            for i, box in enumerate(self.xyxy)
+            for i, box in enumerate(boxes)
         ]

@@ -11,6 +11,9 @@ import numpy as np
 
 INT8_SUFFIX = ".int8.onnx"
 SOURCE_HASH_KEY = "quantized_from_sha256"  # metadata of an int8 model: its float source's hash
+# each kind of model (Ultralytics' ``task``) and its output's rank: the OBB detector's
+# (1, 4 + classes + 1, anchors), a classifier's (batch, classes)
+KINDS = {"obb": ("an oriented-box detector", 3), "classify": ("a classifier", 2)}
 
 
 def int8_path(float_path: str | Path) -> Path:
@@ -67,6 +70,19 @@ class OnnxModel:
         self.imgsz = self.input_hw[0]  # the side of a square (classifier) input
         self.fixed_batch = isinstance(self.input_shape[0], int)
 
+    def require_task(self, task: str) -> None:
+        """Refuse a model of another kind under this name (a classifier saved as the
+        detector): it loads, then fails deep in decoding with an IndexError. Its ``task``
+        metadata, where it has one, and its output's rank must both fit."""
+        rank = len(self.session.get_outputs()[0].shape)
+        kind, want = KINDS[task]
+        if (self.task or task) != task or rank != want:
+            raise ModelError(
+                f"{self.path}: must be {kind} (task {task!r}, {want}-D output), is task"
+                f" {self.task or 'unrecorded'!r} with a {rank}-D output: another model saved"
+                " under this name?"
+            )
+
     @property
     def int8(self) -> bool:
         return SOURCE_HASH_KEY in self.metadata
@@ -77,10 +93,20 @@ class OnnxModel:
         return self.session.run(None, {self.input_name: batch})[0]
 
 
-def load_model(float_path: str | Path, threads: int, prefer_int8: bool) -> OnnxModel:
+def load_model(
+    float_path: str | Path, threads: int, prefer_int8: bool, task: str | None = None
+) -> OnnxModel:
     """The int8 twin of ``float_path`` when asked for, present and made from *this* float file
     (its recorded source hash matches), else the float model. A retrained or fine-tuned float
-    model therefore never runs with a stale int8 twin: re-run ``tabletop vision quantize``."""
+    model therefore never runs with a stale int8 twin: re-run ``tabletop vision quantize``.
+    With ``task`` (``obb``, ``classify``), a model of another kind is a ``ModelError``."""
+    model = _current_model(float_path, threads, prefer_int8)
+    if task is not None:
+        model.require_task(task)
+    return model
+
+
+def _current_model(float_path: str | Path, threads: int, prefer_int8: bool) -> OnnxModel:
     twin = int8_path(float_path)
     if prefer_int8 and twin.is_file():
         model = OnnxModel(twin, threads)

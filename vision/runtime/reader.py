@@ -95,11 +95,11 @@ class CardReader:
     ) -> None:
         d = Path(models_dir)
         self.config = config
-        self.detector = load_model(d / DETECTOR, config.threads, config.int8)
-        self.symbol = load_model(d / SYMBOL, config.classifier_threads, config.int8)
-        self.color = load_model(d / COLOR, config.classifier_threads, config.int8)
+        self.detector = load_model(d / DETECTOR, config.threads, config.int8, "obb")
+        self.symbol = load_model(d / SYMBOL, config.classifier_threads, config.int8, "classify")
+        self.color = load_model(d / COLOR, config.classifier_threads, config.int8, "classify")
         self.corner = (
-            load_model(d / CORNER, config.classifier_threads, config.int8)
+            load_model(d / CORNER, config.classifier_threads, config.int8, "classify")
             if (d / CORNER).is_file() and config.corner_weight > 0
             else None
         )

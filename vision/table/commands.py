@@ -53,7 +53,7 @@ def _teach(args: argparse.Namespace) -> int:
         return 0
     try:
         return _teach_deck(args, deck)
-    except (TeachError, CaptureError, CameraError) as exc:
+    except (TeachError, CaptureError, CameraError, DeckError) as exc:
         print(f"tabletop vision teach: {exc}", file=sys.stderr)
     except OSError as exc:  # a folder that cannot be written after all (full, read-only)
         where = f"{exc.filename}: " if exc.filename else ""
@@ -62,8 +62,8 @@ def _teach(args: argparse.Namespace) -> int:
 
 
 def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
-    import cv2
-
+    from vision.decks import all_decks
+    from vision.images import imread
     from vision.teach.capture import LiveCapture, photo_problems
     from vision.teach.finetune import TeachPlan, build_dataset, check, finetune
     from vision.teach.guide import guide_order, read_folder, say
@@ -72,6 +72,7 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
     order = guide_order(deck)
     out = Path(args.out or f"runs/taught/{deck.name}")
     if args.photos or args.camera:  # before any photo is taken or model trained
+        all_decks()  # the fillers read every profile: a broken one is said now (DeckError)
         check_out(out)
         if args.check:
             check_photos(Path(args.check), deck, args.zone)
@@ -81,8 +82,8 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
         except (FileNotFoundError, ValueError) as exc:
             print(f"tabletop vision teach: {exc}", file=sys.stderr)
             return 2
-        empty = cv2.imread(str(empty_path))
-        shots = [(cv2.imread(str(p)), ident) for p, ident in pairs]
+        empty = imread(empty_path)
+        shots = [(imread(p), ident) for p, ident in pairs]
         photos = [(p, image) for (p, _ident), (image, _) in zip(pairs, shots, strict=True)]
         problems = photo_problems(empty_path, empty, photos, args.zone)
         if problems:  # before any training: a family fixes every photo in one go
@@ -113,16 +114,15 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
     result = {"deck": deck.name, "model": str(out / "model"), **counts, **meta}
     if args.check:
         c_empty, c_pairs = read_folder(Path(args.check), deck)
-        frames_ = [(cv2.imread(str(p)), ident) for p, ident in c_pairs]
-        result["check"] = check(out / "model", frames_, cv2.imread(str(c_empty)), args.zone, deck)
+        frames_ = [(imread(p), ident) for p, ident in c_pairs]
+        result["check"] = check(out / "model", frames_, imread(c_empty), args.zone, deck)
     print(json.dumps(result))
     return 0
 
 
 def _dryer(args: argparse.Namespace) -> int:
-    import cv2
-
     from vision.dryer.read import DryerReader
+    from vision.images import read_image
     from vision.table.zones import TableLayout, ZoneError
 
     try:
@@ -131,14 +131,14 @@ def _dryer(args: argparse.Namespace) -> int:
         print(f"tabletop vision dryer: {exc}", file=sys.stderr)
         return 2
     if args.empty:
-        empty = cv2.imread(args.empty)
+        empty, _why = read_image(args.empty)
         if empty is None:
             print(f"tabletop vision dryer: cannot read --empty {args.empty}", file=sys.stderr)
             return 2
         reader.set_reference(empty)
     status = 0
     for path in args.images:
-        image = cv2.imread(path)
+        image, _why = read_image(path)
         if image is None:
             print(json.dumps({"image": path, "error": "cannot read this image"}))
             status = 1

@@ -113,13 +113,13 @@ class ImageFolderSource:
         self._index = 0
 
     def read(self) -> Frame | None:
-        import cv2
+        from vision.images import imread
 
         while self._index < len(self._paths):
             path = self._paths[self._index]
             index = self._index
             self._index += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = imread(path)  # an unreadable image is skipped, a too-large one too
             if image is not None:
                 return Frame(image, self._start_ns + round(index * 1e9 / self.fps), index)
         return None

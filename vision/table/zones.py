@@ -201,6 +201,8 @@ class TableLayout:
             raise ZoneError(f"{path}: nested too deeply to be a zones file") from None
         except ZoneError as exc:
             raise ZoneError(f"{path}: {exc}") from None
+        except ValueError:  # valid JSON Python refuses: an integer of thousands of digits
+            raise ZoneError(f"{path}: a number thousands of digits long: no zones file") from None
 
 
 def rectangle(

@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import cv2
-
 from vision.decks import DeckProfile
+from vision.images import imread
 from vision.teach.capture import photo_problems
 from vision.teach.finetune import DATA_FILES, DATA_MARK, MODEL_FILES, MODEL_MARK, refuse_foreign
 from vision.teach.guide import TeachError, read_folder
@@ -35,7 +34,7 @@ def check_photos(folder: Path, deck: DeckProfile, zone) -> None:
         empty_path, pairs = read_folder(Path(folder), deck)
     except (FileNotFoundError, ValueError) as exc:
         raise TeachError(f"--check {exc}") from None
-    photos = [(p, cv2.imread(str(p))) for p, _ in pairs]
-    problems = photo_problems(empty_path, cv2.imread(str(empty_path)), photos, zone)
+    photos = [(p, imread(p)) for p, _ in pairs]
+    problems = photo_problems(empty_path, imread(empty_path), photos, zone)
     if problems:
         raise TeachError("--check: " + "; ".join(problems))
