@@ -67,3 +67,23 @@ def test_a_file_saved_before_the_check_still_loads(tmp_path):
     doc = ZoneStore(path).load()
     assert "error" not in doc
     assert [z["name"] for z in doc["zones"]] == ["draw_pile", "discard_1"]
+
+
+def test_ruling_log2_zones_the_card_refuses_are_a_503_and_the_saved_ones_stay(referee, tmp_path):
+    assert referee.post("/api/zones", {"frame": FRAME, "zones": [KEPT]}).status_code == 200
+    (tmp_path / "zones.tmp").symlink_to("/dev/full")  # the next write finds no space
+    other = {**KEPT, "name": "discard_1"}
+    r = referee.post("/api/zones", {"frame": FRAME, "zones": [other]})
+    assert r.status_code == 503, r.json
+    assert (
+        "No space left on device" in r.json["error"] and "saved before are kept" in r.json["error"]
+    )
+    assert not (tmp_path / "zones.tmp").is_symlink()  # no stray temp file
+    assert [z["name"] for z in referee.client.get("/api/zones").json["zones"]] == ["draw_pile"]
+    r = referee.post("/api/zones", {"frame": FRAME, "zones": [other]})  # space again: saved
+    assert r.status_code == 200
+
+
+def test_a_frame_that_is_not_an_object_is_refused(referee):
+    r = referee.post("/api/zones", {"frame": [], "zones": [KEPT]})
+    assert r.status_code == 400 and "'frame' must be an object" in r.json["error"]

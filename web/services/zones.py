@@ -14,6 +14,7 @@ name so the two always agree. x grows to the right, y downwards, (0, 0) top-left
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -163,7 +164,8 @@ def validate(data: Any, *, flat_ok: bool = False, unordered_ok: bool = False) ->
     zones = data.get("zones")
     if not isinstance(zones, list) or len(zones) > MAX_ZONES:
         raise BadInput(f"'zones' must be a list of at most {MAX_ZONES} zones")
-    frame = data.get("frame") or {}
+    frame = data.get("frame")
+    frame = {} if frame is None else frame
     if not isinstance(frame, dict):
         raise BadInput("'frame' must be an object with width and height")
     width, height = frame.get("width"), frame.get("height")
@@ -215,11 +217,40 @@ class ZoneStore:
             return {"version": 1, "updated_at": None, "frame": {}, "zones": [], "error": True}
 
     def save(self, data: Any) -> dict[str, Any]:
+        """Store the zones durably (written, synced, then swapped in, as the event log is
+        committed before a tablet hears "saved"), or BadInput 503 when the card refuses:
+        the zones saved before stay as they were."""
         doc = validate(data)
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
-            os.replace(tmp, self.path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with tmp.open("w", encoding="utf-8") as fh:
+                    fh.write(json.dumps(doc, indent=1))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+                _sync_folder(self.path.parent)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
+                why = exc.strerror or type(exc).__name__
+                raise BadInput(
+                    f"the zones could not be saved to {self.path} ({why}: a full or read-only "
+                    "card?); the zones saved before are kept",
+                    503,
+                ) from None
             self.version += 1
         return doc
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX: the directory entry is synced separately)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # a platform that cannot open folders: the file itself is synced
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
