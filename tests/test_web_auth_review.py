@@ -59,6 +59,8 @@ def test_ruling_web8_the_login_form_carries_only_a_page_of_the_dashboard(referee
         "/\t/evil.example",
         "/\\evil.example",
         "/static/../x",
+        "/static/%2e%2e/%2e%2e/x",
+        "/static/%2E./x",
         "/nope",
         "/logout",
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
@@ -47,7 +48,8 @@ def _next() -> str:
         len(target) <= _NEXT_MAX
         and _SAFE_NEXT.fullmatch(target)
         and "//" not in (path := target.split("?", 1)[0])
-        and "/." not in path  # no dot segments: the page is named as the dashboard names it
+        and "/." not in unquote(path)  # no dot segments, %2e%2e included: a browser
+        # resolves those too; the page is named as the dashboard names it
         and _is_a_page(target)
     ):
         return target
