@@ -9,6 +9,7 @@ referee's only I/O and lives beside, not inside, the pure rules.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.events import Event, EventError
+from referee.jsonlines import json_problem
 from referee.registry import find_game
 from referee.replay import ReplayError, ReplayResult, replay
 
@@ -70,6 +72,16 @@ class LogError(LookupError):
 
 class LogConflict(LogError):
     """Another writer appended to the game after the head an append was checked against."""
+
+
+class GameEnded(LogError):
+    """The game has ended (here or by another server on the file): nothing more is stored in
+    it, and it is not ended again."""
+
+
+class GameUnreadable(LogError):
+    """Part of a game's row cannot be read (a damaged file, a hand edit, a newer referee):
+    the message names the game and what."""
 
 
 # What this module reads from each table: a file whose tables lack them is another
@@ -205,8 +217,21 @@ def open_existing(
     return conn
 
 
+# A stored time past this (the year 5138) is no wall clock's: a damaged row (HW-10's
+# monotonic times are events' own, never stored here)
+_LATEST_TIME = 1e11
+# the columns a game's replay and its JSON-lines log need: without them it cannot be replayed
+REPLAY_COLUMNS = frozenset({"game", "options", "players"})
+
+
 @dataclass(frozen=True)
 class GameRecord:
+    """A game's row. ``unreadable`` names the columns that could not be read (a damaged
+    file: options or result not a JSON object, a start that is no time); they hold stand-ins
+    (``{}``, None, 0.0, "?") and ``error`` says why, naming the game. Only
+    ``EventLog.game(..., allow_unreadable=True)`` and ``EventLog.games()`` hand such a
+    record out."""
+
     id: int
     game: str
     options: dict[str, Any]
@@ -214,6 +239,108 @@ class GameRecord:
     created_at: float
     ended_at: float | None
     result: dict[str, Any] | None
+    unreadable: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def replayable(self) -> bool:
+        """Whether its rules, players and options were read: what a replay needs."""
+        return not REPLAY_COLUMNS.intersection(self.unreadable)
+
+
+def _shown(value: Any) -> str:
+    """A damaged value in a message, in at most 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _json_object(value: Any, what: str, problems: dict[str, str]) -> dict[str, Any] | None:
+    """``value`` (a column's text) decoded as a JSON object, else None and why in
+    ``problems``."""
+    what_is = f"its {what} {'are' if what.endswith('s') else 'is'}"
+    try:
+        decoded = json.loads(value)
+    except RecursionError:
+        problems[what] = f"{what_is} not JSON (nested too deeply)"
+        return None
+    except ValueError as exc:
+        problems[what] = f"{what_is} not JSON ({json_problem(exc)})"
+        return None
+    except TypeError:
+        problems[what] = f"{what_is} not text but {_shown(value)}"
+        return None
+    if not isinstance(decoded, dict):
+        problems[what] = f"{what_is} not a JSON object but {_shown(decoded)}"
+        return None
+    return decoded
+
+
+def _time(value: Any, what: str, problems: dict[str, str]) -> float | None:
+    """``value`` as a wall-clock time, else None and why in ``problems``."""
+    real = isinstance(value, int | float) and not isinstance(value, bool)
+    if real and math.isfinite(value) and 0 <= value < _LATEST_TIME:
+        return float(value)
+    problems[what] = f"its {what} time is not a time but {_shown(value)}"
+    return None
+
+
+def _record(row: Sequence[Any], names: Sequence[Any]) -> GameRecord:
+    """A game's row and its players' names as a record, the unreadable parts marked."""
+    game_id, game, options_text, created_at, ended_at, result_text = row
+    problems: dict[str, str] = {}
+    if not isinstance(game, str) or not game:
+        problems["game"] = f"its game is not a name but {_shown(game)}"
+    options = _json_object(options_text, "options", problems)
+    players = []
+    for seat, name in enumerate(names):
+        if not isinstance(name, str):
+            why = f"the name of seat {seat + 1} is not text but {_shown(name)}"
+            problems.setdefault("players", why)
+        players.append(name if isinstance(name, str) else "?")
+    created = _time(created_at, "start", problems)
+    ended = None if ended_at is None else _time(ended_at, "end", problems)
+    result = None if result_text in (None, "") else _json_object(result_text, "result", problems)
+    unreadable = tuple(
+        column
+        for column, key in (
+            ("game", "game"),
+            ("options", "options"),
+            ("players", "players"),
+            ("created_at", "start"),
+            ("ended_at", "end"),
+            ("result", "result"),
+        )
+        if key in problems
+    )
+    return GameRecord(
+        id=game_id,
+        game=game if "game" not in problems else "?",
+        options=options if options is not None else {},
+        players=tuple(players),
+        created_at=created if created is not None else 0.0,
+        # a game whose end cannot be read has ended all the same: its row says so
+        ended_at=ended if ended_at is None or ended is not None else 0.0,
+        result=result,
+        unreadable=unreadable,
+        error=(
+            f"game {game_id} cannot be read: {'; '.join(problems.values())}" if problems else None
+        ),
+    )
+
+
+def _use_wal(conn: sqlite3.Connection, path: Path) -> None:
+    """Put the database in WAL mode, or raise ``sqlite3.OperationalError`` saying it cannot
+    be: SQLite answers the mode it is left in, and a file system without the shared memory
+    WAL needs (a network folder) keeps a rollback journal, whose readers block the writer and
+    whose crash recovery this log was not measured with (LOG-1). An in-memory database
+    (tests) has no journal file: its "memory" mode is what it can have."""
+    (mode,) = conn.execute("PRAGMA journal_mode=WAL").fetchone()
+    if str(mode).lower() == "wal" or str(path) == ":memory:":
+        return
+    raise sqlite3.OperationalError(
+        f"SQLite cannot keep it in WAL mode (it stays in {str(mode).lower()} mode): keep the "
+        "database on the Pi's own storage, not a network folder"
+    )
 
 
 @dataclass(frozen=True)
@@ -265,7 +392,11 @@ class EventLog:
                 self._local.conn = conn
                 return conn
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
+            try:
+                _use_wal(conn, self.path)
+            except BaseException:
+                conn.close()
+                raise
             # FULL: each commit is synced, so a power cut keeps every event already
             # acknowledged (NORMAL may lose the last ones in WAL mode; bench/log_append.py)
             conn.execute("PRAGMA synchronous=FULL")
@@ -305,7 +436,10 @@ class EventLog:
                 raise
         return game_id
 
-    def game(self, game_id: int) -> GameRecord:
+    def game(self, game_id: int, *, allow_unreadable: bool = False) -> GameRecord:
+        """The game's record; ``LogError`` when there is none. A row part of which cannot be
+        read raises ``GameUnreadable`` naming what, or with ``allow_unreadable`` comes back
+        marked (``GameRecord.unreadable``, ``error``) for a list or a page to show."""
         row = (
             self._conn()
             .execute(
@@ -316,33 +450,67 @@ class EventLog:
         )
         if row is None:
             raise LogError(f"no game {game_id}")
-        players = tuple(
+        names = [
             name
             for (name,) in self._conn().execute(
                 "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
             )
-        )
-        return GameRecord(
-            id=row[0],
-            game=row[1],
-            options=json.loads(row[2]),
-            players=players,
-            created_at=row[3],
-            ended_at=row[4],
-            result=json.loads(row[5]) if row[5] else None,
-        )
+        ]
+        record = _record(row, names)
+        if record.error is not None and not allow_unreadable:
+            raise GameUnreadable(record.error)
+        return record
+
+    def _replayable(self, game_id: int) -> GameRecord:
+        """The game's record, which its replay and its log file can be made from (a result
+        or a time that cannot be read does not stop them); else ``GameUnreadable``."""
+        record = self.game(game_id, allow_unreadable=True)
+        if not record.replayable:
+            raise GameUnreadable(record.error)
+        return record
 
     def games(self) -> list[GameRecord]:
+        """Every game, oldest first; one whose row cannot all be read comes marked
+        (``GameRecord.error``), so one damaged row never hides the others."""
         ids = [r[0] for r in self._conn().execute("SELECT id FROM games ORDER BY id")]
-        return [self.game(i) for i in ids]
+        return [self.game(i, allow_unreadable=True) for i in ids]
 
-    def end_game(self, game_id: int, result: Mapping[str, Any]) -> None:
-        self.game(game_id)
+    def end_game(
+        self, game_id: int, result: Mapping[str, Any], *, after: int | None = None
+    ) -> None:
+        """Record the game's end and its ``result``. ``GameEnded`` when it has ended already
+        (another server on the file ended it), and, with ``after`` (the head ``result`` was
+        worked out on), ``LogConflict`` when an event was logged since: the result must be
+        the one of the log it closes. Checked in the write's own transaction."""
         with self._write_lock:
-            self._conn().execute(
-                "UPDATE games SET ended_at = ?, result = ? WHERE id = ?",
-                (time.time(), json.dumps(dict(result), sort_keys=True), game_id),
-            )
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._check_open(conn, game_id, after)
+                conn.execute(
+                    "UPDATE games SET ended_at = ?, result = ? WHERE id = ?",
+                    (time.time(), json.dumps(dict(result), sort_keys=True), game_id),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                _rollback(conn)
+                raise
+
+    @staticmethod
+    def _check_open(conn: sqlite3.Connection, game_id: int, after: int | None) -> int:
+        """In a write transaction: the game's head, after checking that the game exists,
+        has not ended and (``after``) that its head is still ``after``."""
+        row = conn.execute("SELECT ended_at FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise LogError(f"no game {game_id}")
+        if row[0] is not None:
+            raise GameEnded(f"game {game_id} has ended")
+        (last,) = conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
+        ).fetchone()
+        if after is not None and int(last) != after:
+            raise LogConflict(f"game {game_id}: event {int(last)} was logged meanwhile")
+        return int(last)
 
     # -- the log's time line -------------------------------------------------------------
     def boot_offset(self, boot_id: str | None, now_ns: int) -> int:
@@ -409,18 +577,14 @@ class EventLog:
 
         ``after``: the head the caller checked ``event`` against; when another writer (a
         second process on the file) has appended since, nothing is stored and
-        ``LogConflict`` says so, so that the caller checks it again on the new head."""
-        self.game(game_id)
+        ``LogConflict`` says so, so that the caller checks it again on the new head. A game
+        that has ended (here, or by that other writer meanwhile) takes nothing: ``GameEnded``
+        (LOG-1)."""
         with self._write_lock:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
-                (last,) = conn.execute(
-                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
-                ).fetchone()
-                if after is not None and int(last) != after:
-                    raise LogConflict(f"game {game_id}: event {int(last)} was logged meanwhile")
-                seq = int(last) + 1
+                seq = self._check_open(conn, game_id, after) + 1
                 conn.execute(
                     "INSERT INTO events (game_id, seq, body, recorded_at) VALUES (?, ?, ?, ?)",
                     (game_id, seq, event.to_json(), time.time()),
@@ -472,19 +636,27 @@ class EventLog:
         order, so undo and overrule targets keep their numbers. An entry that no longer
         decodes is written as it is too (on one line): the replay then names it, and nothing
         is left out."""
-        record = self.game(game_id)
+        record = self._replayable(game_id)
         header = {"game": record.game, "players": list(record.players), "options": record.options}
         rows = self._conn().execute(
             "SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
         )
-        return [json.dumps(header), *(" ".join(body.splitlines()) for (body,) in rows)]
+        return [json.dumps(header), *(" ".join(_text(body).splitlines()) for (body,) in rows)]
 
     def rebuild(self, game_id: int) -> ReplayResult:
         """The game's current state, replayed from its log."""
-        record = self.game(game_id)
+        record = self._replayable(game_id)
         try:
             return replay(
                 find_game(record.game), record.players, record.options, self.events(game_id)
             )
         except ReplayError as exc:
             raise LogError(f"game {game_id}: {exc}") from None
+
+
+def _text(body: Any) -> str:
+    """A stored event's body as text: a body stored as bytes (a damaged file, another tool)
+    is decoded, its undecodable bytes escaped, so the log file still holds it on its line."""
+    if isinstance(body, bytes):
+        return body.decode("utf-8", "backslashreplace")
+    return str(body)

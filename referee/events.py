@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.jsonlines import json_problem
+
 
 class EventError(ValueError):
     """An event could not be decoded; the message says which field is wrong."""
@@ -95,4 +97,10 @@ class Event:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise EventError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+        except RecursionError:  # thousands of [ or {: no event nests so deep
+            raise EventError("not JSON: nested too deeply to be an event") from None
+        except ValueError as exc:  # an integer past Python's 4300 digits
+            raise EventError(f"not JSON: {json_problem(exc)}") from None
+        except TypeError:  # a stored body that is no text at all
+            raise EventError(f"not JSON: not text but {type(text).__name__}") from None
         return Event.from_dict(data)

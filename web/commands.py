@@ -41,6 +41,12 @@ def _config(args: argparse.Namespace, command: str) -> Any:
     if args.db:
         cfg.db_path = Path(args.db)
     elif "TABLETOP_DB" in os.environ:
+        if not os.environ["TABLETOP_DB"]:  # as --db "": a slip, not the default (nor ".")
+            print(
+                f"tabletop {command}: TABLETOP_DB is empty: name the database file, or unset it",
+                file=sys.stderr,
+            )
+            return None
         cfg.db_path = Path(os.environ["TABLETOP_DB"])
     return cfg
 
@@ -254,9 +260,8 @@ def _storage_why(exc: BaseException, path: Path) -> str:
 def _log(args: argparse.Namespace) -> int:
     """``tabletop log [GAME_ID]``: a dashboard game as the JSON-lines log ``tabletop replay``
     reads (to keep a game, share it, or replay it elsewhere); without a number, the games the
-    database holds."""
+    database holds (exit 1 when one of them cannot be read: it is listed, and why is said)."""
     import sqlite3
-    import time
 
     from referee.eventlog import EventLog, LogError
 
@@ -271,20 +276,16 @@ def _log(args: argparse.Namespace) -> int:
             "tabletop log: -o writes one game: name it (tabletop log lists them)", file=sys.stderr
         )
         return 2
+    if args.game_id is not None and args.game_id > SQLITE_MAX_INT:  # no game has it
+        print(f"tabletop log: no game {args.game_id} in {cfg.db_path}", file=sys.stderr)
+        return 2
     log = EventLog(cfg.db_path, read_only=True)
     try:
         if args.game_id is None:
-            for g in log.games():
-                started = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created_at))
-                state = "running" if g.ended_at is None else "ended"
-                print(f"{g.id:>5}  {g.game:<13} {started}  {state:<8} {', '.join(g.players)}")
-            return 0
+            return _list_games(log.games(), cfg.db_path)
         text = "".join(line + "\n" for line in log.log_lines(args.game_id))
     except LogError as exc:
         print(f"tabletop log: {exc} in {cfg.db_path}", file=sys.stderr)
-        return 2
-    except OverflowError:  # a number past SQLite's integers: no game has it
-        print(f"tabletop log: no game {args.game_id} in {cfg.db_path}", file=sys.stderr)
         return 2
     except sqlite3.Error as exc:  # not a database, no permission
         why = _storage_why(exc, cfg.db_path)
@@ -293,7 +294,7 @@ def _log(args: argparse.Namespace) -> int:
     finally:
         log.close()  # the last connection to a WAL file tidies its -wal/-shm away
     if args.output in (None, "-"):
-        sys.stdout.write(text)
+        sys.stdout.write(_printable(text))
         return 0
     out = Path(args.output)
     if out.is_file():  # as backup: never over a file (a folder: "cannot write" below)
@@ -310,6 +311,9 @@ def _log(args: argparse.Namespace) -> int:
     try:
         with file:
             file.write(text)
+            file.flush()
+            if made:  # on the card before "done", as a backup's copy (a pipe has no sync)
+                os.fsync(file.fileno())
     except OSError as exc:  # a full disk: never half a log that looks like a whole one
         if made:  # made here ("x"), so no one else's file
             out.unlink(missing_ok=True)
@@ -320,11 +324,51 @@ def _log(args: argparse.Namespace) -> int:
     return 0
 
 
+SQLITE_MAX_INT = 2**63 - 1  # the largest game number SQLite can hold
+
+
+def _list_games(games: list[Any], db_path: Path) -> int:
+    """``tabletop log``'s list, one game a line; a game whose row cannot all be read is listed
+    as ``unreadable`` and why is said on stderr: 1 then (the others are listed), else 0."""
+    import time
+
+    code = 0
+    for g in games:
+        if "created_at" in g.unreadable:
+            started = "?"
+        else:
+            started = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created_at))
+        state = "running" if g.ended_at is None else "ended"
+        if g.error is not None:
+            state = "unreadable"
+            print(f"tabletop log: {g.error} in {db_path}", file=sys.stderr)
+            code = 1
+        line = f"{g.id:>5}  {g.game:<13} {started:<16}  {state:<8} {', '.join(g.players)}"
+        print(_printable(line))
+    return code
+
+
+def _printable(text: str) -> str:
+    """``text`` as standard output can take it: a terminal or file in another encoding than
+    UTF-8 (LANG=C on an old system, ``PYTHONIOENCODING=latin-1``) gets a name it cannot show
+    ("Zoë" in ASCII) escaped (``Zo\\xeb``), not a traceback."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: it will say so when writing
+        pass
+    return text
+
+
 def _backup(args: argparse.Namespace) -> int:
     """``tabletop backup [-o FILE]``: a consistent copy of the whole database (every game, the
     settings), taken with SQLite's online backup so a running server may keep writing; an SD
     card that dies takes the family's history with it otherwise. Restore: serve with
-    ``--db FILE`` (or copy it back while no server runs)."""
+    ``--db FILE``; or, with no server running, delete the ``-wal`` and ``-shm`` files beside
+    the database first, then copy FILE over it (SQLite would read a ``-wal`` left by a crash
+    into the copied-back file as part of it)."""
     import sqlite3
     import time
 
@@ -515,8 +559,9 @@ def _close(services: Any) -> None:
         services.referee.stop()
     if services.camera is not None:
         services.camera.close()
-    if services.lights is not None:
-        services.lights.off()  # a stopped referee leaves no seat lit
+    lights = getattr(services, "lights", None)
+    if lights is not None:
+        lights.off()  # a stopped referee leaves no seat lit
     _close_pads(services.pads)
 
 

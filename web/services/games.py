@@ -30,7 +30,9 @@ from typing import Any, Generic, ParamSpec, TypeVar
 from hardware.bus import Outbox
 from referee.eventlog import (
     EventLog,
+    GameEnded,
     GameRecord,
+    GameUnreadable,
     LogConflict,
     LogEntry,
     LogError,
@@ -49,6 +51,7 @@ log = logging.getLogger(__name__)
 MAX_PLAYERS_NAME = 40
 # appends tried again when another writer (a second server on the file) moved the head
 APPEND_TRIES = 3
+ENDED = "this game has ended; start a new one on the Setup page"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -282,7 +285,7 @@ def corrected_by(log_events: Sequence[tuple[int, Event]]) -> dict[int, tuple[str
 
 
 def _refuse_stale_meta(event: Event, logged: Sequence[tuple[int, Event]]) -> None:
-    """An undo or overrule acts on an entry as it stands (WEB-8): one whose target another
+    """An undo or overrule acts on an entry as it stands (WEB-11): one whose target another
     undo or overrule in force already acts on would be stored and change nothing (a second
     undo of an entry: then "undo the undo" no longer brings it back), or silently replace
     what another tablet just decided. 409: the tablet looks at the feed again."""
@@ -357,19 +360,24 @@ class GameService:
 
     @storage_guarded
     def record(self, game_id: int) -> GameRecord:
+        """The game's record; one whose row cannot all be read comes marked
+        (``GameRecord.error``): the pages show it with why, nothing is stored in it."""
         if not 0 < game_id < 2**62:  # SQLite integers are 64-bit
             raise BadInput(f"there is no game {game_id}", 404)
         try:
-            return self.log.game(game_id)
+            return self.log.game(game_id, allow_unreadable=True)
         except LogError:
             raise BadInput(f"there is no game {game_id}", 404) from None
 
     @storage_guarded
     def log_file(self, game_id: int) -> tuple[str, list[str]]:
         """(the game's name, its JSON-lines log as ``tabletop replay`` reads it); 404 for no
-        such game."""
+        such game, 409 for one whose rules, players or options cannot be read."""
         name = self.record(game_id).game
-        return name, self.log.log_lines(game_id)
+        try:
+            return name, self.log.log_lines(game_id)
+        except GameUnreadable as exc:
+            raise BadInput(str(exc), 409) from None
 
     @storage_guarded
     def current_id(self, pressed_ns: int | None = None) -> int | None:
@@ -465,6 +473,8 @@ class GameService:
         change them."""
         with self._lock, self.log.reading():
             record = self.record(game_id)
+            if "game" in record.unreadable:  # no rules to show it by
+                raise BadInput(str(record.error), 409)
             rules = self.rules(record.game)
             out: dict[str, Any] = {
                 "game": {
@@ -477,7 +487,7 @@ class GameService:
                     "ended_at": record.ended_at,
                     "result": record.result,
                 },
-                "error": None,
+                "error": record.error,  # a replay that fails says its own reason instead
             }
             cached = self._read(game_id)
             entries = cached.entries
@@ -531,10 +541,16 @@ class GameService:
         return list(items)
 
     # -- changes -------------------------------------------------------------------------
-    def _open_record(self, game_id: int) -> GameRecord:
+    def _open_record(self, game_id: int, *, ending: bool = False) -> GameRecord:
+        """The game's record, if it may be changed: 409 when it has ended, or when it cannot
+        be replayed because its row cannot be read (ending it still may: ``end``)."""
         record = self.record(game_id)
         if record.ended_at is not None:
-            raise BadInput("this game has ended; start a new one on the Setup page", 409)
+            raise BadInput(ENDED, 409)
+        if record.error is not None and (
+            "game" in record.unreadable or not (ending or record.replayable)
+        ):
+            raise BadInput(f"{record.error}; nothing was stored", 409)
         return record
 
     @storage_guarded
@@ -548,6 +564,8 @@ class GameService:
                 out = add(game_id, event)
             except LogConflict:
                 continue
+            except GameEnded:  # another server ended it after it was checked (LOG-1)
+                raise BadInput(ENDED, 409) from None
             self._publish(game_id, "event")
             return out
         raise BadInput("another server keeps writing to this game's log; try again", 503)
@@ -637,33 +655,47 @@ class GameService:
     def end(self, game_id: int) -> dict[str, Any]:
         """End a game now. Unfinished: the leaders at that moment are its winners (WEB-1).
         A game whose log no longer replays (an entry that cannot be read) ends too, with no
-        winners and the reason: else it could never end, nor the console move on from it."""
-        with self._lock:
-            record = self._open_record(game_id)
-            rules = self.rules(record.game)
+        winners and the reason: else it could never end, nor the console move on from it.
+        The result is of the head it is stored at: when another server logged an event
+        meanwhile it is worked out again, and a game that server ended is not ended twice."""
+        for _ in range(APPEND_TRIES):
+            with self._lock:
+                record = self._open_record(game_id, ending=True)
+                head, summary = self._summary(game_id, record)
+                try:
+                    self.log.end_game(game_id, summary, after=head)
+                except LogConflict:
+                    continue
+                except GameEnded:
+                    raise BadInput(ENDED, 409) from None
+            self._publish(game_id, "ended")
+            return summary
+        raise BadInput("another server keeps writing to this game's log; try again", 503)
+
+    def _summary(self, game_id: int, record: GameRecord) -> tuple[int, dict[str, Any]]:
+        """(the log's head, the game's result at that head) for ``end`` (WEB-1)."""
+        rules = self.rules(record.game)
+        with self.log.reading():
+            head = self.log.head(game_id)
             try:
-                board = rules.scoreboard(self.result(game_id).state)
+                board = rules.scoreboard(self._result_at(game_id, head)[1].state)
             except BadInput as exc:
                 if exc.status != 409:
                     raise
-                summary: dict[str, Any] = {
+                return head, {
                     "scoreboard": None,
                     "winners": [],
                     "winner_names": [],
                     "finished": False,
                     "unreadable": exc.message,
                 }
-            else:
-                winners = list(board.winners) if board.finished else _ahead(board)
-                summary = {
-                    "scoreboard": _jsonable(board.to_dict()),
-                    "winners": winners,
-                    "winner_names": [record.players[s] for s in winners if s < len(record.players)],
-                    "finished": board.finished,
-                }
-            self.log.end_game(game_id, summary)
-        self._publish(game_id, "ended")
-        return summary
+        winners = list(board.winners) if board.finished else _ahead(board)
+        return head, {
+            "scoreboard": _jsonable(board.to_dict()),
+            "winners": winners,
+            "winner_names": [record.players[s] for s in winners if s < len(record.players)],
+            "finished": board.finished,
+        }
 
     def _publish(self, game_id: int, why: str) -> None:
         """Tell the tablets and the listeners. The snapshot is built and handed to the hub
