@@ -52,7 +52,10 @@ malformed shuffle or turn-up when none was due) was stored as a refusal, so an u
 log unreplayable; a shuffle given as a count of unseen cards (or with ``"?"``) was refused;
 a player whose own fake-out was pending did not go out on a last Cut, Flip or Hit card, but
 its action was voided all the same (HTD-20); slaps for a Hand card that the pads reported
-before the camera, right after another race was judged, were dropped (HTD-15, HTD-17).
+before the camera, right after another race was judged, were dropped (HTD-15, HTD-17). The
+book also keeps the fake-outs paid since the last timed turn action (HTD-15, see
+tests/test_htd_review.py): a slap timed before that action is judged with them, so it no
+longer joins an untimed Hand card's race played after it.
 
 Ad hoc: ``.venv/bin/python -m tests.test_htd_playthrough 2000 [first]`` plays 2 000 more
 games (in chunks of 50 seeded ``200000 + first``, ``+ 1``, ...) and prints the tallies.
@@ -213,6 +216,8 @@ class World:
     judged: MClosed | None = None  # the race judged before the last timed turn action
     held: list[tuple[int, int]] = field(default_factory=list)
     after: list[tuple[int, int]] = field(default_factory=list)  # slaps after a judged race
+    action: int | None = None  # the time of the last timed turn action (HTD-15)
+    paid: list[tuple[int, int]] = field(default_factory=list)  # slaps paid as fake-outs
     owed: list[int] = field(default_factory=list)
     totals: list[int] = field(default_factory=list)
     rounds: list[tuple[int, ...]] = field(default_factory=list)
@@ -239,14 +244,56 @@ class World:
         self.penalties.append((seat, why, cards))
         self.stats[f"penalty {why}"] += 1
 
-    def fake_outs(self, presses: list[tuple[int, int]]) -> None:
-        for seat in sorted({s for s, _ in presses}):
+    def fake_outs(self, presses: list[tuple[int, int]], already: set[int] | None = None) -> None:
+        """Once per seat for a batch of slaps; ``already`` paid for this batch before."""
+        due = [p for p in presses if p[0] not in (already or set())]
+        self.paid += due
+        for seat in sorted({s for s, _ in due}):
             self.owe(seat, 2, "fake_out")
 
+    def paid_seats(self, lo: int | None, hi: int | None) -> set[int]:
+        """Seats that paid for a slap timed in [lo, hi) (None: no bound)."""
+        return {s for s, t in self.paid if (lo is None or t >= lo) and (hi is None or t < hi)}
+
     def resolve_held(self, before: int | None = None) -> None:
+        """Held slaps timed before the action at ``before`` (all: None) are fake-outs, once
+        per seat for the slaps since the last timed turn action (HTD-15)."""
         due = [p for p in self.held if before is None or p[1] < before]
         self.held = [p for p in self.held if p not in due]
-        self.fake_outs(due)
+        self.fake_outs(due, self.paid_seats(self.action, before))
+
+    def at_action(self, t_ns: int | None) -> None:
+        """After a turn action: its batch is paid; a timed one starts the next batch, and
+        only the batch it closed is remembered."""
+        self.resolve_held(t_ns)
+        if t_ns is None:
+            self.paid = [p for p in self.paid if self.action is not None and p[1] < self.action]
+            return
+        self.paid = [p for p in self.paid if self.action is None or p[1] >= self.action]
+        self.action = t_ns
+
+    def late_slap(self, seat: int, t: int) -> None:
+        """A slap with no race timed before the last timed turn action, reported after it."""
+        assert self.action is not None
+        if seat not in self.paid_seats(None, self.action):
+            self.fake_outs([(seat, t)])
+
+    def owes_fake_out(self, seat: int, t_ns: int | None) -> bool:
+        """HTD-20: whether ``seat`` pays a fake-out at the play at ``t_ns`` or before the
+        hands are scored, for a slap held or reported after a judged race and timed after
+        the play (so a last card does not empty the hand)."""
+        pending = [p for p in self.held if p[0] == seat]
+        pending += [p for p in self.after if p[0] == seat and t_ns is not None and p[1] >= t_ns]
+        for _, t in pending:
+            if t_ns is None:
+                lo, hi = self.action, None
+            elif t < t_ns:
+                lo, hi = self.action, t_ns
+            else:
+                lo, hi = t_ns, None
+            if seat not in self.paid_seats(lo, hi):
+                return True
+        return False
 
     def draw_owed(self) -> None:
         t = self.truth
@@ -283,13 +330,14 @@ class World:
             trigger = min(t for _, t in self.held)  # HTD-14: the first slap by time
         joined = list(self.held)
         faked: set[int] = set()
-        if trigger is not None and self.held:
+        if trigger is not None:
             early = [
                 p for p in self.held if not trigger - self.lock <= p[1] <= trigger + self.window
             ]
             joined = [p for p in self.held if p not in early]
-            faked = {s for s, _ in early}
-            self.fake_outs(early)
+            already = self.paid_seats(self.action, trigger - self.lock)
+            faked = {s for s, _ in early} | already
+            self.fake_outs(early, already)
         if t_ns is not None:  # slaps after the last race, timed at this card (HTD-15, 17)
             claimed = [p for p in self.after if t_ns - self.lock <= p[1] <= t_ns + self.window]
             joined += claimed
@@ -378,6 +426,9 @@ class World:
             elif not race.timed and self.earlier(t):
                 self.judged_slap(seat, t)
                 return
+            elif not race.timed and self.action is not None and t < self.action:
+                self.late_slap(seat, t)  # before the last timed action: not at this card
+                return
             else:
                 race.presses.append((seat, t))
                 if race.trigger is None:
@@ -394,6 +445,8 @@ class World:
                 self.early(seat)
         elif closed is None and self.earlier(t):
             self.judged_slap(seat, t)
+        elif (closed is None or not closed.timed) and self.action is not None and t < self.action:
+            self.late_slap(seat, t)  # HTD-15: judged with the slaps paid at that action
         elif closed is not None:
             self.after.append((seat, t))
         else:
@@ -416,6 +469,7 @@ class World:
             if out and self.held:
                 self.resolve_held()
                 self.draw_owed()
+                out = [s for s in range(self.n) if not t.hands[s]]
             if out and not any(self.owed):
                 self.end_round(out[0], hands_seen)
                 return
@@ -502,8 +556,8 @@ class World:
             t_ns = event.t_ns
             self.held += [p for p in self.after if t_ns is not None and p[1] >= t_ns]
             self.after = []
-        if kind in TURN_KINDS and self.held:
-            self.resolve_held(event.t_ns)
+        if kind in TURN_KINDS:
+            self.at_action(event.t_ns)
         self.settle(after.hands)
 
     def effect(self, card: HtdCard, by: int, t_ns: int | None, yelled: bool = True) -> None:
@@ -520,6 +574,7 @@ class World:
         self.phase, self.need = "play", "turn_up"
         self.race, self.closed, self.held, self.after = None, None, [], []
         self.judged = None
+        self.action, self.paid = None, []
         self.owed = [0] * self.n
         self.reopen, self.flip_by = None, None
 
@@ -568,7 +623,7 @@ class World:
         card = parse_card(event.payload["card"])
         t.hands[event.seat].remove(card)
         t.discard.insert(0, card)
-        faked_out = any(seat == event.seat for seat, _ in self.held)  # pays 2: not out
+        faked_out = self.owes_fake_out(event.seat, event.t_ns)  # pays 2: not out (HTD-20)
         if t.hands[event.seat] or card.type is Type.HAND or faked_out:
             self.effect(card, event.seat, event.t_ns, event.payload.get("yelled", True))
 
@@ -744,6 +799,8 @@ class Family:
             assert sorted((p.seat, p.t_ns) for p in s.race.presses) == sorted(w.race.presses)
         assert sorted((p.seat, p.t_ns) for p in s.held) == sorted(w.held), where
         assert sorted((p.seat, p.t_ns) for p in s.after_race) == sorted(w.after), where
+        assert sorted((p.seat, p.t_ns) for p in s.paid) == sorted(w.paid), where
+        assert s.action_ns == w.action, where
         assert (s.closed_race is None) == (w.closed is None), where
         assert (s.reopen is None) == (w.reopen is None), where
         ended = [v for v in verdicts if v.outcome is Outcome.ROUND_END]

@@ -203,7 +203,7 @@ def _check_input(state: HtdState, event: Event) -> None:
     So every event's shape is checked first.
     """
     kind = event.kind
-    if kind in ("play", "draw", "pass", "cut", "flip"):
+    if kind in ("play", "draw", "pass", "cut", "flip", "hand"):
         _seat(state, event)
     if kind == "play":
         _card(event.require("card"))
@@ -265,6 +265,8 @@ def _deal(state: HtdState, event: Event) -> Result:
         closed_race=None,
         judged=None,
         held=(),
+        action_ns=None,
+        paid=(),
         owed=(0,) * n,
         out_seat=None,
         round_points=(),
@@ -443,10 +445,15 @@ def _play(state: HtdState, event: Event) -> Result:
     said = f"{_name(state, seat)} played {card.name}."
     if answered:
         said += " That answers the Hit the Deck card; play is back to normal."
-    # HTD-20: a last card ends the round and its action is void, unless the player's own slap
-    # is held: that fake-out (HTD-15) is paid after this play, so they do not run out.
-    faked_out = any(p.seat == seat for p in state.held)
-    if len(state.hands[seat]) == 0 and card.type is not Type.HAND and not faked_out:
+    # HTD-20: a last card ends the round and its action is void, unless the player pays a
+    # fake-out (HTD-15) for a slap seen so far — held, or reported just after a judged race
+    # and timed after this play — at this play or before the hands are scored: then they
+    # draw 2 and do not run out.
+    if (
+        len(state.hands[seat]) == 0
+        and card.type is not Type.HAND
+        and not slaps.owes_fake_out(state, seat, event.t_ns)
+    ):
         return evolve(state, require=None), [legal(said, seat, card=format_card(card))]
     state, verdicts = _take_effect(state, card, seat, event.t_ns, yelled)
     return state, [legal(said, seat, card=format_card(card)), *verdicts]
@@ -797,8 +804,8 @@ def apply(state: HtdState, event: Event) -> Result:
         if event.kind in TURN_KINDS and state.after_race:
             state = slaps.release_after_race(state, event.t_ns)  # no Hand card claimed them
         _not_too_many(state, named)
-        if event.kind in TURN_KINDS and state.held:
-            state, more = slaps.resolve_held(state, event.t_ns)
+        if event.kind in TURN_KINDS and event.kind != "deal":
+            state, more = slaps.at_action(state, event.t_ns)  # fake-outs before it (HTD-15)
             verdicts += more
     except Illegal as exc:
         seat = exc.seat if exc.seat is not None else event.seat

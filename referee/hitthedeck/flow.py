@@ -32,10 +32,11 @@ def settle(state: HtdState) -> Result:
     state, verdicts = _draw_owed(state)
     if state.race is None and not any(state.owed):
         out = [s for s, h in enumerate(state.hands) if not h.known and not h.unknown]
-        if out and state.held:  # fake-outs are paid before the hands are scored
+        if out and state.held:  # fake-outs are paid before the hands are scored (HTD-20)
             state, more = resolve_held(state)
             state, more2 = _draw_owed(state)
             verdicts += more + more2
+            out = [s for s, h in enumerate(state.hands) if not h.known and not h.unknown]
         if out and not any(state.owed):
             state, more = end_round(state, out[0])
             return state, verdicts + more

@@ -61,11 +61,13 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
         trigger = min(p.t_ns for p in held)  # HTD-14: the first slap stands in for the card
     joined: tuple[Press, ...] = held
     faked: tuple[int, ...] = ()
-    if trigger is not None and held:
+    if trigger is not None:
         early = fake_outs(held, [trigger], rules)
         joined = tuple(p for p in held if p not in early)
-        faked = tuple(sorted({p.seat for p in early}))
-        state, more = penalise_fake_outs(state, early)
+        # a seat that already paid for a slap since the last turn action pays once (HTD-15)
+        already = paid_since_action(state, trigger - (rules.early_lockout_ns or 0))
+        faked = tuple(sorted({p.seat for p in early} | already))
+        state, more = charge(state, early, already)
         verdicts += more
     if t_ns is not None and state.after_race:
         # Slaps seen after the race before this card, timed in this card's window (or its
@@ -101,6 +103,8 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
             return judged_slap(state, press) if earlier(state, t_ns) else early_slap(state, press)
         elif not race.timed and earlier(state, t_ns):
             return judged_slap(state, press)
+        elif not race.timed and before_action(state, t_ns):
+            return batch_slap(state, press)  # not at a Hand card played after that action
         else:
             trigger = stand_in(race, t_ns)
             if seat in slapped_seats(state, race):
@@ -120,6 +124,9 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         return state, [*verdicts, *more]
     if closed is None and earlier(state, t_ns):
         state, more = judged_slap(state, press)
+        return state, [*verdicts, *more]
+    if (closed is None or not closed.timed) and before_action(state, t_ns):
+        state, more = batch_slap(state, press)
         return state, [*verdicts, *more]
     if closed is not None:
         # a pad may report a slap for a Hand card the camera has not reported yet: kept for
@@ -251,6 +258,60 @@ def release_after_race(state: HtdState, t_ns: int | None) -> HtdState:
     return evolve(state, after_race=(), held=(*state.held, *later))
 
 
+def before_action(state: HtdState, t_ns: int) -> bool:
+    """Whether a slap is timed before the last timed turn action (HTD-15)."""
+    return state.action_ns is not None and t_ns < state.action_ns
+
+
+def paid_since_action(state: HtdState, until_ns: int | None = None) -> set[int]:
+    """Seats already paid for a fake-out slap timed from the last timed turn action on (and
+    before ``until_ns``): the batch that action's slaps start (HTD-15)."""
+    start = state.action_ns
+    return {
+        p.seat
+        for p in state.paid
+        if (start is None or p.t_ns >= start) and (until_ns is None or p.t_ns < until_ns)
+    }
+
+
+def batch_slap(state: HtdState, press: Press) -> Result:
+    """A slap with no race, timed before the last timed turn action but reported after it (a
+    pad's or the camera's report lagged): it belongs with the slaps paid at that action, by
+    its time (HTD-15). Once per seat: the echo of a slap paid there costs nothing more, and a
+    slap nobody paid for there is a fake-out of its own."""
+    seat = press.seat
+    start = state.action_ns
+    if any(p.seat == seat and start is not None and p.t_ns < start for p in state.paid):
+        name = state.players[seat]
+        return state, [
+            info(
+                f"{name}'s slap was before the last turn action, where {name} already drew "
+                "for a fake-out: a seat pays once for its slaps between two turn actions "
+                "(HTD-15).",
+                seat,
+                t_ns=press.t_ns,
+            )
+        ]
+    return charge(state, [press], set())
+
+
+def charge(state: HtdState, presses: Sequence[Press], already: set[int]) -> Result:
+    """Fake-outs for ``presses`` (slaps outside every race), once per seat; a seat in
+    ``already`` paid for its slaps of this batch before (HTD-15). The slaps charged are kept
+    in ``paid``, so that a late report of one of them is not charged again."""
+    due = [p for p in presses if p.seat not in already]
+    state, verdicts = penalise_fake_outs(evolve(state, paid=(*state.paid, *due)), due)
+    for seat in sorted({p.seat for p in presses} & already):
+        verdicts.append(
+            info(
+                f"{state.players[seat]}'s slap is already counted as a fake-out (HTD-15).",
+                seat,
+                t_ns=sorted(p.t_ns for p in presses if p.seat == seat),
+            )
+        )
+    return state, verdicts
+
+
 def penalise_fake_outs(state: HtdState, presses: Sequence[Press]) -> Result:
     """Each seat with a slap outside every race draws two, once per batch (HTD-15)."""
     verdicts = []
@@ -273,12 +334,41 @@ def penalise_fake_outs(state: HtdState, presses: Sequence[Press]) -> Result:
 def resolve_held(state: HtdState, before_ns: int | None = None) -> Result:
     """Held slaps that no Hand card claimed are fake-outs. At a turn action timed
     ``before_ns``, slaps timed at or after it stay held: they were slapped after it, and the
-    next Hand card may still claim them (HTD-15: the times decide, not the arrival order)."""
+    next Hand card may still claim them (HTD-15: the times decide, not the arrival order).
+    A seat that already paid for a slap since the last timed turn action (at ``race_close``,
+    or before the hands were scored) pays no more for this batch."""
     due = tuple(p for p in state.held if before_ns is None or p.t_ns < before_ns)
     if not due:
         return state, []
     later = tuple(p for p in state.held if before_ns is not None and p.t_ns >= before_ns)
-    return penalise_fake_outs(evolve(state, held=later), due)
+    return charge(evolve(state, held=later), due, paid_since_action(state, before_ns))
+
+
+def at_action(state: HtdState, t_ns: int | None) -> Result:
+    """A turn action (not the deal) was taken: held slaps timed before it are fake-outs, once
+    per seat (HTD-15), and its time starts the next batch. A later report of a slap timed
+    before it is judged with this batch (``batch_slap``); only the last timed action's batch
+    is kept, so a slap reported after two timed actions is judged with the later one's.
+    An untimed action ends the batch when it arrives: slaps reported after it came after it.
+    """
+    state, verdicts = resolve_held(state, t_ns)
+    start = state.action_ns
+    if t_ns is None:
+        kept = tuple(p for p in state.paid if start is not None and p.t_ns < start)
+        return evolve(state, paid=kept), verdicts
+    kept = tuple(p for p in state.paid if start is None or p.t_ns >= start)
+    return evolve(state, action_ns=t_ns, paid=kept), verdicts
+
+
+def owes_fake_out(state: HtdState, seat: int, t_ns: int | None) -> bool:
+    """Whether ``seat`` pays a fake-out for a slap seen so far, at the turn action timed
+    ``t_ns`` that is being taken or before the hands are scored (HTD-15, HTD-20): then a
+    last card does not empty their hand. The same steps as ``engine.apply`` and
+    ``flow.settle`` take, on a copy."""
+    trial = release_after_race(state, t_ns) if state.after_race else state
+    trial, _ = at_action(trial, t_ns)
+    trial, _ = resolve_held(trial)
+    return trial.owed[seat] > state.owed[seat]
 
 
 def close_race(state: HtdState, decided: Sequence[int] | None = None) -> Result:

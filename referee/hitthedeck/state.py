@@ -115,6 +115,13 @@ class HtdState:
     # The race judged before the last timed turn action that ended its claim (``until_ns``):
     # a slap timed before that action but reported after it is still judged as that race's.
     judged: ClosedRace | None = None
+    # The time of the last timed turn action this round (not the deal): a slap with no race
+    # timed before it, reported after it, is judged with the fake-outs paid there (HTD-15).
+    action_ns: int | None = None
+    # Slaps already paid as fake-outs outside any race, timed since the timed turn action
+    # before ``action_ns``: a seat pays once for its slaps between two turn actions, however
+    # their reports (a pad, the camera's echo) are ordered around the actions (HTD-15).
+    paid: tuple[Press, ...] = ()
     owed: tuple[int, ...] = ()  # penalty cards each seat still has to draw
     out_seat: int | None = None  # the seat that ran out of cards
     round_points: tuple[int | None, ...] = ()  # during SCORING: each seat's points so far
