@@ -520,3 +520,32 @@ def test_every_games_every_event_kind_has_a_manual_form(server, browser):
             assert page.locator("#f-card").count() == 1 and page.locator("#f-pile").count() == 1
             shot(page, "console-dos")
     referee.close()
+
+
+def test_the_console_says_whose_forfeit_a_wash_dash_result_waits_for(server, browser):
+    """WD-11: after the last round a mistaken player still gives up an earlier card, so the
+    console names whose choice the result waits for, not "game over", until it is made."""
+    from playwright.sync_api import expect
+
+    from referee.events import Event
+    from referee.washdash.state import earlier_tasks
+    from tests.test_washdash_review import DECK, last_round_mistake, run
+
+    base, app = server
+    games = app.extensions["tabletop"].games
+    game_id = games.create("wash-dash", ["Ann", "Bob"], {})
+    events = last_round_mistake()
+    for event in events:
+        games.append(game_id, event)
+    referee = Screen(browser, base)
+    unlock(referee, app)
+    page = referee.go(f"/console?game={game_id}")
+    meta = page.locator("#c-meta")
+    expect(meta).to_contain_text("waiting for Ann to give up an earlier task card")
+    assert "game over" not in meta.inner_text()
+    state = run(["Ann", "Bob"], events).state
+    card = earlier_tasks(state, DECK, 0)[0]
+    games.append(game_id, Event("forfeit", seat=0, payload={"card": card}))
+    expect(meta).to_contain_text("game over: End game files it in History")
+    assert "waiting for" not in meta.inner_text()
+    referee.close()

@@ -308,6 +308,15 @@
     }, 700);
   }
 
+  /* Wash Dash after a mistake (WD-11): the result waits for the player to give up an earlier
+     task card, so the console says whose choice it waits for instead of "game over". */
+  function owedForfeit(sb) {
+    const owed = (sb.extra && Array.isArray(sb.extra.owed_forfeit)) ? sb.extra.owed_forfeit : [];
+    if (!owed.length) return "";
+    const names = owed.map((seat) => sb.players[seat]).join(" and ");
+    return "waiting for " + names + " to give up an earlier task card (forfeit)";
+  }
+
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
     if (snap && first) switched(snap.game.id, s.game.id);
@@ -322,7 +331,8 @@
     const sb = s.scoreboard;
     if (sb) {
       $("c-meta").textContent = "Round " + sb.round + (sb.turn !== null && sb.turn !== undefined ? " · " + sb.players[sb.turn] + " to play" : "")
-        + (sb.finished && !s.game.ended_at ? " · game over: End game files it in History" : "");
+        + (sb.finished && !s.game.ended_at ? " · game over: End game files it in History" : "")
+        + (owedForfeit(sb) && !s.game.ended_at ? " · " + owedForfeit(sb) : "");
       $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (sb.turn === i ? " turn" : ""), "data-seat": i },
         el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
     }
