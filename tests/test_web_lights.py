@@ -62,9 +62,7 @@ def test_ruling_hw11_the_turn_is_lit_and_an_illegal_play_flashes_its_seat_and_be
     assert lit(pads) == [0]  # still Ann's turn
 
 
-def test_ruling_hw11_a_seat_penalised_on_its_own_turn_is_lit_again_after_the_flash(
-    tmp_path, pads
-):
+def test_ruling_hw11_a_seat_penalised_on_its_own_turn_is_lit_again_after_the_flash(tmp_path, pads):
     t = Tablet(make_app(tmp_path, pads=pads))
     t.set_pin()
     game_id = t.new_game("hit-the-deck", PLAYERS)
