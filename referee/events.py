@@ -15,6 +15,13 @@ from typing import Any
 
 from referee.jsonlines import json_problem
 
+# A ``t_ns`` is a reading of a 64-bit clock (CLOCK_MONOTONIC; SQLite's integers are 64-bit
+# too): a time past it is no time a pad, camera or tablet could have stamped, and a race's
+# deadline worked out from it (t_ns + the window) could grow too long to write back as JSON.
+# Negative times stay readable: logs stored before this check may hold them.
+T_NS_MIN = -(2**63)
+T_NS_MAX = 2**63 - 1
+
 
 class EventError(ValueError):
     """An event could not be decoded; the message says which field is wrong."""
@@ -85,6 +92,11 @@ class Event:
         t_ns = data.get("t_ns")
         if t_ns is not None and (not isinstance(t_ns, int) or isinstance(t_ns, bool)):
             raise EventError(f"event t_ns must be an integer (nanoseconds), got {t_ns!r}")
+        if t_ns is not None and not T_NS_MIN <= t_ns <= T_NS_MAX:
+            raise EventError(
+                f"event t_ns must be a 64-bit clock reading, from -2**63 to 2**63 - 1 "
+                f"nanoseconds, got {shown_number(t_ns)}"
+            )
         try:
             source = Source(data.get("source", "manual"))
         except ValueError:
@@ -104,3 +116,14 @@ class Event:
         except TypeError:  # a stored body that is no text at all
             raise EventError(f"not JSON: not text but {type(text).__name__}") from None
         return Event.from_dict(data)
+
+
+def shown_number(value: int) -> str:
+    """An integer for a message: as written when short, else how many digits it has (a
+    number of 4 300 digits would fill the message, and Python will not print a longer one)."""
+    if -(10**20) < value < 10**20:
+        return repr(value)
+    try:
+        return f"a number of {len(str(abs(value)))} digits"
+    except ValueError:  # past Python's 4 300 digits for int -> str
+        return "a number of more than 4300 digits"

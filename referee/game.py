@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from referee.events import Event
+from referee.events import Event, shown_number
 from referee.verdicts import Verdict
 
 State = TypeVar("State")
@@ -21,15 +21,27 @@ class GameError(ValueError):
     """Bad set-up (players, options) for a game; the message says what."""
 
 
+# a whole-number option is a 64-bit number, as an event's ``t_ns`` is: past it, a time worked
+# out from it (a race's deadline) could grow too long to write back as JSON
+OPTION_INT_LIMIT = 2**63
+
+
 @dataclass(frozen=True)
 class OptionSpec:
-    """One configurable rule. ``ruling`` names the entry in docs/RULINGS.md that it tunes."""
+    """One configurable rule. ``ruling`` names the entry in docs/RULINGS.md that it tunes.
+
+    ``minimum`` / ``maximum`` bound a whole-number option (both included). The minimum and
+    64 bits hold for every set-up, a log replayed included; the maximum, the largest number
+    a table could use (a race window of a minute, not of a thousand years), is checked when
+    a game is set up (``check_new_options``), so a game stored before it still replays."""
 
     name: str
     default: Any
     description: str
     choices: tuple[Any, ...] = ()
     ruling: str | None = None
+    minimum: int | None = None
+    maximum: int | None = None
 
     def validate(self, value: Any) -> Any:
         if self.choices and value not in self.choices:
@@ -40,11 +52,43 @@ class OptionSpec:
         if self.default is not None and not self.choices:
             if expected is int and (not isinstance(value, int) or isinstance(value, bool)):
                 raise GameError(f"option {self.name!r} must be an integer, got {value!r}")
+            if expected is int and not -OPTION_INT_LIMIT <= value < OPTION_INT_LIMIT:
+                raise GameError(
+                    f"option {self.name!r} must be a 64-bit whole number (within ±2**63), "
+                    f"got {shown_number(value)}"
+                )
+            if expected is int and self.minimum is not None and value < self.minimum:
+                raise GameError(self.out_of_range(value))
             if expected is bool and not isinstance(value, bool):
                 raise GameError(f"option {self.name!r} must be true or false, got {value!r}")
             if expected in (list, tuple) and not isinstance(value, list | tuple):
                 raise GameError(f"option {self.name!r} must be a list, got {value!r}")
         return value
+
+    def out_of_range(self, value: int) -> str:
+        if self.maximum is None:
+            bounds = f"at least {self.minimum}"
+        elif self.minimum is None:
+            bounds = f"at most {self.maximum}"
+        else:
+            bounds = f"from {self.minimum} to {self.maximum}"
+        return f"option {self.name!r} must be {bounds}, got {shown_number(value)}"
+
+
+def check_new_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> None:
+    """A game being set up: each whole number given within its option's range, maximum
+    included (GameError naming the option and its range). The rules' ``new_state`` checks
+    the rest, as it does on every replay."""
+    known = {s.name: s for s in specs}
+    for name, value in (given or {}).items():
+        spec = known.get(name)
+        if spec is None or spec.choices or type(spec.default) is not int:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            continue  # the type's message is ``validate``'s
+        low_ok = spec.minimum is None or value >= spec.minimum
+        if not low_ok or (spec.maximum is not None and value > spec.maximum):
+            raise GameError(spec.out_of_range(value))
 
 
 def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -20,8 +20,13 @@ from referee.game import (
 )
 from referee.verdicts import Verdict
 
+MAX_ROUNDS = 100  # deals in one match: more is no evening's game
+
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("hand_size", 14, "cards dealt to each player (the rules say 14)", ruling="DOS-1"),
+    # at most what fits the deck with the cards turned up (checked in ``new_state``)
+    OptionSpec(
+        "hand_size", 14, "cards dealt to each player (the rules say 14)", ruling="DOS-1", minimum=1
+    ),
     OptionSpec(
         "numbers",
         DEFAULT_NUMBERS,
@@ -50,7 +55,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ruling="DOS-17",
     ),
     OptionSpec(
-        "rounds", 1, "deals in a match; cards left are added up (1 = the rules)", ruling="DOS-15"
+        "rounds",
+        1,
+        "deals in a match; cards left are added up (1 = the rules)",
+        ruling="DOS-15",
+        minimum=1,
+        maximum=MAX_ROUNDS,
     ),
 )
 

@@ -20,16 +20,45 @@ from referee.hitthedeck.deck import deck_size
 from referee.hitthedeck.state import HtdState, Phase
 from referee.verdicts import Verdict
 
+# The largest numbers a table could use, checked when a game is set up (``check_new_options``;
+# a game stored before still replays). No maximum for ``target_score``: a target nobody
+# reaches is a game played until the referee ends it (WEB-1).
+MAX_HAND_SIZE = 200  # no box deals more (a deal by count stops at deck.json's 110)
+MAX_RACE_WINDOW_MS = 60_000  # a minute: no race lasts longer
+MAX_EARLY_LOCKOUT_MS = 10_000
+MAX_RACE_TIE_NS = 1_000_000_000  # a second
+
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
-        "target_score", 100, "the game ends when someone reaches this total", ruling="HTD-21"
+        "target_score",
+        100,
+        "the game ends when someone reaches this total",
+        ruling="HTD-21",
+        minimum=1,
     ),
-    OptionSpec("hand_size", 7, "cards dealt to each player", ruling="HTD-24"),
     OptionSpec(
-        "race_window_ms", 3000, "how long after a Hand card a slap still counts", ruling="HTD-13"
+        "hand_size",
+        7,
+        "cards dealt to each player",
+        ruling="HTD-24",
+        minimum=1,
+        maximum=MAX_HAND_SIZE,
     ),
     OptionSpec(
-        "race_tie_ns", 1000, "slaps closer than this (ns) are a tie for last", ruling="HTD-16"
+        "race_window_ms",
+        3000,
+        "how long after a Hand card a slap still counts",
+        ruling="HTD-13",
+        minimum=1,
+        maximum=MAX_RACE_WINDOW_MS,
+    ),
+    OptionSpec(
+        "race_tie_ns",
+        1000,
+        "slaps closer than this (ns) are a tie for last",
+        ruling="HTD-16",
+        minimum=0,
+        maximum=MAX_RACE_TIE_NS,
     ),
     OptionSpec(
         "race_tie",
@@ -43,6 +72,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         0,
         "a slap this long before the Hand card locks the seat out of the race (0 = off)",
         ruling="HTD-15",
+        minimum=0,
+        maximum=MAX_EARLY_LOCKOUT_MS,
     ),
     OptionSpec(
         "must_play_if_able",
@@ -101,13 +132,7 @@ class HitTheDeck:
 
     def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> HtdState:
         names = check_players(self, players)
-        opts = resolve_options(OPTIONS, options)
-        for key in ("target_score", "hand_size", "race_window_ms"):
-            if opts[key] < 1:
-                raise GameError(f"option {key!r} must be at least 1, got {opts[key]}")
-        for key in ("race_tie_ns", "early_lockout_ms"):
-            if opts[key] < 0:
-                raise GameError(f"option {key!r} must not be negative, got {opts[key]}")
+        opts = resolve_options(OPTIONS, options)  # each number at least its minimum
         _check_hands_fit(len(names), opts)
         n = len(names)
         return HtdState(

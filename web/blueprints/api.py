@@ -196,7 +196,8 @@ def zones() -> Response:
 @bp.post("/zones")
 @referee_required
 def save_zones() -> Response:
-    return jsonify(services().zones.save(json_body()))
+    # a corner's numbers are the zones' to check (0 ≤ x, y ≤ 1, WEB-5), and to name
+    return jsonify(services().zones.save(json_body(whole_numbers_bounded=False)))
 
 
 @bp.get("/pads")

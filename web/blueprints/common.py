@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
 
 from flask import current_app, request
 
+from referee.events import shown_number
+from referee.jsonlines import json_problem
 from web.app import Services
 from web.errors import BadInput
 
@@ -16,28 +19,52 @@ from web.errors import BadInput
 MAX_JSON_DEPTH = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _WHOLE = re.compile(r"-?[0-9]{1,11}")  # ASCII digits only: str.isdigit() takes "²", int() not
+# the whole numbers a body may hold: what 64 bits hold, as the log's clock and SQLite do (one
+# more, 2**63, still reads, so that a number just past every id is "no such event", a 404)
+MAX_WHOLE = 2**63
+NUMBER_RANGE = "whole numbers must lie within ±2**63"
 
 
 def services() -> Services:
     return current_app.extensions["tabletop"]
 
 
-def json_body() -> dict[str, Any]:
+def json_body(*, whole_numbers_bounded: bool = True) -> dict[str, Any]:
+    """The request's JSON object, checked (``_check_json``). ``whole_numbers_bounded=False``:
+    the route checks its numbers itself, with a message of its own (a zone's corner)."""
     try:
         data = request.get_json(silent=True)
     except RecursionError:
         raise BadInput(f"the JSON is nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
     if not isinstance(data, dict):
+        if data is None and request.is_json:
+            _unreadable_number()
         raise BadInput("send a JSON object (Content-Type: application/json)")
-    _check_json(data)
+    _check_json(data, MAX_WHOLE if whole_numbers_bounded else None)
     return data
 
 
-def _check_json(data: Any) -> None:
+def _unreadable_number() -> None:
+    """A JSON body that failed to parse only because it holds a whole number of more than
+    4 300 digits (Python refuses to read one: a ValueError that ``get_json(silent=True)``
+    turns into None, so the answer said "send a JSON object") says so."""
+    try:
+        json.loads(request.get_data(cache=True))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return  # not JSON, not UTF-8, or too deep: the caller's message is the true one
+    except ValueError as exc:
+        raise BadInput(
+            f"a number in the JSON is too long to read ({json_problem(exc)}); {NUMBER_RANGE}"
+        ) from None
+
+
+def _check_json(data: Any, max_whole: int | None) -> None:
     """Refuse what Python's ``json.loads`` takes but nothing downstream should store: text
     with a lone surrogate (``"\\ud800"``: not UTF-8, so every page showing it would fail),
-    NaN/Infinity (not JSON to a browser: the game's snapshot could no longer be read), and
-    nesting deeper than ``MAX_JSON_DEPTH``."""
+    NaN/Infinity (not JSON to a browser: the game's snapshot could no longer be read), whole
+    numbers past ±``max_whole`` when given (a time or count no table has; one of 4 300 digits
+    stored as a ``t_ns`` or an option made every read of its game a 500), and nesting deeper
+    than ``MAX_JSON_DEPTH``."""
     todo: list[tuple[Any, int]] = [(data, 0)]
     while todo:
         value, depth = todo.pop()
@@ -47,6 +74,9 @@ def _check_json(data: Any) -> None:
         elif isinstance(value, float):
             if not math.isfinite(value):
                 raise BadInput("numbers must be finite: NaN and Infinity are not JSON")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if max_whole is not None and not -max_whole <= value <= max_whole:
+                raise BadInput(f"{NUMBER_RANGE}, got {shown_number(value)}")
         elif isinstance(value, dict | list):
             if depth >= MAX_JSON_DEPTH:
                 raise BadInput(f"the JSON is nested too deeply (at most {MAX_JSON_DEPTH} levels)")

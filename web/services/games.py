@@ -39,7 +39,7 @@ from referee.eventlog import (
     storage_problem,
 )
 from referee.events import Event, EventError, Source
-from referee.game import Game, GameError, OptionSpec, Scoreboard
+from referee.game import Game, GameError, OptionSpec, Scoreboard, check_new_options
 from referee.registry import UnknownGameError, find_game, game_names
 from referee.replay import META_KINDS, ReplayError, ReplayResult, Step, replay
 from web.errors import BadInput
@@ -148,17 +148,43 @@ def coerce_option(spec: OptionSpec, value: Any) -> Any:
         if text.lower() in ("false", "off", "no", "0", ""):
             return False
         raise BadInput(f"option {spec.name!r} must be yes or no, got {value!r}")
-    if kind in ("int", "float"):
+    if kind == "int":
+        number = _whole(text)
+        if number is None:
+            raise BadInput(f"option {spec.name!r} must be a whole number, got {_short(value)}")
+        return number
+    if kind == "float":
         try:
-            return int(text) if kind == "int" else float(text)
+            return float(text)
         except ValueError:
-            raise BadInput(f"option {spec.name!r} must be a number, got {value!r}") from None
+            raise BadInput(f"option {spec.name!r} must be a number, got {_short(value)}") from None
     if kind == "list":
         tokens = [t for t in text.replace(",", " ").split() if t]
         if all(isinstance(d, int) for d in spec.default):
-            return [int(t) if t.lstrip("-").isdigit() else t for t in tokens]
+            numbers = [_whole(t) for t in tokens]
+            bad = next((t for t, n in zip(tokens, numbers, strict=True) if n is None), None)
+            if bad is not None:  # "²".isdigit() is true, int("²") fails: was a 500
+                raise BadInput(f"option {spec.name!r} must list whole numbers, got {_short(bad)}")
+            return numbers
         return tokens
     return value
+
+
+def _whole(text: str) -> int | None:
+    """``text`` as a whole number, or None: digits (any keyboard's decimal digits, as
+    ``int()`` and WEB-10 read them: "１２" is 12), an optional sign. Not "²" or "-²" (digits
+    to ``str.isdigit()``, not to ``int()``), nor more than 19 digits (past 64 bits: no
+    option's range goes so far, and past 4 300 ``int()`` refuses)."""
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits.isdecimal() or len(digits) > 19:
+        return None
+    return int(text)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message, cut to ``limit`` characters: an answer is one line,
+    not an echo of 10 000 characters a client sent."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 @dataclass
@@ -347,8 +373,10 @@ class GameService:
     def rules(self, name: str) -> Game[Any]:
         try:
             return find_game(name)
-        except UnknownGameError as exc:
-            raise BadInput(str(exc)) from None
+        except UnknownGameError:  # its message quotes the whole name: 10 000 letters, sent
+            raise BadInput(
+                f"unknown game {_short(str(name))}; known games: {', '.join(game_names())}"
+            ) from None
         except Exception as exc:
             raise BadInput(f"the rules for {name!r} cannot be loaded: {exc}", 409) from None
 
@@ -413,6 +441,10 @@ class GameService:
         rules = self.rules(game)
         specs = {s.name: s for s in rules.options()}
         typed = {k: coerce_option(specs[k], v) if k in specs else v for k, v in options.items()}
+        try:  # a number the table could not use (a race window of years): refused now
+            check_new_options(list(specs.values()), typed)
+        except GameError as exc:
+            raise BadInput(str(exc)) from None
         players = [p.strip() for p in players]
         # the game and its start on the pads' clock together: a press listed against the new
         # game always finds its start (``current_id``)
@@ -641,10 +673,14 @@ class GameService:
 
     @storage_guarded
     def accept(self, game_id: int, seq: Any) -> None:
+        """Mark a verdict reviewed (WEB-2). An ended game's history is closed: 409, as for
+        its events, undos and overrules (its console shows no buttons any more)."""
         self.record(game_id)
         if not isinstance(seq, int) or isinstance(seq, bool):
             raise BadInput("accept: 'seq' must be an event number")
         with self._lock, self.log.reading():
+            if self.record(game_id).ended_at is not None:  # under the lock ``end`` holds
+                raise BadInput(ENDED, 409)
             logged = {e.seq for e in self._read(game_id).entries}
         if seq not in logged:
             raise BadInput(f"accept: there is no event {seq} in this game", 404)
