@@ -145,6 +145,12 @@ def _parse(data: dict, where: str) -> DeckProfile:
             if c not in COLORS:
                 raise DeckError(f"{where}: colour {c!r} is not one of {', '.join(COLORS)}")
         cards = tuple(_card(c, where) for c in data["cards"])
+        if not any(colors or not c.colored for c in cards):  # a deck of no card at all
+            raise DeckError(
+                f"{where}: no card: 'cards' is empty"
+                if not cards
+                else f"{where}: no card: every card is coloured and 'colors' is empty"
+            )
         return DeckProfile(
             name=str(data["name"]),
             title=str(data.get("title", data["name"])),

@@ -40,11 +40,12 @@ def _teach(args: argparse.Namespace) -> int:
     from vision.decks import DeckError
     from vision.table.frames import CameraError
     from vision.teach.capture import CaptureError
-    from vision.teach.guide import TeachError, guide_order, photo_name, say
+    from vision.teach.guide import TeachError, check_profile_name, guide_order, photo_name, say
 
     try:
         deck = deck_profile(args.deck)
-    except DeckError as exc:
+        check_profile_name(deck, args.deck)
+    except (DeckError, TeachError) as exc:
         print(f"tabletop vision teach: {exc}", file=sys.stderr)
         return 2
     if args.guide:
@@ -64,16 +65,17 @@ def _teach(args: argparse.Namespace) -> int:
 def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
     from vision.decks import all_decks
     from vision.images import imread
-    from vision.teach.capture import LiveCapture, photo_problems
+    from vision.teach.capture import photo_problems
     from vision.teach.finetune import TeachPlan, build_dataset, check, finetune
-    from vision.teach.guide import guide_order, read_folder, say
-    from vision.teach.preflight import check_out, check_photos
+    from vision.teach.guide import guide_order, read_folder
+    from vision.teach.preflight import PHOTOS, check_out, check_photos
 
     order = guide_order(deck)
-    out = Path(args.out or f"runs/taught/{deck.name}")
+    # absolute, so that Ultralytics trains under --out, not under its own runs folder
+    out = Path(args.out or f"runs/taught/{deck.name}").absolute()
     if args.photos or args.camera:  # before any photo is taken or model trained
         all_decks()  # the fillers read every profile: a broken one is said now (DeckError)
-        check_out(out)
+        check_out(out, live=not args.photos)
         if args.check:
             check_photos(Path(args.check), deck, args.zone)
     if args.photos:
@@ -85,7 +87,7 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
         empty = imread(empty_path)
         shots = [(imread(p), ident) for p, ident in pairs]
         photos = [(p, image) for (p, _ident), (image, _) in zip(pairs, shots, strict=True)]
-        problems = photo_problems(empty_path, empty, photos, args.zone)
+        problems = photo_problems(empty_path, empty, photos, args.zone, deck.aspect)
         if problems:  # before any training: a family fixes every photo in one go
             for problem in problems:
                 print(f"tabletop vision teach: {problem}", file=sys.stderr)
@@ -94,11 +96,11 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
         if missing:
             print(f"note: {len(missing)} cards of the deck have no photo", file=sys.stderr)
     elif args.camera:
-        from vision.table.frames import frames, open_source
+        from vision.table.frames import open_source
 
         source = open_source(args.camera)
         _say_camera_status(source, "teach")  # cam:99: "no camera yet", not a silent wait
-        empty, images = LiveCapture(args.zone).run(frames(source), [say(i, deck) for i in order])
+        empty, images = _live_capture(args, deck, order, source, out / PHOTOS)
         shots = list(zip(images, order, strict=True))
     else:
         print(
@@ -118,6 +120,41 @@ def _teach_deck(args: argparse.Namespace, deck: Any) -> int:
         result["check"] = check(out / "model", frames_, imread(c_empty), args.zone, deck)
     print(json.dumps(result))
     return 0
+
+
+def _live_capture(args: argparse.Namespace, deck: Any, order: list, source: Any, keep: Path):
+    """The guided capture from the camera, each photo kept in ``keep`` (named by the guide) as
+    it is taken: a fine-tune that fails, or a camera that stops, loses no card put down."""
+    import cv2
+
+    from vision.table.frames import frames
+    from vision.teach.capture import CaptureError, LiveCapture
+    from vision.teach.guide import EMPTY, photo_name, say
+
+    cards: list[int] = []
+
+    def kept(i: int | None, image: Any) -> None:
+        name = EMPTY if i is None else photo_name(i, order[i])
+        keep.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(keep / f"{name}.png"), image):  # lossless: the pixels taught
+            raise OSError(f"{keep}: cannot write the photos taken")
+        if i is not None:
+            cards.append(i)
+
+    rerun = f"tabletop vision teach --deck {args.deck} --photos {keep}"
+    if args.zone != (0.0, 0.0, 1.0, 1.0):
+        rerun += " --zone " + ",".join(f"{v:g}" for v in args.zone)
+    if args.out:
+        rerun += f" --out {args.out}"
+    capture = LiveCapture(args.zone, aspect=deck.aspect, on_photo=kept)
+    try:
+        empty, images = capture.run(frames(source), [say(i, deck) for i in order])
+    except CaptureError as exc:
+        if not cards:
+            raise
+        raise CaptureError(f"{exc}; the photos taken are kept: {rerun} teaches on them") from None
+    print(f"the photos are kept in {keep}: {rerun} teaches again from them", file=sys.stderr)
+    return empty, images
 
 
 def _dryer(args: argparse.Namespace) -> int:

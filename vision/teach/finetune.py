@@ -3,11 +3,13 @@
 Why a fine-tune of the *classifiers* only: the card detector finds "a card" whatever its
 art; what a new deck changes is how its symbols and colours are drawn, which is exactly
 what the two small crop classifiers (symbol, colour) know. They train in minutes on this
-CPU from the shipped weights. Every class keeps a few examples (symbols the family deck
-lacks are rendered in Vision I's training styles; card backs and "not a card" patches
-too), so the networks keep their heads and all they learned, and only move towards the
-family's drawings. Each captured card is seen many times: re-cropped with the jitter a
-detector's box has, turned by 180°, under other light, blur, noise and compression.
+CPU from the shipped weights. Every class keeps a few examples (each symbol and each colour
+no captured card shows is rendered in Vision I's training styles, a colour in that colour;
+card backs and "not a card" patches too), so the networks keep their heads and all they
+learned, and only move towards the family's drawings: a taught model whose classes are not
+the shipped model's is refused, and the model taught before stays. Each captured card is
+seen many times: re-cropped with the jitter a detector's box has, turned by 180°, under other
+light, blur, noise and compression.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from vision.runtime.onnx_model import OnnxModel
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "models"
+BATCH = 32  # training batch of both classifiers
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,13 @@ def variants(
     n: int,
     rng: np.random.Generator,
     crop_size: int = CROP,
+    aspect: float | None = None,
 ) -> list[np.ndarray]:
     """``n`` RGB training crops of the one card in ``frame_bgr``."""
     from vision.render.dataset import jittered_obb
     from vision.runtime.rectify import box_corners
 
-    obb = find_card(frame_bgr, empty_bgr, zone)
+    obb = find_card(frame_bgr, empty_bgr, zone, aspect=aspect)
     quad = box_corners(*obb)
     rgb = frame_bgr[..., ::-1]
     out = []
@@ -96,11 +100,23 @@ def variants(
     return out
 
 
+Filler = tuple[np.ndarray, str | None, str | None]  # crop RGB, symbol class, colour class
+
+
 def _fillers(
-    deck: DeckProfile, plan: TeachPlan, rng: np.random.Generator
-) -> list[tuple[np.ndarray, str, str | None]]:
-    """Rendered crops (Vision I's training styles) for classes the family deck lacks, plus card
-    backs and "not a card" windows: (crop RGB, symbol class, colour class or None)."""
+    deck: DeckProfile,
+    plan: TeachPlan,
+    rng: np.random.Generator,
+    shown_symbols: set[str] | frozenset[str] = frozenset(),
+    shown_colors: set[str] | frozenset[str] = frozenset(),
+) -> list[Filler]:
+    """Rendered crops (Vision I's training styles) for every symbol class and every colour class
+    no captured card shows (``shown_symbols``, ``shown_colors``: those the capture does), plus
+    card backs and "not a card" windows: (crop RGB, symbol class or None, colour class or None).
+
+    Each class the shipped models read must keep examples, or Ultralytics drops it from the
+    head and the taught model cannot read the deck (nor any other). A symbol is drawn in a
+    colour some deck has it in; a colour's fillers (colour model only) are that colour."""
     from vision.decks import all_decks
     from vision.render.dataset import jittered_obb
     from vision.render.faces import CARD_H, CARD_W, TRAIN_STYLES, card_alpha, render_back, wear
@@ -108,26 +124,37 @@ def _fillers(
     from vision.render.tables import table
     from vision.teach.render import card
 
-    have = {v for _, v in deck.identities()}
-    where = {}
-    for d in all_decks():
+    by_value: dict[str, list[tuple[DeckProfile, str | None]]] = {}
+    by_color: dict[str, list[tuple[DeckProfile, str]]] = {}
+    for d in (deck, *all_decks()):  # the family's own labels first
         for color, value in d.identities():
-            where.setdefault(value, (d, color))
-    out: list[tuple[np.ndarray, str, str | None]] = []
+            by_value.setdefault(value, []).append((d, color))
+            by_color.setdefault(color or "none", []).append((d, value))
+    out: list[Filler] = []
     for _ in range(plan.fillers * 2):
         img, target = render_other_patch([deck], rng, TRAIN_STYLES)
         crop = rectify(img, jittered_obb(target.quad, rng), plan.crop_size)
         out.append((np.clip(crop, 0, 255).astype(np.uint8), "other", None))
-    jobs: list[tuple[str, DeckProfile | None, str | None]] = [("back", None, None)] * (
-        plan.fillers * 2
-    )
+    # (symbol label, colour label, deck drawn from, colour drawn, value drawn)
+    Job = tuple[str | None, str | None, DeckProfile | None, str | None, str]
+    jobs: list[Job] = [("back", None, None, None, "back")] * (plan.fillers * 2)
     for value in SYMBOL_CLASSES:
-        if value not in have and value in where:
-            jobs += [(value, *where[value])] * plan.fillers
-    for value, d, color in jobs:
+        if value in ("back", "other") or value in shown_symbols or value not in by_value:
+            continue
+        for _ in range(plan.fillers):
+            d, color = by_value[value][int(rng.integers(len(by_value[value])))]
+            jobs.append((value, color or "none", d, color, value))
+    for color_class in COLOR_CLASSES:
+        if color_class in shown_colors or color_class not in by_color:
+            continue
+        color = None if color_class == "none" else color_class
+        for _ in range(plan.fillers):
+            d, value = by_color[color_class][int(rng.integers(len(by_color[color_class])))]
+            jobs.append((None, color_class, d, color, value))
+    for symbol, color_class, d, color, value in jobs:
         n = 128
         canvas = Canvas(table(n, n, rng))
-        if value == "back":
+        if d is None:
             sprite = Sprite(wear(render_back(rng, deck.back_text), rng), card_alpha(rng), "back")
         else:
             style = TRAIN_STYLES[int(rng.integers(len(TRAIN_STYLES)))]
@@ -137,13 +164,7 @@ def _fillers(
         img = _degrade(_light(canvas.img, rng), rng)
         quad = canvas.items[0][1]
         crop = rectify(img, jittered_obb(quad, rng), plan.crop_size)
-        out.append(
-            (
-                np.clip(crop, 0, 255).astype(np.uint8),
-                value,
-                None if value == "back" else (color or "none"),
-            )
-        )
+        out.append((np.clip(crop, 0, 255).astype(np.uint8), symbol, color_class))
     return out
 
 
@@ -178,8 +199,9 @@ def build_dataset(
     deck: DeckProfile,
     plan: TeachPlan,
 ) -> dict[str, int]:
-    """Ultralytics classification folders ``root/symbol`` and ``root/color``. A folder of the
-    same name that teach did not write is refused, never deleted (TeachError)."""
+    """Ultralytics classification folders ``root/symbol`` and ``root/color``, every class of the
+    shipped models with examples in both splits (the captured cards, and fillers for the rest).
+    A folder of the same name that teach did not write is refused, never deleted (TeachError)."""
     refuse_foreign(root, DATA_FILES, DATA_MARK)
     rng = np.random.default_rng(plan.seed)
     shutil.rmtree(root, ignore_errors=True)
@@ -192,33 +214,50 @@ def build_dataset(
             (root / "color" / split / name).mkdir(parents=True, exist_ok=True)
     counts = {"captured": len(shots), "crops": 0, "fillers": 0}
 
-    def write(crop: np.ndarray, symbol: str, color: str | None, split: str, stem: str) -> None:
+    def write(
+        crop: np.ndarray, symbol: str | None, color: str | None, split: str, stem: str
+    ) -> None:
         bgr = cv2.cvtColor(crop, cv2.COLOR_RGB2BGR)
-        cv2.imwrite(str(root / "symbol" / split / symbol / f"{stem}.png"), bgr)
-        if color is not None:
-            cv2.imwrite(str(root / "color" / split / color / f"{stem}.png"), bgr)
+        for task, name in (("symbol", symbol), ("color", color)):
+            if name is not None and not cv2.imwrite(
+                str(root / task / split / name / f"{stem}.png"), bgr
+            ):  # OpenCV says a failed write (a full disk) only by returning False
+                raise OSError(f"{root / task}: cannot write the training images")
 
     for i, (frame, (color, value)) in enumerate(shots):
-        crops = variants(frame, empty, zone, plan.variants + 2, rng, plan.crop_size)
+        crops = variants(frame, empty, zone, plan.variants + 2, rng, plan.crop_size, deck.aspect)
         for k, crop in enumerate(crops):
             split = "val" if k >= plan.variants else "train"
             write(crop, value, color or "none", split, f"c{i:03d}_{k:03d}")
             counts["crops"] += 1
-    for j, (crop, symbol, color) in enumerate(_fillers(deck, plan, rng)):
+    shown_symbols = {value for _, (_, value) in shots}
+    shown_colors = {color or "none" for _, (color, _) in shots}
+    fillers = _fillers(deck, plan, rng, shown_symbols, shown_colors)
+    for j, (crop, symbol, color) in enumerate(fillers):
         write(crop, symbol, color, "val" if j % 5 == 0 else "train", f"f{j:04d}")
         counts["fillers"] += 1
-    # Ultralytics needs every class in both splits: copy one train image where val is empty
-    for task in ("symbol", "color"):
-        for d in (root / task / "train").iterdir():
-            val = root / task / "val" / d.name
-            if not any(val.iterdir()):
-                first = next(iter(sorted(d.iterdir())), None)
-                if first is None:
-                    shutil.rmtree(d)
-                    shutil.rmtree(val)
-                else:
-                    shutil.copy(first, val / first.name)
+    # Ultralytics needs every class in both splits (a class it finds no folder for is dropped
+    # from the head): copy one image across where a split is empty
+    for task, classes in (("symbol", SYMBOL_CLASSES), ("color", COLOR_CLASSES)):
+        for name in classes:
+            train, val = (root / task / split / name for split in ("train", "val"))
+            first = {d: next(iter(sorted(d.iterdir())), None) for d in (train, val)}
+            if first[train] is None and first[val] is None:
+                raise TeachError(f"no training example for the {task} class {name!r}")
+            for have, empty_split in ((train, val), (val, train)):
+                if first[empty_split] is None and first[have] is not None:
+                    shutil.copy(first[have], empty_split / first[have].name)
+        _no_lone_batch(root / task / "train")
     return counts
+
+
+def _no_lone_batch(train: Path, batch: int = BATCH) -> None:
+    """Ultralytics refuses a last batch of one image at the colour model's 32 px (BatchNorm
+    would see one value per channel: a ValueError after the symbol model has trained): one
+    image more where the training images are a multiple of ``batch`` plus one."""
+    images = sorted(train.glob("*/*.png"))
+    if len(images) % batch == 1:
+        shutil.copy(images[0], images[0].with_name(f"{images[0].stem}_again.png"))
 
 
 def _tune(
@@ -229,14 +268,16 @@ def _tune(
     pretrained weights in a one- or two-epoch run."""
     from vision.yolo import fit, yolo_model
 
+    model = yolo_model(str(weights), plan.threads)
+    shipped = dict(model.names)
     folder = fit(
-        yolo_model(str(weights), plan.threads),
+        model,
         data,
         runs,
         name,
         epochs=epochs,
         imgsz=imgsz,
-        batch=32,
+        batch=BATCH,
         seed=plan.seed,
         optimizer="AdamW",
         lr0=plan.lr,
@@ -250,6 +291,14 @@ def _tune(
         hsv_v=0.2,
         verbose=False,
     )
+    taught = dict(model.names)  # Ultralytics reloads the trained weights: their classes
+    if taught != shipped:  # a class with no example was dropped from the head
+        lost = sorted(set(shipped.values()) - set(taught.values()))
+        why = f"{', '.join(lost)} missing" if lost else "in another order"
+        raise TeachError(
+            f"the taught {name} model does not read the shipped model's classes ({why}):"
+            " nothing was replaced"
+        )
     return folder / "last.pt"
 
 
@@ -266,9 +315,11 @@ def finetune(
     complete: a teach that fails or is stopped leaves the previous taught model as it was,
     never a folder mixing old and new files. ``out`` must not hold files teach did not
     write (TeachError), and it is never the shipped models folder."""
-    from vision.yolo import export_onnx, setup_offline
+    from vision.yolo import setup_offline
 
-    final = Path(out)
+    # absolute: Ultralytics puts a relative project under its own runs_dir (the install's
+    # runs/ folder), outside ``out`` and never cleaned
+    final = Path(out).absolute()
     if final.resolve() == Path(models_dir).resolve():
         raise TeachError(f"{final} is the models folder taught from: choose another --out")
     refuse_foreign(final, MODEL_FILES, MODEL_MARK)
@@ -276,6 +327,26 @@ def finetune(
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     setup_offline()
+    try:
+        meta = _train_and_export(root, out, plan, models_dir)
+    except TeachError:  # a model that cannot be used: the old one stays, no half-built one
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+    old = final.with_name(final.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    out.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+    log(f"fine-tuned in {meta['train_s']} s")
+    return meta
+
+
+def _train_and_export(root: Path, out: Path, plan: TeachPlan, models_dir: Path) -> dict:
+    """Both classifiers trained on ``root`` and exported into ``out`` (the ``.partial``
+    folder); TeachError when a taught model's classes are not the shipped one's."""
+    from vision.yolo import export_onnx
+
     t0 = time.time()
     runs = out / "runs"
     sym = _tune(
@@ -311,13 +382,6 @@ def finetune(
         "symbol_s": round(t_sym, 1),
     }
     (out / MODEL_MARK).write_text(json.dumps(meta, indent=2) + "\n")
-    old = final.with_name(final.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if final.exists():
-        final.rename(old)
-    out.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
-    log(f"fine-tuned in {meta['train_s']} s")
     return meta
 
 
@@ -376,7 +440,7 @@ def check(
 
     classifiers = load_classifiers(models_dir)
     size = crop_side(*(m.imgsz for m in classifiers))
-    crops = [crop_card(f, empty, zone, size) for f, _ in frames]
+    crops = [crop_card(f, empty, zone, size, deck.aspect) for f, _ in frames]
     got = classify(classifiers, crops, deck)
     wrong = [
         (want, ident) for (_, want), (ident, _) in zip(frames, got, strict=True) if ident != want

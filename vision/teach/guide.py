@@ -45,6 +45,23 @@ class TeachError(ValueError):
     """A teach input or output that cannot be used as it is; the message says what to change."""
 
 
+def check_profile_name(deck: DeckProfile, given: str) -> None:
+    """The profile's ``name`` is its file's name (``family`` in ``family.json``): teach files the
+    taught model under it (``runs/taught/NAME``), and ``--deck NAME`` finds the profile by its
+    file. A profile copied as a template with the old name left in it would replace another
+    deck's taught model; a name holding a path would put it outside ``runs/taught``."""
+    from vision.decks import DECKS_DIR
+
+    path = Path(given) if Path(given).suffix else DECKS_DIR / f"{given}.json"
+    if deck.name in (".", "..") or any(c in deck.name for c in "/\\"):
+        raise TeachError(f'{path}: its "name" {deck.name!r} is a path: give a plain name')
+    if deck.name != path.stem:
+        raise TeachError(
+            f'{path}: its "name" is {deck.name!r}: make it {path.stem!r}, the file\'s name'
+            " (teach keeps the taught model under it)"
+        )
+
+
 def read_folder(folder: Path, deck: DeckProfile) -> tuple[Path, list[tuple[Path, Identity]]]:
     """The empty-zone photo and (photo, identity) pairs from a folder named by the guide.
 
