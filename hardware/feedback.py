@@ -8,7 +8,9 @@ without LEDs or a buzzer just skips.
 
 from __future__ import annotations
 
+import itertools
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -40,6 +42,13 @@ class FeedbackTiming:
 
 
 class Feedback:
+    """Turn light and penalty flashes. A flash is this class's own loop, not gpiozero's
+    ``blink``: the game changes every few milliseconds in a slap race, and each change sets
+    the turn light; ``LED.on``/``off`` would stop a running blink after one flash, and two
+    threads blinking one LED race on gpiozero's blink thread. Here the turn light leaves a
+    flashing seat alone, the flash ends by showing the turn as it is then, and a second
+    penalty of the same seat restarts its flash."""
+
     def __init__(
         self, table: Table, timing: FeedbackTiming | None = None, background: bool = True
     ) -> None:
@@ -47,15 +56,18 @@ class Feedback:
         self.timing = timing or FeedbackTiming()
         self.background = background  # tests run the blink/beep patterns to completion
         self.turn: int | None = None
+        self._lock = threading.Lock()
+        self._flashing: dict[int, int] = {}  # seat -> the token of its running flash
+        self._tokens = itertools.count(1)
 
     def show_turn(self, seat: int | None) -> None:
-        """Light the LED of the seat whose turn it is; every other LED off."""
-        self.turn = seat
-        for s, led in self.table.leds.items():
-            if s == seat:
-                led.on()
-            else:
-                led.off()
+        """Light the LED of the seat whose turn it is; every other LED off (a flashing
+        seat's LED is left to its flash, which ends showing the turn)."""
+        with self._lock:
+            self.turn = seat
+            for s, led in self.table.leds.items():
+                if s not in self._flashing:
+                    _light(led, s == seat)
 
     def penalise(self, seat: int) -> None:
         """Flash the seat's LED and sound the buzzer."""
@@ -65,21 +77,31 @@ class Feedback:
         led = self.table.led(seat)
         if led is None:
             return
+        with self._lock:
+            token = self._flashing[seat] = next(self._tokens)
         if self.background:
             threading.Thread(
-                target=self._flash, args=(led, seat), name="flash", daemon=True
+                target=self._flash, args=(led, seat, token), name="flash", daemon=True
             ).start()
         else:
-            self._flash(led, seat)
+            self._flash(led, seat, token)
 
-    def _flash(self, led: LED, seat: int) -> None:
-        """Blink, then light the LED again while it is still the seat's turn: gpiozero leaves
-        a blinked LED off, and a seat penalised on its own turn would look as if it had none."""
+    def _flash(self, led: LED, seat: int, token: int) -> None:
+        """On and off ``flashes`` times, then the turn light as it is now. Stops, touching
+        nothing, when a newer flash of the seat (or ``off``) took over."""
         t = self.timing
         try:
-            led.blink(t.flash_on_s, t.flash_off_s, n=t.flashes, background=False)
-            if seat == self.turn:
-                led.on()
+            for _ in range(t.flashes):
+                for on, wait in ((True, t.flash_on_s), (False, t.flash_off_s)):
+                    with self._lock:
+                        if self._flashing.get(seat) != token:
+                            return
+                        _light(led, on)
+                    time.sleep(wait)
+            with self._lock:
+                if self._flashing.get(seat) == token:
+                    del self._flashing[seat]
+                    _light(led, seat == self.turn)
         except GPIODeviceClosed:  # the server stopped mid-flash: nothing left to light
             pass
 
@@ -96,7 +118,17 @@ class Feedback:
         return seats
 
     def off(self) -> None:
-        for led in self.table.leds.values():
-            led.off()
+        with self._lock:
+            self.turn = None
+            self._flashing.clear()  # a running flash stops at its next step
+            for led in self.table.leds.values():
+                led.off()
         if self.table.buzzer is not None:
             self.table.buzzer.off()
+
+
+def _light(led: LED, on: bool) -> None:
+    if on:
+        led.on()
+    else:
+        led.off()

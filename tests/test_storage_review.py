@@ -337,3 +337,22 @@ def test_a_backup_is_restored_by_copying_it_back_once_the_wal_is_deleted(tmp_pat
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (1,)
     conn.close()
+
+
+def test_ruling_log3_a_stored_scoreboard_of_the_wrong_shape_leaves_the_history_readable(
+    tmp_path, capsys
+):
+    """A result that is JSON but not a scoreboard the history can read (a hand edit):
+    /history was a 500 for every game; now that game says why and shows its log's board."""
+    db = tmp_path / "tabletop.db"
+    two_games(db)
+    odd = '{"scoreboard": {"rounds": [1], "totals": 5}}'
+    damage(db, f"UPDATE games SET ended_at = 1700000000, result = '{odd}' WHERE id = 1")
+    app = _open_app(WebConfig(db_path=db, testing=True))
+    assert app is not None, capsys.readouterr().err
+    client = app.test_client()
+    for url in ("/history", "/history/1", "/api/history", "/api/history.csv"):
+        assert client.get(url).status_code == 200, url
+    games = app.extensions["tabletop"].games
+    rows = {row["id"]: row for row in history.all_summaries(games)}
+    assert "stored scoreboard cannot be read" in rows[1]["error"] and rows[2]["error"] is None

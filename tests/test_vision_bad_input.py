@@ -334,6 +334,18 @@ def test_eval_finds_labels_in_a_yolo_layout_under_an_images_folder(tmp_path: Pat
     assert evaluate(root, no_cards).faces == 1
 
 
+def test_eval_finds_labels_in_a_split_first_layout(tmp_path: Path) -> None:
+    """``valid/images/a.png`` → ``valid/labels/a.txt`` (Roboflow's and many YOLO exports'
+    layout, no top-level ``images/``): the dataset's own ``images`` folder, wherever inside."""
+    root = tmp_path / "set"
+    (root / "valid" / "images").mkdir(parents=True)
+    (root / "valid" / "labels").mkdir(parents=True)
+    (root / "data.yaml").write_text("names:\n  0: red 1\n")
+    small_image(root / "valid" / "images" / "a.png")
+    (root / "valid" / "labels" / "a.txt").write_text("0 0.5 0.5 0.2 0.3\n")
+    assert evaluate(root, no_cards).faces == 1
+
+
 def test_ruling_vis15_eval_refuses_a_dataset_without_any_label_file(tmp_path: Path, capsys) -> None:
     """No image with a label file is a dataset laid out wrong, not tables with no card."""
     root = tiny_dataset(tmp_path / "set", {"a": None, "b": None})

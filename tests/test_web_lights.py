@@ -77,6 +77,27 @@ def test_ruling_hw11_a_seat_penalised_on_its_own_turn_is_lit_again_after_the_fla
     assert lit(pads) == [0]
 
 
+def test_ruling_hw11_a_flash_runs_its_course_while_the_game_goes_on(tmp_path, pads):
+    """In a slap race the game changes every few milliseconds; each change sets the turn
+    light, and must not cut a penalised seat's flash short (gpiozero's on/off stop a blink)."""
+    t = Tablet(make_app(tmp_path, pads=pads))
+    t.set_pin()
+    game_id = t.new_game("hit-the-deck", PLAYERS)
+    t.send(game_id, DEAL)
+    t.send(game_id, {"kind": "turn_up", "payload": {"card": "G3"}})
+    bob, cat = pads.table.leds[1].pin, pads.table.leds[2].pin
+    bob.clear_states()
+    cat.clear_states()
+    t.send(game_id, {"kind": "play", "seat": 1, "payload": {"card": "G5"}})  # Bob: illegal
+    time.sleep(0.1)
+    t.send(game_id, {"kind": "play", "seat": 2, "payload": {"card": "G6"}})  # Cat: illegal
+    t.send(game_id, {"kind": "play", "seat": 2, "payload": {"card": "G7"}})  # Cat again
+    assert wait_for(lambda: switched_on(bob) == 3 and not bob.state)
+    time.sleep(1.0)  # Cat's second flash (it restarted her first) is over too
+    assert switched_on(cat) >= 3 and not cat.state
+    assert lit(pads) == [0]  # Ann's turn light stayed on through it all
+
+
 def test_ruling_hw11_a_log_from_before_the_start_lights_the_turn_and_flashes_nothing(
     tmp_path, pads
 ):

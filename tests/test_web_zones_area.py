@@ -87,3 +87,28 @@ def test_ruling_log2_zones_the_card_refuses_are_a_503_and_the_saved_ones_stay(re
 def test_a_frame_that_is_not_an_object_is_refused(referee):
     r = referee.post("/api/zones", {"frame": [], "zones": [KEPT]})
     assert r.status_code == 400 and "'frame' must be an object" in r.json["error"]
+
+
+def test_zones_renamed_into_place_are_saved_even_when_the_folder_cannot_be_synced(
+    tmp_path, monkeypatch
+):
+    """Some file systems (FUSE, network mounts) refuse to sync a folder: the zones are in
+    place once renamed, so the save is said to have worked and the overlays redraw."""
+    import errno
+    import os
+    import stat
+
+    store = ZoneStore(tmp_path / "zones.json")
+    store.save({"frame": FRAME, "zones": [KEPT]})
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    before = store.version
+    store.save({"frame": FRAME, "zones": [{**KEPT, "name": "discard_1"}]})
+    assert store.version == before + 1
+    assert [z["name"] for z in store.load()["zones"]] == ["discard_1"]

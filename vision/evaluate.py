@@ -216,21 +216,17 @@ def dataset_images(root: Path) -> list[Path]:
 
 
 def label_path(image: Path, root: Path | None = None) -> Path:
-    """YOLO's layout: ``…/images/x.jpg`` → ``…/labels/x.txt``; an image outside an
-    ``images`` folder keeps its label beside it. With the dataset's ``root``, only its own
-    ``images`` folder counts: one further up the path (``/data/images/set``) is not the
-    dataset's, and rewriting it found no label at all."""
-    if root is not None:
-        rel = image.relative_to(root)
-        if rel.parts[0] != "images" or len(rel.parts) < 2:
-            return image.with_suffix(".txt")
-        return (root / "labels" / Path(*rel.parts[1:])).with_suffix(".txt")
-    parts = list(image.parts)
+    """YOLO's layout: ``…/images/x.jpg`` → ``…/labels/x.txt`` (the last ``images`` folder:
+    ``images/train/x.jpg`` and the split-first ``train/images/x.jpg`` alike); an image outside
+    an ``images`` folder keeps its label beside it. With the dataset's ``root``, only an
+    ``images`` folder inside the dataset counts: one further up the path
+    (``/data/images/set``) is not the dataset's, and rewriting it found no label at all."""
+    base, rel = (root, image.relative_to(root)) if root is not None else (Path(), image)
+    parts = list(rel.parts[:-1])  # the folders, not the file (an image named "images.jpg")
     if "images" not in parts:
         return image.with_suffix(".txt")
-    idx = len(parts) - 1 - parts[::-1].index("images")
-    parts[idx] = "labels"
-    return Path(*parts).with_suffix(".txt")
+    parts[len(parts) - 1 - parts[::-1].index("images")] = "labels"
+    return (base / Path(*parts, rel.name)).with_suffix(".txt")
 
 
 def open_dataset(root: Path) -> tuple[list[str], dict[Path, Path]]:

@@ -418,13 +418,13 @@ class GameService:
         meanwhile is not the one it was pressed in. Only games started in this server run
         have a start on that clock; the older ones started before any press it sees."""
         if pressed_ns is None:
-            games = self.log.games()
+            ids = self.log.game_ids()
         else:  # under the lock ``create`` holds: a game is listed with its start, or not at all
             with self._lock:
-                games = self.log.games()
+                ids = self.log.game_ids()
                 started = dict(self._started_ns)
-            games = [g for g in games if started.get(g.id, pressed_ns) <= pressed_ns]
-        return games[-1].id if games else None
+            ids = [i for i in ids if started.get(i, pressed_ns) <= pressed_ns]
+        return ids[-1] if ids else None
 
     @storage_guarded
     def create(self, game: Any, players: Any, options: Any) -> int:

@@ -43,12 +43,15 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
         "error": None,
     }
     board = None
-    if record.result and isinstance(record.result.get("scoreboard"), dict):
-        board = record.result["scoreboard"]
+    stored = record.result.get("scoreboard") if record.result else None
+    if isinstance(stored, dict) and _readable_board(stored):
+        board = stored
     else:
+        if stored is not None:  # a damaged file or a hand edit: the log still tells
+            out["error"] = f"game {game_id}: its stored scoreboard cannot be read"
         try:
             snap = games.snapshot(game_id)
-            board, out["error"] = snap["scoreboard"], snap.get("error")
+            board, out["error"] = snap["scoreboard"], snap.get("error") or out["error"]
         except BadInput as exc:
             out["error"] = exc.message
     if board is None:
@@ -75,6 +78,19 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
     out["over"] = out["over"] or out["finished"]
     out["winner_names"] = [out["players"][w] for w in out["winners"] if w < len(out["players"])]
     return out
+
+
+def _readable_board(board: dict[str, Any]) -> bool:
+    """Whether a stored scoreboard has the shape the history reads (totals a list of numbers,
+    rounds a list of lists, round a number): a damaged row must not take every page down."""
+    totals, rounds = board.get("totals", []), board.get("rounds", [])
+    return (
+        isinstance(totals, list)
+        and all(isinstance(t, int | float) and not isinstance(t, bool) for t in totals)
+        and isinstance(rounds, list)
+        and all(isinstance(r, list) for r in rounds)
+        and isinstance(board.get("round", 0), int)
+    )
 
 
 def all_summaries(games: GameService) -> list[dict[str, Any]]:

@@ -230,7 +230,6 @@ class ZoneStore:
                     fh.flush()
                     os.fsync(fh.fileno())
                 os.replace(tmp, self.path)
-                _sync_folder(self.path.parent)
             except OSError as exc:
                 with contextlib.suppress(OSError):
                     tmp.unlink(missing_ok=True)
@@ -240,17 +239,21 @@ class ZoneStore:
                     "card?); the zones saved before are kept",
                     503,
                 ) from None
-            self.version += 1
+            self.version += 1  # saved: the rename is done, whatever its folder's sync says
+            _sync_folder(self.path.parent)
         return doc
 
 
 def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX: the directory entry is synced separately)."""
+    """Make the rename itself durable (POSIX: the directory entry is synced separately), as
+    far as the file system can: the zones are saved once renamed, and are said to be."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:  # a platform that cannot open folders: the file itself is synced
         return
     try:
         os.fsync(fd)
+    except OSError:  # a file system that cannot sync a folder (some FUSE, network mounts)
+        pass
     finally:
         os.close(fd)
