@@ -8,11 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.cli_args import bounce_pairs, nonempty_path, positive_float
+from referee.cli_args import bounce_pairs, nonempty_path, replay_speed, seconds
 
 if TYPE_CHECKING:
     from hardware.padlog import ReplayCheck
@@ -36,7 +35,8 @@ def _errors() -> tuple[type[BaseException], ...]:
     from hardware.padlog import PadLogError
     from hardware.table import HardwareError
 
-    return (PinMapError, HardwareError, PadLogError, ValueError, OSError)
+    # OverflowError: a backstop for a number too large for the clock or time.sleep
+    return (PinMapError, HardwareError, PadLogError, ValueError, OSError, OverflowError)
 
 
 def _why(exc: BaseException, path: str, verb: str) -> str:
@@ -80,26 +80,56 @@ def _record(args: argparse.Namespace) -> int:
     from hardware.hwtest import parse_script, play_script
     from hardware.padlog import PadRecorder
 
-    if Path(args.out).is_file():  # a recording cannot be made again: never write over one
+    out = Path(args.out)
+    if out.is_file():  # a recording cannot be made again: never write over one
         print(f"tabletop hw record: {args.out} exists already: name another file", file=sys.stderr)
         return 2
+    if out.exists() and not out.is_dir():  # a folder: "cannot write … Is a directory" below
+        print(
+            f"tabletop hw record: {args.out} is not a regular file (a pipe or a device): "
+            "a pad log is written to a file",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        with _open(args) as table, PadRecorder(table, args.out):
-            table.bus.subscribe(
-                lambda e: print(f"seat {e.seat} {e.device} t={e.t_ns}", file=sys.stderr)
-            )
-            if args.script is not None:
+        with _open(args) as table:
+            script = None
+            if args.script is not None:  # checked before the file is made: a retry may use it
                 if not table.is_virtual:
                     print("tabletop hw record: --script needs --mock", file=sys.stderr)
                     return 2
-                play_script(table, parse_script(args.script, table), bounces=args.bounce)
-            else:
-                print(f"recording for {args.seconds:g} s to {args.out} …", file=sys.stderr)
-                time.sleep(args.seconds)
+                script = parse_script(args.script, table)
+            with PadRecorder(table, args.out) as rec:
+                table.bus.subscribe(
+                    lambda e: print(f"seat {e.seat} {e.device} t={e.t_ns}", file=sys.stderr)
+                )
+                if script is not None:
+                    play_script(table, script, bounces=args.bounce, stop=rec.failed)
+                elif not rec.failed.is_set():
+                    print(f"recording for {args.seconds:g} s to {args.out} …", file=sys.stderr)
+                    rec.failed.wait(args.seconds)  # a write that fails ends it at once
     except _errors() as exc:
         print(f"tabletop hw record: {_why(exc, args.out, 'write')}", file=sys.stderr)
         return 2
+    if rec.error is not None:
+        return _recording_failed(args.out, rec.error, rec.edges_written)
     return 0
+
+
+def _recording_failed(path: str, error: OSError, edges: int) -> int:
+    """A write to the pad log failed (a full disk): one line, exit 2 as ``log -o`` does for a
+    file it cannot write. What was recorded stays, cut back to whole lines (a recording is
+    evidence); a file with no edge in it is removed, so that a retry may use its name."""
+    if edges:
+        kept = f"recording stopped after {edges} edge{'s' if edges != 1 else ''}, kept in the file"
+    else:
+        Path(path).unlink(missing_ok=True)
+        kept = "nothing was recorded"
+    print(
+        f"tabletop hw record: cannot write {path}: {error.strerror or error} ({kept})",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -111,6 +141,8 @@ def _replay(args: argparse.Namespace) -> int:
     except _errors() as exc:
         print(f"tabletop hw replay: {_why(exc, args.log, 'read')}", file=sys.stderr)
         return 2
+    for warning in log.warnings:  # a recording cut short: what came before it is replayed
+        print(f"tabletop hw replay: warning: {warning}", file=sys.stderr)
     check = check_replay(log, outcome)
     if args.json:
         print(json.dumps({**outcome.to_dict(), **check.to_dict()}))
@@ -143,9 +175,18 @@ def _print_check(check: ReplayCheck) -> None:
             if len(differ) > 10:
                 print(f"  … and {len(differ) - 10} more")
     if check.decisions_same is not None:
-        print(
-            "decisions identical to the recording" if check.decisions_same else "DECISIONS DIFFER"
-        )
+        differ = check.decision_differences
+        if not differ:
+            print(f"decisions identical to the recording ({check.decisions_compared} races)")
+        else:
+            print(f"DECISIONS DIFFER on {len(differ)} of {check.decisions_compared} races:")
+            for line in differ[:10]:
+                print(f"  {line}")
+            if len(differ) > 10:
+                print(f"  … and {len(differ) - 10} more")
+        if check.decisions_not_recorded:
+            n = check.decisions_not_recorded
+            print(f"  ({n} replayed race{'s' if n != 1 else ''} with no recorded decision)")
 
 
 def _pins(args: argparse.Namespace) -> int:
@@ -182,14 +223,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--script", help="virtual presses to play: 'all' or '0:pad,1:call'")
     t.add_argument("--bounce", type=bounce_pairs, default=0, help="bounce pairs per scripted press")
     t.add_argument(
-        "--timeout", type=positive_float, default=120.0, help="seconds to wait (default 120)"
+        "--timeout", type=seconds, default=120.0, help="seconds to wait (default 120, most a week)"
     )
     t.set_defaults(handler=_test)
 
     r = hws.add_parser("record", help="record pad/button edges to a JSON-lines pad log")
     common(r)
     r.add_argument("out", help="pad log to write (.jsonl)")
-    r.add_argument("--seconds", type=positive_float, default=60.0, help="how long to record")
+    r.add_argument("--seconds", type=seconds, default=60.0, help="how long to record (most a week)")
     r.add_argument("--script", help="with --mock: presses to play and record")
     r.add_argument("--bounce", type=bounce_pairs, default=0, help="bounce pairs per scripted press")
     r.set_defaults(handler=_record)
@@ -197,7 +238,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = hws.add_parser("replay", help="replay a pad log on mock pins and re-judge its races")
     p.add_argument("log", help="pad log (.jsonl)")
     p.add_argument(
-        "--speed", type=positive_float, default=1.0, help="pace factor (2 = twice as fast)"
+        "--speed",
+        type=replay_speed,
+        default=1.0,
+        help="pace factor, 0.01 to 1000 (2 = twice as fast)",
     )
     p.add_argument("--fast", action="store_true", help="as fast as possible")
     p.add_argument("--json", action="store_true", help="print the outcome as JSON")

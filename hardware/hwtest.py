@@ -41,9 +41,14 @@ def _names(inputs: Sequence[tuple[int, str]]) -> str:
 
 
 def play_script(
-    table: Table, presses: Sequence[tuple[int, str]], gap_s: float = 0.01, bounces: int = 0
+    table: Table,
+    presses: Sequence[tuple[int, str]],
+    gap_s: float = 0.01,
+    bounces: int = 0,
+    stop: threading.Event | None = None,
 ) -> None:
-    """Press virtual inputs one after another, each with ``bounces`` bounce pairs.
+    """Press virtual inputs one after another, each with ``bounces`` bounce pairs; no more
+    once ``stop`` is set (a recording that could not be written).
 
     A press's bounces are stamped ahead of the clock (0.2 ms a pair: up to 0.2 s for the
     most ``--bounce`` allows), so the next press starts ``gap_s`` after the last of them at
@@ -52,6 +57,8 @@ def play_script(
     gap_ns = round(gap_s * 1e9)
     after: int | None = None  # the earliest stamp the next press may have
     for seat, device in presses:
+        if stop is not None and stop.is_set():
+            return
         t = time.monotonic_ns() if after is None else max(time.monotonic_ns(), after)
         table.drive(seat, device, True, t)
         for k in range(bounces):
@@ -86,7 +93,9 @@ def run_hw_test(
     feeder: Callable[[], None] | None = None,
 ) -> int:
     """Wait until every wired input was pressed (or the timeout); 0 when all were seen.
-    ``script`` plays virtual presses; ``feeder`` is any other source of presses (stdin)."""
+    ``script`` plays virtual presses, and the test ends when it has played them all (no
+    later press can come); an input it never pressed is named as such, not as wiring to
+    check. ``feeder`` is any other source of presses (stdin)."""
     expected = list(table.inputs)
     clock = table.clock
     print(
@@ -105,14 +114,20 @@ def run_hw_test(
     seen: dict[tuple[int, str], PadEvent] = {}
     latencies: list[int] = []
     deadline = time.monotonic() + timeout_s
+    scripted = player if script is not None else None
     try:
         while len(seen) < len(expected):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
+            # the script's thread hands each press to the queue before it ends: once it has
+            # ended and the queue is empty, nothing more will come
+            played = scripted is not None and not scripted.is_alive()
             try:
-                event = q.get(timeout=min(left, 0.5))
+                event = q.get(timeout=min(left, 0.5)) if not played else q.get_nowait()
             except queue.Empty:
+                if played:
+                    break
                 continue
             key = (event.seat, event.device)
             latency = event.latency_ns or 0
@@ -140,8 +155,17 @@ def run_hw_test(
             f"{debounced} bounce edges dropped",
             file=out,
         )
+    unscripted = [k for k in missing if script is not None and k not in script]
+    if unscripted:
+        print(
+            f"NOT SEEN: {_names(unscripted)} — the script never pressed "
+            f"{'it' if len(unscripted) == 1 else 'them'} (--script all presses every input)",
+            file=out,
+        )
+    unseen = [k for k in missing if k not in unscripted]
+    if unseen:
+        print(f"NOT SEEN: {_names(unseen)} — check wiring (docs/HARDWARE.md)", file=out)
     if missing:
-        print(f"NOT SEEN: {_names(missing)} — check wiring (docs/HARDWARE.md)", file=out)
         return 1
     if table.buzzer is not None:
         table.buzzer.beep(0.1, 0, n=1, background=True)

@@ -14,24 +14,36 @@ recorded time, exactly as lgpio stamps an edge with the kernel's time — either
 possible or paced at a speed factor, and recomputes the decisions from what the software
 path delivers. Same log in, same decisions out.
 
-``active_at_start`` is each input's state when the recording began (a pad may be held down):
-the replayer starts its pins there, so the first recorded release is a release again and its
-bounce is dropped as it was live. Logs without it start every input released.
+``active_at_start`` is each input's state when the recording began (a pad may be held down)
+and ``last_edge_ns`` the time of each input's latest edge before it (a release still
+bouncing): the replayer starts its pins and their debounce there, so the first recorded release
+is a release again and a bounce that came within the debounce of the recording's start is
+dropped as it was live (HW-7). Logs without them start every input released and quiet.
 ``check_replay`` says what a replay could compare with its recording (the accepted flag of
-every edge; the decisions, when the log has them) and what differed.
+every edge; the decisions, matched by race and trigger, when the log has them) and what
+differed.
+
+A recording cut short (a full disk, a power cut) ends in a line without its newline: the
+reader replays what came before and says so (``PadLog.warnings``); a malformed line anywhere
+else is an error naming it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import math
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
 
-from hardware.config import HardwareConfig, PinMapError, parse_hardware
+from hardware.config import INPUTS, HardwareConfig, PinMapError, parse_hardware
 from hardware.padevents import PadEvent
 from hardware.table import Levels, Table
 from referee.jsonlines import json_lines
@@ -43,6 +55,12 @@ RACES: dict[str, Callable[[int, Sequence[int], Sequence[Press], RaceRules], Race
     "first_finisher": first_finisher,
 }
 RACE_DEVICE = {"last_slapper": "pad", "first_finisher": "call"}
+# Times are nanoseconds on a 64-bit clock (lgpio's, CLOCK_MONOTONIC): a t_ns past it is no time
+# a table can stamp (1e20 and 401-digit stamps ended in OverflowError tracebacks)
+MIN_NS, MAX_NS = -(2**63), 2**63 - 1
+# A paced replay (``speed`` set) refuses to wait longer than this between two edges: a gap of
+# years (a hand-edited stamp) would otherwise hang it; ``--fast`` replays any gap at once
+MAX_PACED_WAIT_NS = 7 * 24 * 3600 * 10**9
 
 
 class PadLogError(ValueError):
@@ -58,6 +76,7 @@ class Edge:
     device: str
     active: bool
     accepted: bool | None = None
+    where: str = field(default="", compare=False, repr=False)  # "FILE:LINE" when read
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -112,6 +131,9 @@ class PadLog:
     marks: list[RaceMark] = field(default_factory=list)
     decisions: list[dict[str, Any]] = field(default_factory=list)
     start: Levels = field(default_factory=dict)  # inputs pressed when recording began
+    # each input's latest edge before the recording began (its debounce state, HW-7)
+    last_edges: dict[tuple[int, str], int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # read, but worth saying (a cut line)
 
     @property
     def replay_order(self) -> list[Edge]:
@@ -157,49 +179,105 @@ def fake_outs(marks: Iterable[RaceMark], events: Iterable[PadEvent]) -> list[Pad
 
 
 class PadRecorder:
-    """Appends a table's edges, race marks and decisions to a JSON-lines file."""
+    """Appends a table's edges, race marks and decisions to a JSON-lines file.
+
+    A write that fails (a full disk, a file-size limit) stops the recording: ``error`` keeps
+    the first failure, nothing more is written, a file the recorder opened is cut back to its
+    last whole line, and ``failed`` is set so that whoever records can stop and say so. An
+    edge's failed write raises nothing on the table's thread (before: one logged traceback per
+    edge); ``mark`` and ``decision``, called by the program recording, raise it.
+    """
 
     def __init__(self, table: Table, out: str | Path | IO[str]) -> None:
-        self._own = isinstance(out, str | Path)
+        self._raw: IO[bytes] | None = None  # a file opened here: unbuffered, whole lines
+        self._fh: IO[str] | None = None  # a stream handed in (its owner closes it)
         if isinstance(out, str | Path):
-            self._fh: IO[str] = Path(out).open("w", encoding="utf-8")  # noqa: SIM115 (kept open)
+            self._raw = Path(out).open("wb", buffering=0)  # noqa: SIM115 (kept open)
         else:
             self._fh = out
         self._lock = threading.Lock()
         self._closed = False
+        self._whole = 0  # bytes of the whole lines written
+        self.error: OSError | None = None
+        self.failed = threading.Event()
+        self.lines_written = 0
+        self.edges_written = 0
         self._remove = table.add_edge_hook(
             self._on_edge, start=lambda levels: self._header(table, levels)
         )
 
     def _header(self, table: Table, levels: Levels) -> None:
-        """The first line: the map, the clock and which inputs are held right now."""
+        """The first line: the map, the clock, which inputs are held right now and when each
+        input's latest edge came (a release may still be bouncing: HW-7)."""
         start: dict[str, dict[str, bool]] = {}
+        last: dict[str, dict[str, int]] = {}
         for (seat, device), active in sorted(levels.items()):
             start.setdefault(str(seat), {})[device] = active
+            t_ns = table.last_edge_ns(seat, device)
+            if t_ns is not None:
+                last.setdefault(str(seat), {})[device] = t_ns
         self._write(
             {
                 "pad_log": LOG_VERSION,
                 "hardware": table.config.to_dict(),
                 "clock": table.clock.describe(),
                 "active_at_start": start,
+                "last_edge_ns": last,
             }
         )
 
-    def _write(self, data: dict[str, Any]) -> None:
+    def _write(self, data: dict[str, Any], *, edge: bool = False) -> None:
+        line = json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
         with self._lock:
-            if self._closed:  # an edge taken before close, delivered after (Table: HW-7)
+            if self._closed or self.error is not None:  # closed: an edge taken before close,
+                return  # delivered after (Table: HW-7); failed: the recording has stopped
+            try:
+                if self._raw is not None:
+                    self._write_whole(line.encode("ascii"))  # json.dumps escapes the rest
+                else:
+                    assert self._fh is not None
+                    self._fh.write(line)
+                    self._fh.flush()
+            except OSError as exc:
+                self._stop(exc)
                 return
-            self._fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
-            self._fh.flush()
+            self.lines_written += 1
+            self.edges_written += edge
+
+    def _write_whole(self, data: bytes) -> None:
+        assert self._raw is not None
+        view = memoryview(data)
+        while view:
+            n = self._raw.write(view)
+            if n is None:  # a non-blocking file: not one a recording can be written to
+                raise BlockingIOError(11, "the file would block")
+            view = view[n:]
+        self._whole += len(data)
+
+    def _stop(self, exc: OSError) -> None:
+        """The first failed write: keep it, and cut the file back to its last whole line (a
+        shorter file needs no space), so that what was recorded reads as a whole log."""
+        self.error = exc
+        if self._raw is not None and not self._raw.closed:
+            with contextlib.suppress(OSError):  # the reader replays up to a cut last line
+                os.ftruncate(self._raw.fileno(), self._whole)
+        self.failed.set()
+
+    def _raise_if_stopped(self) -> None:
+        err = self.error
+        if err is not None:
+            raise OSError(err.errno, f"the recording stopped: {err.strerror or err}")
 
     def _on_edge(self, seat: int, device: str, t_ns: int, active: bool, accepted: bool) -> None:
-        self._write({"edge": Edge(t_ns, seat, device, active, accepted).to_dict()})
+        self._write({"edge": Edge(t_ns, seat, device, active, accepted).to_dict()}, edge=True)
 
     def mark(self, mark: RaceMark) -> None:
         self._write({"mark": mark.to_dict()})
+        self._raise_if_stopped()
 
     def decision(self, decision: RaceDecision) -> None:
         self._write({"decision": decision.to_dict()})
+        self._raise_if_stopped()
 
     def close(self) -> None:
         self._remove()
@@ -207,8 +285,12 @@ class PadRecorder:
             if self._closed:
                 return
             self._closed = True
-            if self._own:
-                self._fh.close()
+            if self._raw is not None:
+                try:
+                    self._raw.close()
+                except OSError as exc:  # nothing is buffered: a network file system's close
+                    if self.error is None:
+                        self._stop(exc)
 
     def __enter__(self) -> PadRecorder:
         return self
@@ -238,6 +320,17 @@ def _json_int(entry: dict[str, Any], key: str, where: str) -> int:
     return value
 
 
+def _json_ns(entry: dict[str, Any], key: str, where: str) -> int:
+    """A time or duration in ns: a JSON integer a 64-bit clock can hold."""
+    value = _json_int(entry, key, where)
+    if not MIN_NS <= value <= MAX_NS:
+        raise PadLogError(
+            f"{where}: bad entry: {key} must fit in 64 bits (at most {MAX_NS}), "
+            f"got a number of {len(str(abs(value)))} digits"
+        )
+    return value
+
+
 def _json_bool(value: Any, key: str, where: str) -> bool:
     """Only JSON true/false: ``bool("false")`` is True, which would turn a release into a
     press."""
@@ -255,23 +348,61 @@ def _read_edge(e: Any, config: HardwareConfig, where: str) -> Edge:
     _check_wired(seat, device, config, where)
     accepted = e.get("accepted")
     return Edge(
-        _json_int(e, "t_ns", where),
+        _json_ns(e, "t_ns", where),
         seat,
         device,
         _json_bool(e["active"], "active", where),
         None if accepted is None else _json_bool(accepted, "accepted", where),
+        where,
     )
 
 
+RULE_KEYS = ("window_ns", "tie_ns", "early_lockout_ns")
+
+
+def _read_rules(raw: Any, where: str) -> RaceRules:
+    """A mark's rules: JSON integers (``true`` is no 1 ns window), ``early_lockout_ns`` may be
+    null; a rule left out keeps its default."""
+    if raw is None:
+        return RaceRules()
+    if not isinstance(raw, dict):
+        raise PadLogError(f"{where}: bad entry: a mark's rules must be a JSON object")
+    unknown = [k for k in raw if k not in RULE_KEYS]
+    if unknown:
+        raise PadLogError(
+            f"{where}: bad entry: unknown rule {unknown[0]!r}; rules are {', '.join(RULE_KEYS)}"
+        )
+    values = {
+        k: None if k == "early_lockout_ns" and raw[k] is None else _json_ns(raw, k, where)
+        for k in raw
+    }
+    return RaceRules(**values)
+
+
 def _read_mark(m: Any, where: str) -> RaceMark:
+    """A race mark, checked here so that the replay never meets a mark it cannot judge."""
     if not isinstance(m, dict):
         raise PadLogError(f"{where}: bad entry: a mark must be a JSON object")
+    race = m["race"]
+    if not isinstance(race, str) or race not in RACES:
+        raise PadLogError(f"{where}: bad entry (unknown race {race!r}; known: {', '.join(RACES)})")
     seats = m.get("seats")
     if not isinstance(seats, list) or not all(
         isinstance(s, int) and not isinstance(s, bool) for s in seats
     ):
         raise PadLogError(f"{where}: bad entry: a mark's seats must be a list of seat numbers")
-    return RaceMark.from_dict(m)
+    if not seats:
+        raise PadLogError(f"{where}: bad entry: a mark needs at least one seat")
+    if len(set(seats)) != len(seats):
+        raise PadLogError(f"{where}: bad entry: a mark names a seat twice: {seats}")
+    device = m.get("device", "")
+    if not isinstance(device, str) or (device and device not in INPUTS):
+        raise PadLogError(
+            f"{where}: bad entry: a mark's device must be one of {', '.join(INPUTS)}, "
+            f"got {device!r}"
+        )
+    rules = _read_rules(m.get("rules"), where)
+    return RaceMark(race, _json_ns(m, "t_ns", where), tuple(seats), rules, device)
 
 
 # RaceDecision.to_dict()'s keys: a decision without them can never equal a replayed one
@@ -279,14 +410,36 @@ DECISION_KEYS = ("kind", "seats", "tie", "reason", "trigger_ns", "rules", "evide
 
 
 def _read_decision(d: Any, where: str) -> dict[str, Any]:
-    """A recorded decision, compared as written with the replay's (``check_replay``): one
-    that is no object, or lacks a key, would only read as "DECISIONS DIFFER"."""
+    """A recorded decision, compared with the replay's of the same race and trigger
+    (``check_replay``): one that is no object, lacks a key or names no race it could be
+    matched with would only read as "DECISIONS DIFFER"."""
     if not isinstance(d, dict):
         raise PadLogError(f"{where}: bad entry: a decision must be a JSON object")
     missing = [k for k in DECISION_KEYS if k not in d]
     if missing:
         raise PadLogError(f"{where}: bad entry: a decision needs {', '.join(missing)}")
+    if not isinstance(d["kind"], str) or d["kind"] not in RACES:
+        kind = d["kind"]
+        raise PadLogError(f"{where}: bad entry (unknown race {kind!r}; known: {', '.join(RACES)})")
+    _json_ns(d, "trigger_ns", where)
     return d
+
+
+def _seat_key(key: str, what: str, where: str) -> int:
+    if not (key.isascii() and key.isdigit()):
+        raise PadLogError(f"{where}: {what}: {key!r} is not a seat number")
+    return int(key)
+
+
+def _per_input(raw: Any, what: str, shape: str, where: str) -> list[tuple[int, str, Any]]:
+    """A header map {"seat": {"device": value}}: (seat, device, value) per entry."""
+    if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
+        raise PadLogError(f"{where}: {what} must map seats to {{device: {shape}}}")
+    return [
+        (_seat_key(key, what, where), device, value)
+        for key, devices in raw.items()
+        for device, value in devices.items()
+    ]
 
 
 def _read_start(raw: Any, config: HardwareConfig, where: str) -> Levels:
@@ -294,41 +447,95 @@ def _read_start(raw: Any, config: HardwareConfig, where: str) -> Levels:
     written before it existed, which then start every input released."""
     if raw is None:
         return {}
-    if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
-        raise PadLogError(f"{where}: active_at_start must map seats to {{device: true|false}}")
     levels: Levels = {}
-    for key, devices in raw.items():
-        if not (key.isascii() and key.isdigit()):
-            raise PadLogError(f"{where}: active_at_start: {key!r} is not a seat number")
-        for device, active in devices.items():
-            _check_wired(int(key), device, config, f"{where}: active_at_start")
-            levels[(int(key), device)] = _json_bool(active, "active_at_start", where)
+    for seat, device, active in _per_input(raw, "active_at_start", "true|false", where):
+        _check_wired(seat, device, config, f"{where}: active_at_start")
+        levels[(seat, device)] = _json_bool(active, "active_at_start", where)
     return levels
 
 
+def _read_last_edges(raw: Any, config: HardwareConfig, where: str) -> dict[tuple[int, str], int]:
+    """The header's ``last_edge_ns``: {"seat": {"device": t_ns}}, each input's latest edge
+    before the recording began; absent in older logs, whose inputs then start quiet."""
+    if raw is None:
+        return {}
+    out: dict[tuple[int, str], int] = {}
+    for seat, device, t_ns in _per_input(raw, "last_edge_ns", "t_ns", where):
+        _check_wired(seat, device, config, f"{where}: last_edge_ns")
+        out[(seat, device)] = _json_ns({"last_edge_ns": t_ns}, "last_edge_ns", where)
+    return out
+
+
 def _read_header(data: dict[str, Any], where: str) -> PadLog:
-    if data.get("pad_log") != LOG_VERSION:
+    version = data.get("pad_log")
+    if not isinstance(version, int) or isinstance(version, bool):  # True == 1 in Python
         raise PadLogError(f"{where}: the first line must be a pad_log {LOG_VERSION} header")
+    if version != LOG_VERSION:
+        newer = " (written by a newer tabletop)" if version > LOG_VERSION else ""
+        raise PadLogError(
+            f"{where}: a pad log of version {version}{newer}: this tabletop reads version "
+            f"{LOG_VERSION}"
+        )
     try:
         config = parse_hardware(data["hardware"])
     except (KeyError, PinMapError) as exc:
         raise PadLogError(f"{where}: bad hardware header: {exc}") from None
+    clock = data.get("clock", {})
+    if not isinstance(clock, dict):
+        raise PadLogError(f"{where}: bad header: clock must be a JSON object, got {clock!r}")
     start = _read_start(data.get("active_at_start"), config, where)
-    return PadLog(config, dict(data.get("clock", {})), start=start)
+    last = _read_last_edges(data.get("last_edge_ns"), config, where)
+    return PadLog(config, dict(clock), start=start, last_edges=last)
+
+
+def _cut_last_line(path: Path) -> int | None:
+    """The number of the file's last line when the file does not end with a newline: a
+    recording that stopped mid-line (a full disk, a power cut) ends so; None otherwise."""
+    if not path.is_file():  # a folder, a missing file: the reader says so
+        return None
+    with path.open("rb") as fh:
+        if fh.seek(0, os.SEEK_END) == 0:
+            return None
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return None
+        fh.seek(0)
+        return fh.read().count(b"\n") + 1
 
 
 def read_pad_log(path: str | Path) -> PadLog:
-    """Read and validate a pad log; PadLogError names the line of the first problem."""
+    """Read and validate a pad log; PadLogError names the line of the first problem.
+
+    A last line cut short (no newline at its end, and not JSON) is no error: what came
+    before it is the recording, and ``PadLog.warnings`` says that the line was left out."""
     path = Path(path)
     log: PadLog | None = None
-    for where, data in json_lines(path, PadLogError):
+    cut = _cut_last_line(path)
+    lines = json_lines(path, PadLogError)
+    while True:
+        try:
+            where, data = next(lines)
+        except StopIteration:
+            break
+        except PadLogError as exc:
+            if cut is None or not str(exc).startswith(f"{path}:{cut}: not JSON"):
+                raise
+            if log is None:
+                raise PadLogError(
+                    f"{path}:{cut}: the header was cut short (no newline at its end): "
+                    "the recording stopped before it began"
+                ) from None
+            log.warnings.append(
+                f"{path}:{cut}: the last line was cut short (no newline at its end: the "
+                "recording stopped mid-line); replaying what came before it"
+            )
+            break
         if not isinstance(data, dict) or len(data) == 0:
             raise PadLogError(f"{where}: each line must be a JSON object")
-        if log is None:
-            log = _read_header(data, where)
-            continue
         try:
-            if "edge" in data:
+            if log is None:
+                log = _read_header(data, where)
+            elif "edge" in data:
                 log.edges.append(_read_edge(data["edge"], log.config, where))
             elif "mark" in data:
                 log.marks.append(_read_mark(data["mark"], where))
@@ -362,28 +569,61 @@ class ReplayOutcome:
         }
 
 
+def _span(ns: int | Fraction) -> str:
+    """A long wait for people: years, days, hours, minutes or seconds."""
+    s = float(ns) / 1e9
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600)):
+        if s >= size:
+            return f"{s / size:.3g} {unit}"
+    return f"{s / 60:.3g} minutes" if s >= 60 else f"{s:.3g} s"
+
+
+def _pace(edges: Sequence[Edge], speed: float) -> Fraction:
+    """``speed`` as an exact fraction, once every wait it makes is known to be bounded: a
+    gap of years between two edges (a hand-edited stamp), paced, would hang the replay."""
+    if not (isinstance(speed, int | float) and math.isfinite(speed) and speed > 0):
+        raise ValueError(f"replay speed must be a positive number, got {speed!r}")
+    pace = Fraction(speed)
+    for before, edge in itertools.pairwise(edges):
+        wait = (edge.t_ns - before.t_ns) / pace
+        if wait > MAX_PACED_WAIT_NS:
+            raise PadLogError(
+                f"{edge.where or f'the edge at t={edge.t_ns}'}: comes "
+                f"{_span(edge.t_ns - before.t_ns)} after the edge before it; paced at speed "
+                f"{speed:g} that is a wait of {_span(wait)}, more than "
+                f"{_span(MAX_PACED_WAIT_NS)}: replay it as fast as possible (--fast)"
+            )
+    return pace
+
+
 def replay_pad_log(log: PadLog, speed: float | None = None) -> ReplayOutcome:
     """Drive mock pins with the log's edges and judge its races again.
 
     ``speed`` None: as fast as possible; otherwise real-time pacing divided by ``speed``
-    (1.0 = as recorded). Either way each edge carries its recorded source time.
+    (1.0 = as recorded), a gap between two edges that would wait more than a week refused
+    before anything is driven. Either way each edge carries its recorded source time, and
+    each input starts in its recorded state and debounce (``active_at_start``,
+    ``last_edge_ns``).
     """
     from hardware.mockpins import NsMockFactory
 
+    edges = log.replay_order
+    pace = None if speed is None else _pace(edges, speed)
     events: list[PadEvent] = []
     seen: list[bool] = []  # the accepted flag of each edge the replayed table saw
     accepted: list[bool | None] = []
     with Table(log.config, NsMockFactory(), own_factory=True) as table:
         for (seat, device), active in log.start.items():
             table.set_state(seat, device, active)
+        for (seat, device), t_ns in log.last_edges.items():
+            table.set_last_edge(seat, device, t_ns)
         table.bus.subscribe(events.append)
         table.add_edge_hook(lambda _s, _d, _t, _a, ok: seen.append(ok))
         start_wall = time.monotonic_ns()
-        edges = log.replay_order
         first = edges[0].t_ns if edges else 0
         for edge in edges:
-            if speed is not None:
-                due = start_wall + int((edge.t_ns - first) / speed)
+            if pace is not None:  # in integer ns: no float overflows, however long the log
+                due = start_wall + int((edge.t_ns - first) / pace)
                 delay = due - time.monotonic_ns()
                 if delay > 0:
                     time.sleep(delay / 1e9)
@@ -406,12 +646,22 @@ class ReplayCheck:
     race marks or decisions (only a program calling ``PadRecorder.mark``/``.decision``
     writes those), so the accepted presses are what most replays can check. ``identical``
     is None when the log holds nothing to compare: never a "same" for an empty comparison.
+
+    A recorded decision is compared with the replay's decision of the same race (``kind``)
+    and trigger, wherever each list has it (a program may write each decision when its race
+    closes: a long race started first closes last), on what was decided: ``seats``,
+    ``tie``, ``rules`` and ``evidence``; the ``reason`` is words made from those (with the
+    players' names, when the game gave them), so it is not compared. A race the replay
+    judged that the log holds no decision for (the recording stopped before it closed) is
+    counted in ``decisions_not_recorded``, not as a difference.
     """
 
     edges_compared: int  # edges that carry a recorded accepted flag
     edge_differences: tuple[str, ...]  # one line per edge whose flag differs
     decisions_compared: int
     decisions_same: bool | None  # None: the log holds no decisions
+    decision_differences: tuple[str, ...] = ()  # one line per recorded decision that differs
+    decisions_not_recorded: int = 0  # replayed races with no recorded decision
 
     @property
     def identical(self) -> bool | None:
@@ -426,6 +676,8 @@ class ReplayCheck:
             "edge_differences": list(self.edge_differences),
             "decisions_compared": self.decisions_compared,
             "decisions_same": self.decisions_same,
+            "decision_differences": list(self.decision_differences),
+            "decisions_not_recorded": self.decisions_not_recorded,
         }
 
 
@@ -441,15 +693,76 @@ def _accepted_differences(log: PadLog, outcome: ReplayOutcome) -> tuple[str, ...
     return tuple(out)
 
 
+DECIDED = ("seats", "tie", "rules", "evidence")  # what a decision decided (not its words)
+
+
+def _js(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(", ", ": "))
+
+
+def _evidence_difference(recorded: Any, replayed: list[dict[str, Any]]) -> str:
+    """The first seat whose evidence differs, field by field."""
+    if not isinstance(recorded, list) or len(recorded) != len(replayed):
+        return f"evidence recorded {_js(recorded)}, replayed {_js(replayed)}"
+    for rec, rep in zip(recorded, replayed, strict=True):
+        if rec != rep:
+            if not isinstance(rec, dict):
+                return f"evidence recorded {_js(rec)}, replayed {_js(rep)}"
+            keys = [k for k in rep if rec.get(k) != rep[k]] + [k for k in rec if k not in rep]
+            fields = "; ".join(
+                f"{k} recorded {_js(rec.get(k))}, replayed {_js(rep.get(k))}" for k in keys
+            )
+            return f"evidence of seat {rep.get('seat')}: {fields}"
+    return "evidence differs"
+
+
+def _decision_difference(recorded: dict[str, Any], replayed: dict[str, Any]) -> str | None:
+    parts = []
+    for key in DECIDED:
+        if recorded[key] == replayed[key]:
+            continue
+        if key == "evidence":
+            parts.append(_evidence_difference(recorded[key], replayed[key]))
+        else:
+            parts.append(f"{key} recorded {_js(recorded[key])}, replayed {_js(replayed[key])}")
+    return "; ".join(parts) or None
+
+
+def _decision_differences(
+    recorded: list[dict[str, Any]], replayed: list[RaceDecision]
+) -> tuple[tuple[str, ...], int]:
+    """Each recorded decision against the replay's of the same race and trigger (in file
+    order among races of the same kind and trigger); and how many replayed races had none."""
+    waiting: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for d in replayed:
+        waiting.setdefault((d.kind, d.trigger_ns), []).append(d.to_dict())
+    out = []
+    for rec in recorded:
+        kind, trigger = rec["kind"], rec["trigger_ns"]
+        same_race = waiting.get((kind, trigger))
+        if not same_race:
+            out.append(f"{kind} at t={trigger}: recorded, but the replay judged no such race")
+            continue
+        why = _decision_difference(rec, same_race.pop(0))
+        if why is not None:
+            out.append(f"{kind} at t={trigger}: {why}")
+    return tuple(out), sum(len(v) for v in waiting.values())
+
+
 def check_replay(log: PadLog, outcome: ReplayOutcome) -> ReplayCheck:
     """Compare a replay with its recording: every edge's accepted flag (where the log has
-    it) and the decisions (where it has them)."""
+    it) and the decisions (where it has them), matched by race and trigger."""
     same = None
+    differences: tuple[str, ...] = ()
+    not_recorded = 0
     if log.decisions:
-        same = [d.to_dict() for d in outcome.decisions] == log.decisions
+        differences, not_recorded = _decision_differences(log.decisions, outcome.decisions)
+        same = not differences
     return ReplayCheck(
         edges_compared=sum(e.accepted is not None for e in log.edges),
         edge_differences=_accepted_differences(log, outcome),
         decisions_compared=len(log.decisions),
         decisions_same=same,
+        decision_differences=differences,
+        decisions_not_recorded=not_recorded,
     )

@@ -277,6 +277,20 @@ class Table:
                 button.on_edge = handler
             self._active[(seat, device)] = bool(button.is_active)
 
+    def last_edge_ns(self, seat: int, device: str) -> int | None:
+        """The time of the latest edge the input's debounce has seen (None: none yet). The
+        recorder reads it from its ``start`` callback, under the table's lock, so that it is
+        the state the first recorded edge meets (HW-7)."""
+        return self.debouncers[(seat, device)]._last_edge
+
+    def set_last_edge(self, seat: int, device: str, t_ns: int) -> None:
+        """Start an input's debounce as if its latest edge came at ``t_ns`` (no edge, no
+        event): a replay gives it the edge its recording began after, so that the bounce of a
+        release the recording began in is dropped as it was live (HW-7)."""
+        debouncer = self.debouncers[(seat, device)]
+        with self._lock:
+            debouncer._last_edge = t_ns
+
     def press(
         self, seat: int, device: str = "pad", at_ns: int | None = None, hold_ns: int = 1_000
     ) -> PadEvent | None:

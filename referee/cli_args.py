@@ -82,3 +82,11 @@ server_threads = ranged(int, 1, MAX_SERVER_THREADS)
 # window; 10**8 wrote 244 MB a minute and never ended
 MAX_BOUNCES = 1000
 bounce_pairs = ranged(int, 0, MAX_BOUNCES)
+# How long a command may wait or record (``hw record --seconds``, ``hw test --timeout``): a
+# week is past any game night; 1e20 s reached time.sleep as an OverflowError traceback.
+MAX_SECONDS = 7 * 24 * 3600
+seconds = ranged(float, 0, MAX_SECONDS, above=True)
+# ``hw replay --speed``: a pace factor from a hundredth (a 1 s gap waits 100 s) to a thousand
+# times as recorded; 1e-300 made the pacing's wait an OverflowError traceback.
+MIN_SPEED, MAX_SPEED = 0.01, 1000.0
+replay_speed = ranged(float, MIN_SPEED, MAX_SPEED)
