@@ -163,3 +163,34 @@ def test_real_entry_point_no_traceback():
     answers = [json.loads(line) for line in batch.stdout.splitlines()]
     assert batch.returncode == 2
     assert answers[0]["valid"] is True and "error" in answers[1]
+
+
+def test_ruling_log3_a_batch_line_with_a_number_too_long_to_read_is_a_malformed_line(
+    capsys, monkeypatch
+):
+    """A JSON integer of over 4 300 digits (Python will not read it) was a traceback that
+    ended the batch; it is a malformed line like any other, and the next lines are answered."""
+    stdin = "\n".join(
+        [
+            '{"level": "easy", "dash": ' + "9" * 5000 + ', "cards": []}',
+            json.dumps({"level": "easy", "dash": 4, "cards": ["R1", "R2", "R3"]}),
+        ]
+    )
+    code, out, _ = _run(capsys, ["dash", "check", "--batch"], stdin, monkeypatch)
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 2 and len(answers) == 2
+    assert answers[0]["error"].startswith("line 1: not JSON (Exceeds the limit")
+    assert answers[1]["valid"] is False
+
+
+def test_ruling_log3_a_wash_dash_deck_file_python_cannot_read_is_a_deck_error(tmp_path):
+    from referee.washdash.deck import DeckError, load_deck
+
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"cards": [' + "9" * 5000 + "]}", encoding="utf-8")
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_text('{"cards": []}', encoding="utf-16")
+    with pytest.raises(DeckError, match=r"huge\.json: not JSON"):
+        load_deck(huge)
+    with pytest.raises(DeckError, match=r"utf16\.json: not a text file"):
+        load_deck(utf16)

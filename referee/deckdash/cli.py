@@ -13,6 +13,8 @@ import json
 import sys
 from typing import Any, TextIO
 
+from referee.jsonlines import json_problem
+
 EXIT_VALID, EXIT_INVALID, EXIT_MALFORMED = 0, 1, 2
 
 
@@ -117,6 +119,8 @@ def run_batch(lines: TextIO, out: TextIO) -> int:
                 raise MalformedInput(f"not JSON ({exc.msg})") from None
             except RecursionError:
                 raise MalformedInput("nested too deeply to be a request") from None
+            except ValueError as exc:  # a number of over 4 300 digits (LOG-3)
+                raise MalformedInput(f"not JSON ({json_problem(exc)})") from None
             if not isinstance(item, dict):
                 raise MalformedInput('each line must be an object {"level", "dash", "cards"}')
             missing = [k for k in ("level", "dash", "cards") if k not in item]

@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from referee.jsonlines import json_problem
 from referee.washdash.checker import example_dryer
 from referee.washdash.pieces import EventCard, PartError, parse_event_card
 from referee.washdash.tasks import Task, TaskError
@@ -119,6 +120,10 @@ def load_deck(path: Path | str = DECK_FILE) -> Deck:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DeckError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except UnicodeDecodeError:
+        raise DeckError(f"{path}: not a text file (a deck is UTF-8 JSON)") from None
+    except ValueError as exc:  # a number of over 4 300 digits (LOG-3)
+        raise DeckError(f"{path}: not JSON ({json_problem(exc)})") from None
     return parse_deck(data)
 
 
