@@ -30,7 +30,10 @@ def parse_script(text: str, table: Table) -> list[tuple[int, str]]:
         if not item:
             continue
         seat_text, _, device = item.partition(":")
-        if not seat_text.isdigit() or (int(seat_text), device or "pad") not in table.inputs:
+        if (
+            not (seat_text.isascii() and seat_text.isdigit())
+            or (int(seat_text), device or "pad") not in table.inputs
+        ):
             raise ValueError(f"script item {item!r} is not a wired input (wired: {_names(wired)})")
         out.append((int(seat_text), device or "pad"))
     return out

@@ -531,3 +531,18 @@ def test_hw_test_ends_with_its_script_and_says_what_it_never_pressed(capsys, scr
     assert time.monotonic() - began < 30
     assert code == 1 and "check wiring" not in out
     assert "5:call — the script never pressed them (--script all presses every input)" in out
+
+
+@pytest.mark.parametrize("seat", ["０", "²", "٣"])
+def test_a_script_seat_in_digits_int_reads_otherwise_is_not_a_wired_input(seat):
+    """``str.isdigit`` takes "²" (then ``int`` raised its own message) and full-width "０"
+    (read as seat 0): a script names seats in ASCII digits, as the pin map does."""
+    from hardware.config import default_config
+    from hardware.hwtest import parse_script
+    from hardware.table import Table
+
+    with (
+        Table.open(default_config("virtual"), "virtual") as table,
+        pytest.raises(ValueError, match="is not a wired input"),
+    ):
+        parse_script(f"{seat}:pad", table)
