@@ -37,7 +37,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -746,7 +746,26 @@ def _decision_differences(
         why = _decision_difference(rec, same_race.pop(0))
         if why is not None:
             out.append(f"{kind} at t={trigger}: {why}")
-    return tuple(out), sum(len(v) for v in waiting.values())
+    # a replayed race with no recorded decision is one the recording stopped before, unless a
+    # race closing later had its decision recorded: then the live table never decided it
+    last_close = max((_closes(rec) for rec in recorded), default=None)
+    not_recorded = 0
+    for (kind, trigger), left in waiting.items():
+        for d in left:
+            if last_close is not None and _closes(d) <= last_close:
+                out.append(
+                    f"{kind} at t={trigger}: decided in the replay, but the log holds no "
+                    "decision for it (and holds those of races closing later)"
+                )
+            else:
+                not_recorded += 1
+    return tuple(out), not_recorded
+
+
+def _closes(decision: Mapping[str, Any]) -> int:
+    """When a decision's race closed: its trigger plus its window."""
+    rules = decision.get("rules") or {}
+    return int(decision["trigger_ns"]) + int(rules.get("window_ns") or 0)
 
 
 def check_replay(log: PadLog, outcome: ReplayOutcome) -> ReplayCheck:

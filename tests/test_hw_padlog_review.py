@@ -356,6 +356,36 @@ def test_ruling_hw7_decisions_are_matched_by_race_and_trigger_not_by_position(tm
     assert code == 0 and "decisions identical to the recording (2 races)" in out
 
 
+def test_ruling_hw7_a_race_the_live_table_never_decided_is_a_difference(tmp_path, capsys):
+    """Two races; the log holds the later one's decision only. The recording did not stop
+    before the first closed (a later race's decision is there), so the live table never
+    decided it: a difference, not "not recorded" (which a recording cut short explains)."""
+    marks = [RaceMark("last_slapper", t0 * MS, (0, 1)) for t0 in (1_000, 9_000)]
+    edges = []
+    for t0 in (1_000, 9_000):
+        for seat, dt in ((0, 10), (1, 40)):
+            edges += [((t0 + dt) * MS, seat, True), ((t0 + dt + 90) * MS, seat, False)]
+    decisions = decide(marks, [PadEvent(s, "pad", t) for t, s, a in edges if a])
+    path = _write(
+        tmp_path / "one_missing.jsonl",
+        _header(),
+        *[_edge(t, s, a, accepted=a) for t, s, a in sorted(edges)],
+        *[{"mark": m.to_dict()} for m in marks],
+        {"decision": decisions[1].to_dict()},
+    )
+    code, out, _ = run(["hw", "replay", str(path), "--fast"], capsys)
+    assert code == 1 and "decided in the replay, but the log holds no decision for it" in out
+    late = _write(  # the same log cut before the second race closed: nothing to blame
+        tmp_path / "cut.jsonl",
+        _header(),
+        *[_edge(t, s, a, accepted=a) for t, s, a in sorted(edges)],
+        *[{"mark": m.to_dict()} for m in marks],
+        {"decision": decisions[0].to_dict()},
+    )
+    code, out, _ = run(["hw", "replay", str(late), "--fast"], capsys)
+    assert code == 0 and "1 replayed race with no recorded decision" in out
+
+
 def _retouch(path: Path, kind: str, change: Any) -> Path:
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     for line in lines:

@@ -338,3 +338,24 @@ def test_ruling_tbl27_an_unwritable_ultralytics_folder_is_said_before_anything(
     with pytest.raises(TeachError, match="make it writable") as caught:
         check_out(tmp_path / "out", config_dir=config)
     assert str(caught.value).startswith(f"{tmp_path / 'install'}: cannot write there")
+
+
+def test_ruling_tbl26_an_empty_photo_in_other_light_under_a_lamp_is_refused():
+    """Under a lamp only the lit middle changes past the threshold when the empty photo was
+    exposed otherwise: a blob with a card's proportions, which the shape checks took for the
+    card. The dim table round it changed by the same factor, and says so."""
+    from vision.teach.capture import CaptureError, find_card
+
+    h, w = 240, 320
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r = np.sqrt(((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2)
+    light = np.clip(150 - 90 * r**2, 0, 255)  # bright middle, dim edges
+    table = np.dstack([light * 0.6, light * 0.9, light * 0.5])  # green felt
+    photo = table.copy()
+    photo[82:159, 100:221] = 235  # a 121×77 card in the middle
+    photo = photo.astype(np.uint8)
+    obb = find_card(photo, table.astype(np.uint8), aspect=88 / 63)  # the right empty photo
+    assert round(max(obb[2:4])) in range(119, 125)
+    for gain in (1.2, 1.35, 1.6):
+        with pytest.raises(CaptureError, match="times as bright as in the empty photo"):
+            find_card(photo, np.clip(table * gain, 0, 255).astype(np.uint8), aspect=88 / 63)

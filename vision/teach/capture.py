@@ -43,6 +43,9 @@ def zone_pixels(image: np.ndarray, zone: Box) -> tuple[int, int, int, int]:
 ASPECT_TOLERANCE = 1.4
 MIN_FILL = 0.6
 MAX_ZONE_SHARE = 0.85
+# ... and the table round it at most this much brighter or darker than in the empty photo (a
+# camera's own exposure drifts a few per cent between shots; rendered passes: ±5 % each)
+MAX_GAIN = 1.15
 MISMATCH = "the empty photo does not match this one: same place, same light"
 
 
@@ -78,8 +81,28 @@ def find_card(
     ys, xs = np.nonzero(lab == best)
     hull = cv2.convexHull(np.stack([xs + x1, ys + y1], 1).astype(np.float32))
     rect = cv2.minAreaRect(hull)
+    _other_light(a, b, lab == best)
     _not_a_card(rect, stats[best, cv2.CC_STAT_AREA], diff.size, aspect)
     return quad_to_obb(cv2.boxPoints(rect))
+
+
+def _other_light(photo: np.ndarray, empty: np.ndarray, blob: np.ndarray) -> None:
+    """Raise CaptureError when the table around what changed is brighter or darker than in
+    the empty photo by more than ``MAX_GAIN``: an empty photo taken in other light. Under a
+    lamp only the lit middle changes past the threshold, a blob a card's shape that the shape
+    checks take for the card; the dim table round it changed by the same factor all the same.
+    Skipped when too little table is left round the blob to tell (a zone tight round the card)."""
+    around = ~cv2.dilate(blob.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)
+    lit, was = photo.mean(2)[around], empty.mean(2)[around]
+    seen = was > 20  # a ratio of near-black pixels is noise
+    if seen.sum() < 0.05 * blob.size:
+        return
+    gain = float(np.median(lit[seen] / was[seen]))
+    if not 1 / MAX_GAIN <= gain <= MAX_GAIN:
+        raise CaptureError(
+            f"the table round the card is {gain:.2f} times as bright as in the empty photo:"
+            f" {MISMATCH}"
+        )
 
 
 def _not_a_card(rect, pixels: int, zone_pixels: int, aspect: float | None) -> None:
