@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -159,31 +160,27 @@ def _replay(args: argparse.Namespace) -> int:
     return 1 if check.identical is False else 0
 
 
+def _print_compared(what: str, differ: Sequence[str], compared: int, unit: str) -> None:
+    """``WHAT identical to the recording (N UNIT)``, or the first ten differences."""
+    if not differ:
+        print(f"{what} identical to the recording ({compared} {unit})")
+        return
+    print(f"{what.upper()} DIFFER on {len(differ)} of {compared} {unit}:")
+    for line in differ[:10]:
+        print(f"  {line}")
+    if len(differ) > 10:
+        print(f"  … and {len(differ) - 10} more")
+
+
 def _print_check(check: ReplayCheck) -> None:
     """The verdict in words, one line per thing compared; never "identical" for nothing."""
     if check.identical is None:
         print("nothing to compare: the log holds no accepted flags and no decisions")
         return
     if check.edges_compared:
-        differ = check.edge_differences
-        if not differ:
-            print(f"accepted presses identical to the recording ({check.edges_compared} edges)")
-        else:
-            print(f"ACCEPTED PRESSES DIFFER on {len(differ)} of {check.edges_compared} edges:")
-            for line in differ[:10]:
-                print(f"  {line}")
-            if len(differ) > 10:
-                print(f"  … and {len(differ) - 10} more")
+        _print_compared("accepted presses", check.edge_differences, check.edges_compared, "edges")
     if check.decisions_same is not None:
-        differ = check.decision_differences
-        if not differ:
-            print(f"decisions identical to the recording ({check.decisions_compared} races)")
-        else:
-            print(f"DECISIONS DIFFER on {len(differ)} of {check.decisions_compared} races:")
-            for line in differ[:10]:
-                print(f"  {line}")
-            if len(differ) > 10:
-                print(f"  … and {len(differ) - 10} more")
+        _print_compared("decisions", check.decision_differences, check.decisions_compared, "races")
         if check.decisions_not_recorded:
             n = check.decisions_not_recorded
             print(f"  ({n} replayed race{'s' if n != 1 else ''} with no recorded decision)")

@@ -34,8 +34,8 @@ from hardware.padlog import (
     replay_pad_log,
 )
 from hardware.table import Table
-from referee.cli import main
 from referee.races import RaceRules
+from tests.cli_run import run
 
 ROOT = Path(__file__).resolve().parents[1]
 MS = 1_000_000
@@ -62,16 +62,6 @@ def _write(path: Path, *lines: Any, end: str = "\n") -> Path:
     text = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + end
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``tabletop ARGV`` (argparse's refusals included)."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def one_line(err: str) -> str:

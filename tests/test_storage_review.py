@@ -24,6 +24,7 @@ from referee.eventlog import EventLog, GameEnded, GameUnreadable, LogConflict
 from referee.events import Event, EventError
 from referee.jsonlines import json_lines
 from referee.registry import register_game
+from tests.cli_run import run
 from web.commands import _backup, _open_app
 from web.config import WebConfig
 from web.errors import BadInput
@@ -43,17 +44,6 @@ def add(seat: int, n: int) -> Event:
 
 def service(db: Path) -> GameService:
     return GameService(db, Settings(db), Hub())
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``tabletop ARGV``."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def damage(db: Path, sql: str, params: tuple[Any, ...] = ()) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from referee.cli import main
+from tests.cli_run import run
 from vision.decks import COLOR_CLASSES, SYMBOL_CLASSES, DeckError, load_deck
 from vision.table.frames import Frame
 from vision.teach import finetune as ft
@@ -38,13 +39,6 @@ def profile(folder: Path, data: dict, stem: str | None = None) -> Path:
     path = folder / f"{stem or data['name']}.json"
     path.write_text(json.dumps(data))
     return path
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def write_pass(folder: Path, deck, seed: int) -> tuple[np.ndarray, list[np.ndarray]]:

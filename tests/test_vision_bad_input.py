@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cli import main
+from tests.cli_run import run
 from vision.commands import read_image
 from vision.decks import DeckError, load_deck
 from vision.evaluate import DatasetError, EvalReport, evaluate, read_names
@@ -22,16 +22,6 @@ from vision.runtime.onnx_model import ModelError
 from vision.runtime.reader import COLOR, CORNER, DETECTOR, MODELS_DIR, SYMBOL, CardReader
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``tabletop ARGV`` (argparse's refusals included)."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def one_line(err: str) -> str:
