@@ -180,30 +180,31 @@ def _bridge_pads(services: Services) -> None:
 
     services.pads.subscribe(on_press)
     questions = services.press_questions = PressQuestions(services)
-    services.games.listeners.append(questions.changed)
     # a press held when the server stopped is asked about now, not at the game's next change
     # (as ``RaceTimer.resume`` times the race it was left in)
-    try:
-        game_id = services.games.current_id()
-        if game_id is not None:
-            questions.changed(game_id, services.games.snapshot(game_id))
-    except Exception:  # a locked database, a log that no longer replays: the next change asks
-        log.exception("held presses of the current game could not be asked about")
+    _listen_from_now(services, questions.changed, "held presses of the current game")
 
 
 def _light_table(services: Services) -> None:
     """The table's LEDs and buzzer follow the current game (hardware pads only): its turn
     is lit now, not at its next change."""
     lights = services.lights = table_lights(services.games, services.pads)
-    if lights is None:
-        return
-    services.games.listeners.append(lights.changed)
+    if lights is not None:
+        _listen_from_now(services, lights.changed, "the table's lights")
+
+
+def _listen_from_now(
+    services: Services, listener: Callable[[int, dict[str, Any]], None], what: str
+) -> None:
+    """Add a ``GameService`` listener and tell it the current game now, not at its next
+    change (a server start mid-game)."""
+    services.games.listeners.append(listener)
     try:
         game_id = services.games.current_id()
         if game_id is not None:
-            lights.changed(game_id, services.games.snapshot(game_id))
-    except Exception:  # a locked database, a log that no longer replays: the next change lights
-        log.exception("the table's lights could not show the current game")
+            listener(game_id, services.games.snapshot(game_id))
+    except Exception:  # a locked database, a log that no longer replays: the next change tells
+        log.exception("%s could not be given the current game", what)
 
 
 class PressQuestions:
