@@ -36,6 +36,16 @@ def switched_on(pin: Any) -> int:
     return sum(1 for s in pin.states[1:] if s.state)
 
 
+def dealt(tmp_path: Any, pads: PadsService) -> tuple[Tablet, int]:
+    """A referee's tablet and a Hit the Deck game dealt with a card turned up: Ann's turn."""
+    t = Tablet(make_app(tmp_path, pads=pads))
+    t.set_pin()
+    game_id = t.new_game("hit-the-deck", PLAYERS)
+    t.send(game_id, DEAL)
+    t.send(game_id, {"kind": "turn_up", "payload": {"card": "G3"}})
+    return t, game_id
+
+
 def wait_for(check: Any, timeout: float = 3.0) -> bool:
     deadline = time.monotonic() + timeout
     while not check() and time.monotonic() < deadline:
@@ -63,11 +73,7 @@ def test_ruling_hw11_the_turn_is_lit_and_an_illegal_play_flashes_its_seat_and_be
 
 
 def test_ruling_hw11_a_seat_penalised_on_its_own_turn_is_lit_again_after_the_flash(tmp_path, pads):
-    t = Tablet(make_app(tmp_path, pads=pads))
-    t.set_pin()
-    game_id = t.new_game("hit-the-deck", PLAYERS)
-    t.send(game_id, DEAL)
-    t.send(game_id, {"kind": "turn_up", "payload": {"card": "G3"}})
+    t, game_id = dealt(tmp_path, pads)
     ann = pads.table.leds[0].pin
     ann.clear_states()
     r = t.send(game_id, {"kind": "play", "seat": 0, "payload": {"card": "R5"}})  # no match
@@ -80,11 +86,7 @@ def test_ruling_hw11_a_seat_penalised_on_its_own_turn_is_lit_again_after_the_fla
 def test_ruling_hw11_a_flash_runs_its_course_while_the_game_goes_on(tmp_path, pads):
     """In a slap race the game changes every few milliseconds; each change sets the turn
     light, and must not cut a penalised seat's flash short (gpiozero's on/off stop a blink)."""
-    t = Tablet(make_app(tmp_path, pads=pads))
-    t.set_pin()
-    game_id = t.new_game("hit-the-deck", PLAYERS)
-    t.send(game_id, DEAL)
-    t.send(game_id, {"kind": "turn_up", "payload": {"card": "G3"}})
+    t, game_id = dealt(tmp_path, pads)
     bob, cat = pads.table.leds[1].pin, pads.table.leds[2].pin
     bob.clear_states()
     cat.clear_states()
@@ -116,11 +118,7 @@ def test_ruling_hw11_a_log_from_before_the_start_lights_the_turn_and_flashes_not
 
 
 def test_ruling_hw11_an_ended_game_turns_the_lights_off(tmp_path, pads):
-    t = Tablet(make_app(tmp_path, pads=pads))
-    t.set_pin()
-    game_id = t.new_game("hit-the-deck", PLAYERS)
-    t.send(game_id, DEAL)
-    t.send(game_id, {"kind": "turn_up", "payload": {"card": "G3"}})
+    t, game_id = dealt(tmp_path, pads)
     assert lit(pads) == [0]
     assert t.post(f"/api/games/{game_id}/end").status_code == 200
     assert lit(pads) == []
