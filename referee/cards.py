@@ -115,6 +115,8 @@ def parse_card(token: str) -> Card:
     """Read one card token such as ``R7``, ``W`` or ``SKIP2``."""
     if not isinstance(token, str):
         raise CardParseError(repr(token), "a card must be text")
+    if not token.isascii():  # "R²" passes isdigit() but not int(); "Rſkip".upper() is "RSKIP"
+        raise CardParseError(token, "card names are plain letters and digits (A-Z, 0-9)")
     text = token.strip().upper()
     if not text:
         raise CardParseError(token, "empty token")

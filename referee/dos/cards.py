@@ -157,6 +157,8 @@ def parse_card(token: object) -> DosCard:
 def _parse(token: object) -> DosCard:
     if not isinstance(token, str):
         raise CardParseError(token, "a card must be text such as 'R7' or 'BSKIP'")
+    if not token.isascii():  # "R²" passes isdigit() but not int(); "Rſkip".upper() is "RSKIP"
+        raise CardParseError(token, "card names are plain letters and digits (A-Z, 0-9)")
     text = token.strip().upper().replace("-", "").replace(" ", "")
     if len(text) < 2:
         raise CardParseError(token, "expected a colour letter R, Y, G or B and a number or symbol")

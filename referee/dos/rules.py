@@ -255,16 +255,19 @@ def _pile_settled(state: DosState, pile: int) -> bool:
 
 
 def _playable_piles(state: DosState) -> int:
+    """Piles the turn player may still play on: open ones, and ones drawn for whose drawn
+    card may go on them (unnamed, or named and matching: DOS-6, DOS-12)."""
+    return sum(1 for p in (0, 1) if p not in state.blocked and _may_still_play(state, p))
+
+
+def _may_still_play(state: DosState, pile: int) -> bool:
     cur = state.current
-    return sum(
-        1
-        for p in (0, 1)
-        if p not in state.blocked
-        and (
-            cur.piles[p] is PileTurn.OPEN
-            or (cur.piles[p] is PileTurn.DRAWN and not cur.drew_nothing[p])
-        )
-    )
+    if cur.piles[pile] is PileTurn.OPEN:
+        return True
+    if cur.piles[pile] is not PileTurn.DRAWN or cur.drew_nothing[pile]:
+        return False
+    drawn = cur.drawn[pile]
+    return drawn is None or matches(drawn, state.top(pile))
 
 
 def _start_turn(state: DosState, out: Out) -> DosState:
@@ -589,12 +592,7 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
                 seat,
             )
     else:
-        reserved = [
-            d
-            for p, d in enumerate(cur.drawn)
-            if p != pile and cur.piles[p] is PileTurn.DRAWN and d is not None
-        ]
-        available = hand.remove_all(reserved) if reserved else hand
+        available = _not_drawn_for(hand, cur, pile)
         if not available.can_remove(card):
             held = " (the one you drew is for the other pile)" if hand.can_remove(card) else ""
             raise Foul(f"{state.name(seat)} does not hold a {card.words}{held}.", seat)
@@ -632,6 +630,23 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
         return _end_round(state, f"{state.name(seat)} played their last card", out)
     _remind_dos(state, seat, out)
     return _maybe_finish(state, out)
+
+
+def _not_drawn_for(hand: Hidden[DosCard], cur: Turn, pile: int) -> Hidden[DosCard]:
+    """``hand`` without the cards drawn for the other pile, which may not go on ``pile``
+    (DOS-6). A drawn card nobody named is one of the hand's unknown cards, so one of those
+    is held back: where the rest of the hand is named, a card not in it is refused."""
+    named: list[DosCard] = []
+    unnamed = 0
+    for p, drawn in enumerate(cur.drawn):
+        if p == pile or cur.piles[p] is not PileTurn.DRAWN or cur.drew_nothing[p]:
+            continue
+        if drawn is None:
+            unnamed += 1
+        else:
+            named.append(drawn)
+    available = hand.remove_all(named) if named else hand
+    return Hidden(available.known, max(0, available.unknown - unnamed))
 
 
 def _face_words(card: DosCard) -> str:

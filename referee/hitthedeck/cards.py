@@ -142,6 +142,8 @@ def parse_card(token: str) -> HtdCard:
 
 @cache
 def _parse(token: str) -> HtdCard:
+    if not token.isascii():  # "R²" passes isdigit() but not int(); "Rſkip".upper() is "RSKIP"
+        raise CardParseError(token, "card names are plain letters and digits (A-Z, 0-9)")
     text = token.upper().replace("-", "").replace("_", "").replace(" ", "")
     if not text:
         raise CardParseError(token, "empty token")

@@ -17,7 +17,9 @@ Per game (rulings TBL-2 … TBL-5):
   Cards the game already has in that seat's groups (``note_area``: laid or handed off on
   the tablet, or before a watcher started on a round under way) count as lying there. A
   Block You put in front of a seat → the player on turn's ``discard`` aimed at it (TBL-11).
-* DOS: ``discard_1``/``discard_2`` are the left/right piles → ``play`` with ``pile``.
+* DOS: ``discard_1``/``discard_2`` are the left/right piles → ``play`` with ``pile``, by the
+  player on turn; a Skip that counters a waiting Draw Four on that pile is the victim's
+  (DOS-10: they may counter out of turn, after a Reverse).
 * Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
   turn (the deal) → ``turn_up``.
 * Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer``; ``dryer_event``).
@@ -520,7 +522,10 @@ class EventMapper:
 
     def _pile_event(self, zone: str, card: str, seat: int | None, t_ns: int | None) -> Event:
         if self.game == "dos":
-            payload = {"card": card, "pile": self.pile_of(zone)}
+            pile = self.pile_of(zone)
+            victim = self._counter_by(pile, card)
+            payload = {"card": card, "pile": pile}
+            seat = seat if victim is None else victim
             return Event("play", seat, payload, t_ns, Source.CAMERA)
         if self.game == "hit-the-deck":
             if seat is None:
@@ -528,6 +533,30 @@ class EventMapper:
             return Event("play", seat, {"card": card}, t_ns, Source.CAMERA)
         kind = "play" if card in _DD_PLAYS else "discard"
         return Event(kind, seat, {"card": card}, t_ns, Source.CAMERA)
+
+    def _counter_by(self, pile: str | None, card: str) -> int | None:
+        """The seat whose waiting Draw Four on ``pile`` the Skip ``card`` counters (DOS-10):
+        a Skip of its colour on its pile. The victim may counter out of turn (after a
+        Reverse), so the play is theirs, not the turn player's. None: no such Draw Four."""
+        if self.game != "dos" or self._view is None:
+            return None
+        from referee.dos.cards import Symbol
+
+        try:
+            skip: Any = self._parse(card)
+        except ValueError:
+            return None
+        if skip.symbol is not Symbol.SKIP:
+            return None
+        for four in self._view.get("pending_draw_fours") or ():
+            try:
+                drawn: Any = self._parse(four["card"])
+            except (KeyError, TypeError, ValueError):
+                continue
+            if four.get("pile") == pile and drawn.color is skip.color:
+                victim = four.get("victim")
+                return victim if isinstance(victim, int) else None
+        return None
 
     # --- a seat's laid Dash and handoffs (Deck Dash) -----------------------------
     def _block(self, obs: Observation, victim: int | None, on_turn: int | None) -> Proposal:
