@@ -193,7 +193,7 @@ def test_ruling_dash1_exactly_the_dash_no_extra_cards():
     result = check_dash("easy", 4, eight)
     assert not result.valid
     assert "Lay exactly 7 cards" in result.reason
-    assert "red 9 does not fit" in result.reason or "does not fit" in result.reason
+    assert "hand off the rest" in result.reason and "does not fit" not in result.reason
     assert check_dash("easy", 4, eight[:7]).valid
 
 

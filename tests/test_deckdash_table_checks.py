@@ -236,7 +236,9 @@ def test_ruling_dash1_an_extra_card_that_fits_nowhere_is_kept() -> None:
     assert reason("R1 Y1 R2 Y2 R3 Y3 G3").endswith(
         "Lay exactly 6 cards; hand off the rest once your Dash is down."
     )
+    # a card the advice hands off onto this Dash is not also said to "not fit"
     assert reason("R1 R2 R3 R4 R5 R6 R7 R8", 4).endswith(
-        "red 8 does not fit. Lay exactly 7 cards; hand off the rest once your Dash is down."
+        "the group of 7 red cards is complete. "
+        "Lay exactly 7 cards; hand off the rest once your Dash is down."
     )
-    assert "one Wild does not fit." in reason("R1 Y1 R2 Y2 R3 Y3 W")
+    assert "not fit" not in reason("R1 Y1 R2 Y2 R3 Y3 W")

@@ -180,29 +180,42 @@ def _why_not(
             + ([_count(real_wilds, "Wild")] if real_wilds else [])
         )
         pieces.append(f"the {group.label} ({have}) {_missing(group, gaps, missing, real_wilds)}")
-    extra = [_CELL_WORDS[idx] for idx, n in enumerate(left) for _ in range(n)]
     extra_cards = [_CELL_CARDS[idx] for idx, n in enumerate(left) for _ in range(n)]
     extra_cards += [WILD] * real
-    if real:
-        extra.append(_count(real, "Wild"))
-    if extra and laid:
-        verb = "does" if len(extra_cards) == 1 else "do"  # "one Wild does", not "do"
-        pieces.append(f"{join_words(extra)} {verb} not fit")
-    text = f"{head}: {'; '.join(pieces)}."
-    if not short and len(cards) > size:
-        groups = [_group(dash.parts[i], slots) for i, slots in closest]
-        text += " " + _extra_advice(size, groups, extra_cards)
-    return text
+    advice = ""
+    misfits = extra_cards if laid else []
+    if laid and not short and len(cards) > size:
+        fits: list[Card] = []
+        if not dash.first_to:  # a First-to Dash takes no handoffs (DD-11)
+            groups = [_group(dash.parts[i], slots) for i, slots in closest]
+            fits, misfits = _hand_off_all(groups, extra_cards)
+        advice = " " + _extra_advice(size, fits, misfits, first_to=dash.first_to)
+    if misfits:
+        # Only the cards that stay in hand "do not fit": the reply then advises handing
+        # the others off onto this very Dash.
+        verb = "does" if len(misfits) == 1 else "do"  # "one Wild does", not "do"
+        pieces.append(f"{_extra_words(misfits)} {verb} not fit")
+    return f"{head}: {'; '.join(pieces)}.{advice}"
 
 
-def _extra_advice(size: int, groups: list[Group], extra: list[Card]) -> str:
+def _extra_words(cards: list[Card]) -> str:
+    """ "red 8, green 9 and 2 Wilds": the numbered cards, then the Wilds counted."""
+    wilds = sum(1 for c in cards if c.is_wild)
+    words = [card_words(c) for c in cards if not c.is_wild]
+    return join_words(words + ([_count(wilds, "Wild")] if wilds else []))
+
+
+def _extra_advice(size: int, fits: list[Card], stays: list[Card], *, first_to: bool) -> str:
     """What to do with the cards laid beyond the Dash (DASH-1).
 
     "Hand off the rest" only helps for cards that go on the Dash once it is down; a card
     that fits none of its groups stays in the hand (or goes on another player's Dash).
+    A First-to Dash ends the round the moment it is down (DD-11): no handoffs, the rest
+    stays in hand (and counts as points when ``first_to_scoring`` is ``hand``, DD-2).
     """
-    fits, stays = _hand_off_all(groups, extra)
     head = f"Lay exactly {size} cards"
+    if first_to:
+        return f"{head} and keep the rest: laying a First-to Dash ends the round at once."
     if not stays:
         return f"{head}; hand off the rest once your Dash is down."
     kept = join_words([card_words(c) for c in stays])

@@ -126,6 +126,7 @@ def run_batch(lines: TextIO, out: TextIO) -> int:
             missing = [k for k in ("level", "dash", "cards") if k not in item]
             if missing:
                 raise MalformedInput(f"missing {', '.join(repr(k) for k in missing)}")
+            _no_nulls(item)
             level, number, cards = _request(item["level"], item["dash"], item["cards"])
         except MalformedInput as exc:
             malformed = True
@@ -134,6 +135,14 @@ def run_batch(lines: TextIO, out: TextIO) -> int:
         _emit(check_dash(level, number, cards).to_dict(), out)
         out.flush()
     return EXIT_MALFORMED if malformed else EXIT_VALID
+
+
+def _no_nulls(item: dict[str, Any]) -> None:
+    """A null field names the field: ``_request``'s "give --level" is about the flags."""
+    wants = {"level": '"easy" or "advanced"', "dash": "a whole number 1..12"}
+    for key, want in wants.items():
+        if item[key] is None:
+            raise MalformedInput(f'"{key}" must be {want}, not null')
 
 
 def _run_find(args: argparse.Namespace) -> int:

@@ -41,11 +41,15 @@ def optional_card(event: Event, key: str) -> Card | None:
     return None if value is None else read_card(value, f"{event.kind}.{key}")
 
 
-def read_hands(event: Event, n: int) -> list[list[Card] | int]:
-    """Per seat: a list of cards (scripted) or a count (table mode)."""
+def read_hands(event: Event, n: int, active: Sequence[int]) -> list[list[Card] | int]:
+    """Per seat: a list of cards (scripted) or a count (table mode).
+
+    Without ``hands`` every seat in the round gets 12 and the rest none: in a tie-break
+    only the tied players are dealt in (DD-12), and the default must be a legal deal.
+    """
     hands = event.get("hands")
     if hands is None:
-        return [HAND_SIZE] * n
+        return [HAND_SIZE if seat in active else 0 for seat in range(n)]
     if not isinstance(hands, list) or len(hands) != n:
         raise EventError(f"deal.hands must list one hand per player ({n})")
     out: list[list[Card] | int] = []

@@ -60,13 +60,13 @@ def deal(state: DeckDashState, event: Event) -> Result:
         raise Illegal("The game is over.")
     if state.round is not None:
         raise Illegal(f"Dash {state.round.dash} is still being played: finish it first.")
-    hands = read_hands(event, n)
+    active = state.tiebreak or tuple(range(n))
+    hands = read_hands(event, n, active)
     start = card_field(event, "start")
     scripted_flags = {isinstance(h, list) for h in hands}
     if len(scripted_flags) > 1:
         raise EventError("deal.hands: give every hand as a list of cards, or every hand as a count")
     scripted = scripted_flags == {True}
-    active = state.tiebreak or tuple(range(n))
     want = expected_dealer(state, active)
     if dealer is None:
         dealer = want if want is not None else active[0]
