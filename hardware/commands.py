@@ -187,14 +187,21 @@ def _print_check(check: ReplayCheck) -> None:
 
 
 def _pins(args: argparse.Namespace) -> int:
-    from hardware.config import PinMapError
+    """The map as it will be opened, and where it came from: a service unit naming another
+    file than the one edited shows here, not as dead pads."""
+    from hardware.config import PinMapError, find_config
 
     try:
         config = _config(args)
+        file = find_config(args.config)
     except PinMapError as exc:
         print(f"tabletop hw pins: {exc}", file=sys.stderr)
         return 2
+    print(f"config {file}" if file is not None else "(no config file: the default map)")
     print(f"mode {config.mode}, pull-up {config.pull_up}, debounce {config.debounce_ms:g} ms")
+    factory = config.pin_factory or "gpiozero's default (lgpio)"
+    free = ", ".join(f"BCM{p}" for p in config.free_pins) or "none"
+    print(f"pin factory {factory}, free pins {free}")
     for seat in config.seats:
         pins = ", ".join(f"{d} BCM{p}" for d, p in seat.to_dict().items())
         print(f"  seat {seat.seat}: {pins}")

@@ -38,6 +38,11 @@ OPTIONAL_RESERVED = {
     14: "TXD0 (serial console)",
     15: "RXD0 (serial console)",
 }
+# An input there cannot have ``pull_up = false``: the board's resistor always pulls it up.
+FIXED_PULL_UP = (2, 3)
+# gpiozero's own factories: the names to check ``pin_factory`` against where its package
+# metadata lists none (a third-party factory registers its own entry point there).
+GPIOZERO_FACTORIES = ("lgpio", "mock", "native", "pigpio", "rpigpio")
 CONFIG_ENV = "TABLETOP_CONFIG"
 DEFAULT_CONFIG_FILE = "tabletop.toml"
 
@@ -227,6 +232,8 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
         pins = {d: claim(_pin(entry[d], f"{where}.{d}"), f"{where}.{d}") for d in entry}
         if not any(d in pins for d in INPUTS):
             raise PinMapError(f"{where}: needs a pad or a call button")
+        if not pull_up:
+            _check_no_fixed_pull(pins, where, origin)
         seats[seat] = SeatPins(seat, **pins)
     buzzer = section.get("buzzer")
     if buzzer is not None:
@@ -240,6 +247,41 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
         pin_factory=factory,
         free_pins=free,
     )
+
+
+def _check_no_fixed_pull(pins: Mapping[str, int], where: str, origin: str) -> None:
+    """With ``pull_up = false`` an input switches to 3.3 V against a pull-down: on BCM 2/3
+    the board's fixed pull-up holds it high for ever, and gpiozero refuses to open it."""
+    for device in INPUTS:
+        pin = pins.get(device)
+        if pin in FIXED_PULL_UP:
+            raise PinMapError(
+                f"{where}.{device}: BCM {pin} (I2C) has a fixed 1.8 kΩ pull-up: it cannot be "
+                f"an input with {origin}.pull_up = false; use another pin"
+            )
+
+
+def pin_factory_names() -> tuple[str, ...]:
+    """The factory names gpiozero accepts here: its ``gpiozero_pin_factories`` entry points
+    (read from package metadata, gpiozero is not imported)."""
+    from importlib.metadata import entry_points
+
+    names = {ep.name for ep in entry_points(group="gpiozero_pin_factories")}
+    return tuple(sorted(names or GPIOZERO_FACTORIES))
+
+
+def check_pin_factory(config: HardwareConfig, origin: str = "hardware") -> HardwareConfig:
+    """Refuse a ``pin_factory`` this machine's gpiozero does not know (a typo such as
+    "lgpoi"), when the config is loaded rather than when the pins are opened. Not part of
+    ``parse_hardware``: a pad log's header names the factory of the machine it was
+    recorded on, which a replay elsewhere never opens."""
+    known = pin_factory_names()
+    if config.pin_factory is not None and config.pin_factory not in known:
+        raise PinMapError(
+            f"{origin}.pin_factory: {config.pin_factory!r} is not a gpiozero pin factory; "
+            f"known: {', '.join(known)} (leave it out for gpiozero's default, lgpio)"
+        )
+    return config
 
 
 def default_config(mode: str | None = None) -> HardwareConfig:
@@ -259,7 +301,7 @@ def parse_toml(text: str, origin: str = "tabletop.toml") -> HardwareConfig:
         raise PinMapError(f"{origin}: nested too deeply to be a config") from None
     if "hardware" not in data:
         return default_config()
-    return parse_hardware(data["hardware"])
+    return check_pin_factory(parse_hardware(data["hardware"]))
 
 
 def config_path(path: str | os.PathLike[str] | None = None) -> Path:
@@ -267,12 +309,24 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(path or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG_FILE)
 
 
-def load_config(path: str | os.PathLike[str] | None = None) -> HardwareConfig:
-    """Read and validate the pin map; a missing default file means the default map."""
+def find_config(path: str | os.PathLike[str] | None = None) -> Path | None:
+    """The config file to read, or None for the default map (no ./tabletop.toml). A file
+    named by ``path`` or $TABLETOP_CONFIG must exist: a typo in a service unit would
+    otherwise drive the default map's output pins on a table wired otherwise."""
     file = config_path(path)
-    if not file.exists():
-        if path is not None:
-            raise PinMapError(f"{file}: no such config file")
+    if file.exists():
+        return file
+    if path is not None:
+        raise PinMapError(f"{file}: no such config file")
+    if os.environ.get(CONFIG_ENV):
+        raise PinMapError(f"{CONFIG_ENV} names {file}: no such config file")
+    return None
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> HardwareConfig:
+    """Read and validate the pin map; no ./tabletop.toml means the default map."""
+    file = find_config(path)
+    if file is None:
         return default_config()
     try:
         text = file.read_text(encoding="utf-8-sig")  # Notepad may have put a BOM first

@@ -56,13 +56,16 @@ def play_script(
     A press's bounces are stamped ahead of the clock (0.2 ms a pair: up to 0.2 s for the
     most ``--bounce`` allows), so the next press starts ``gap_s`` after the last of them at
     the earliest: stamped "now", it could come before the previous release and be dropped
-    as its bounce, and a recording's times would run backwards."""
+    as its bounce, and a recording's times would run backwards. It waits for the clock to
+    reach that time: stamped ahead of it, each press would run further ahead of the last
+    (``hw test`` showed negative, growing edge → event latencies)."""
     gap_ns = round(gap_s * 1e9)
-    after: int | None = None  # the earliest stamp the next press may have
+    after = time.monotonic_ns()  # the earliest stamp the next press may have
     for seat, device in presses:
+        _sleep_until(after)
         if stop is not None and stop.is_set():
             return
-        t = time.monotonic_ns() if after is None else max(time.monotonic_ns(), after)
+        t = max(time.monotonic_ns(), after)
         table.drive(seat, device, True, t)
         for k in range(bounces):
             table.drive(seat, device, False, t + 200_000 * k + 100_000)
@@ -70,7 +73,13 @@ def play_script(
         end = t + 200_000 * bounces + 100_000
         table.drive(seat, device, False, end)
         after = end + gap_ns
-        time.sleep(gap_s)
+
+
+def _sleep_until(t_ns: int) -> None:
+    """Sleep until the monotonic clock reads ``t_ns`` (``time.sleep`` may wake a little
+    early on some systems: check again)."""
+    while (left := t_ns - time.monotonic_ns()) > 0:
+        time.sleep(left / 1e9)
 
 
 def press_from_lines(table: Table, lines: TextIO) -> None:
@@ -98,7 +107,8 @@ def run_hw_test(
     """Wait until every wired input was pressed (or the timeout); 0 when all were seen.
     ``script`` plays virtual presses, and the test ends when it has played them all (no
     later press can come); an input it never pressed is named as such, not as wiring to
-    check. ``feeder`` is any other source of presses (stdin)."""
+    check. ``feeder`` is any other source of presses (stdin): it too ends the test when it
+    ends (end of input). On virtual pads an input never seen was not pressed: no wiring."""
     expected = list(table.inputs)
     clock = table.clock
     print(
@@ -117,15 +127,15 @@ def run_hw_test(
     seen: dict[tuple[int, str], PadEvent] = {}
     latencies: list[int] = []
     deadline = time.monotonic() + timeout_s
-    scripted = player if script is not None else None
     try:
         while len(seen) < len(expected):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            # the script's thread hands each press to the queue before it ends: once it has
-            # ended and the queue is empty, nothing more will come
-            played = scripted is not None and not scripted.is_alive()
+            # the feeder's thread hands each press to the queue before it ends (a script
+            # played, stdin at its end): once it has ended and the queue is empty, nothing
+            # more will come
+            played = player is not None and not player.is_alive()
             try:
                 event = q.get(timeout=min(left, 0.5)) if not played else q.get_nowait()
             except queue.Empty:
@@ -166,7 +176,9 @@ def run_hw_test(
             file=out,
         )
     unseen = [k for k in missing if k not in unscripted]
-    if unseen:
+    if unseen and table.is_virtual:
+        print(f"NOT SEEN: {_names(unseen)} — not pressed (virtual pads)", file=out)
+    elif unseen:
         print(f"NOT SEEN: {_names(unseen)} — check wiring (docs/HARDWARE.md)", file=out)
     if missing:
         return 1

@@ -13,11 +13,13 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gpiozero import LED, Button, Buzzer
+from gpiozero import LED, Button, Buzzer, Device
+from gpiozero.exc import GPIOPinInUse, PinFactoryFallback
 
 from hardware.bus import EventBus, Outbox
 from hardware.clock import EdgeClock, edge_clock
@@ -58,32 +60,85 @@ class StampedButton(Button):
             super()._fire_events(ticks, new_active)
 
 
+def gpio_chips() -> list[Path]:
+    """The GPIO character devices of this machine (none on a laptop)."""
+    return sorted(Path("/dev").glob("gpiochip*"))
+
+
 def gpio_available() -> bool:
     """A GPIO character device this user can open (a Pi, or a board with gpiochips)."""
-    chips = sorted(Path("/dev").glob("gpiochip*"))
-    return any(os.access(chip, os.R_OK | os.W_OK) for chip in chips)
+    return any(os.access(chip, os.R_OK | os.W_OK) for chip in gpio_chips())
+
+
+NORMAL_USER_HINT = "see docs/HARDWARE.md 'Running as a normal user', or use mode = \"virtual\""
+
+
+def _auto_mode() -> str:
+    """``auto``: gpio where this user can open a gpiochip, virtual where there is none. A
+    gpiochip this user cannot open is an error: virtual pads there leave the table's real
+    pads dead while the dashboard looks fine."""
+    chips = gpio_chips()
+    if not chips:
+        return "virtual"
+    if gpio_available():
+        return "gpio"
+    raise HardwareError(
+        f"{chips[0]} exists but this user cannot open it: add the user to the gpio group "
+        "(docs/HARDWARE.md 'Running as a normal user', step 2), or set mode = \"virtual\""
+    )
+
+
+def _lgpio_missing(name: str | None) -> bool:
+    """lgpio would be the factory (named, or gpiozero's default with no
+    GPIOZERO_PIN_FACTORY) and it is not installed."""
+    if name not in (None, "lgpio"):
+        return False
+    from hardware.lgpio_workdir import import_lgpio
+
+    # imported here, before gpiozero does: keeps .lgd-nfy* out of the working directory
+    installed = import_lgpio()
+    return not installed and (name is not None or not os.environ.get("GPIOZERO_PIN_FACTORY"))
+
+
+def _default_factory() -> Any:
+    """gpiozero's default factory (``Device.pin_factory``, made now if there is none). When
+    none loads, the error names why lgpio (tried first) did not, not "Unable to load any
+    default pin factory!" after four fallback warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PinFactoryFallback)
+        try:
+            Device.ensure_pin_factory()
+        except Exception as exc:  # BadPinFactory: every default failed; a misspelt env name
+            fallbacks = [str(w.message) for w in caught if w.category is PinFactoryFallback]
+            why = fallbacks[0] if fallbacks else str(exc)
+            hint = f"; {NORMAL_USER_HINT}" if _denied(why) else ""
+            raise HardwareError(f"cannot open the GPIO pins ({why}){hint}") from exc
+    for w in caught:  # a factory did load: a fallback is still worth its warning
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return Device.pin_factory
 
 
 def make_factory(config: HardwareConfig, mode: str | None = None) -> tuple[Any, str]:
     """The pin factory for ``mode`` (default: the config's), and the mode actually used.
 
-    ``virtual`` → NsMockFactory; ``gpio`` → the named gpiozero factory, or ``None`` so that
-    gpiozero picks its default (lgpio first; GPIOZERO_PIN_FACTORY overrides); ``auto`` →
-    gpio when a gpiochip is accessible, else virtual.
+    ``virtual`` → NsMockFactory; ``gpio`` → the named gpiozero factory, or gpiozero's
+    default (lgpio first; GPIOZERO_PIN_FACTORY overrides); ``auto`` → gpio when a gpiochip
+    is accessible, virtual when there is none (see ``_auto_mode``).
     """
     mode = mode or config.mode
     if mode == "auto":
-        mode = "gpio" if gpio_available() else "virtual"
+        mode = _auto_mode()
     if mode == "virtual":
         return NsMockFactory(), mode
     if mode != "gpio":
         raise ValueError(f"unknown hardware mode {mode!r}")
-    if config.pin_factory in (None, "lgpio"):
-        from hardware.lgpio_workdir import import_lgpio
-
-        import_lgpio()  # before gpiozero tries: keeps .lgd-nfy* out of the working directory
+    if _lgpio_missing(config.pin_factory):  # not gpiozero's four fallback warnings
+        raise HardwareError(
+            "lgpio is not installed: install it (docs/HARDWARE.md 'Running as a normal user', "
+            'step 1), name another gpiozero factory in pin_factory, or use mode = "virtual"'
+        )
     if config.pin_factory is None:
-        return None, mode
+        return _default_factory(), mode
     from importlib.metadata import entry_points
 
     found = entry_points(group="gpiozero_pin_factories", name=config.pin_factory)
@@ -92,7 +147,47 @@ def make_factory(config: HardwareConfig, mode: str | None = None) -> tuple[Any, 
     try:
         return next(iter(found)).load()(), mode
     except Exception as exc:  # the library's own errors: missing lgpio, no permission …
-        raise HardwareError(f"cannot open pin factory {config.pin_factory!r}: {exc}") from exc
+        why = f"cannot open pin factory {config.pin_factory!r}: {exc}"
+        raise HardwareError(f"{why}; {NORMAL_USER_HINT}" if _denied(exc) else why) from exc
+
+
+def _denied(exc: BaseException) -> bool:
+    """A permission or open error: the gpiochip is there but this user may not use it."""
+    if isinstance(exc, PermissionError):
+        return True
+    text = str(exc).lower()
+    return any(word in text for word in ("permi", "can not open", "cannot open", "denied"))
+
+
+def _in_use(exc: BaseException) -> bool:
+    """A pin claimed already: gpiozero's GPIOPinInUse in this program, lgpio's "GPIO busy"
+    for a line another program holds."""
+    return isinstance(exc, GPIOPinInUse) or "busy" in str(exc).lower()
+
+
+def open_error(exc: BaseException) -> str:
+    """Why the pins did not open, in words with the advice that fits: the normal-user hint
+    only for permission errors, never for a pin another program holds."""
+    if _in_use(exc):
+        return (
+            f"cannot open the GPIO pins ({exc}): another program holds the pins "
+            "(is `tabletop serve` running?)"
+        )
+    if _denied(exc):
+        return f"cannot open the GPIO pins ({exc}); {NORMAL_USER_HINT}"
+    return f"cannot open the GPIO pins ({exc})"
+
+
+def factory_name(factory: Any) -> str:
+    """The gpiozero name of a factory ("lgpio"), else its class name."""
+    from importlib.metadata import entry_points
+
+    cls = type(factory)
+    where = f"{cls.__module__}:{cls.__qualname__}"
+    for ep in entry_points(group="gpiozero_pin_factories"):
+        if ep.value == where:
+            return ep.name
+    return cls.__name__
 
 
 class Table:
@@ -110,7 +205,9 @@ class Table:
     never passed back to the device that saw the edge.
 
     ``own_factory``: the table created ``factory`` (``Table.open``, a replay) and closes it
-    with its devices; a factory handed in by the caller is the caller's to close.
+    with its devices; a factory handed in by the caller is the caller's to close, and
+    gpiozero's default (``pin_factory`` unset) is gpiozero's: shared by every device of the
+    program, closed by gpiozero at exit, used again by a reopened table.
     """
 
     def __init__(
@@ -165,14 +262,18 @@ class Table:
         """Open the table for real (gpio), virtually, or whichever ``auto`` finds."""
         factory, used = make_factory(config, mode)
         try:
-            return cls(config, factory, mode=used, own_factory=True)
+            shared = factory is not None and factory is Device.pin_factory
+            return cls(config, factory, mode=used, own_factory=not shared)
         except HardwareError:
             raise
         except Exception as exc:
-            raise HardwareError(
-                f"cannot open the GPIO pins ({exc}); see docs/HARDWARE.md "
-                "'Running as a normal user', or use mode = \"virtual\""
-            ) from exc
+            raise HardwareError(open_error(exc)) from exc
+
+    def describe(self) -> str:
+        """Which pads these are, for a start-up line: virtual, or GPIO and its factory."""
+        if self.is_virtual:
+            return "virtual pads (tap them on the dashboard)"
+        return f"real GPIO pads (pin factory {factory_name(self.factory)})"
 
     # -- edges ---------------------------------------------------------------------------
     def _make_handler(self, seat: int, device: str) -> Callable[[Any, bool], None]:

@@ -49,7 +49,7 @@ def test_a_backup_of_a_database_locked_too_long_says_so_and_stops(
     assert not copy.exists()
 
 
-def test_the_documented_service_keeps_its_database_across_restarts(monkeypatch):
+def test_the_documented_service_keeps_its_database_across_restarts(monkeypatch, tmp_path):
     """docs/HARDWARE.md's unit runs in ``WorkingDirectory=/run/tabletop``, its
     ``RuntimeDirectory``: a RAM folder systemd deletes whenever the service stops. With no
     ``db`` named, the database was ``var/tabletop.db`` there: every game and the PIN were lost
@@ -67,7 +67,9 @@ def test_the_documented_service_keeps_its_database_across_restarts(monkeypatch):
     monkeypatch.delenv("TABLETOP_DB", raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    assert not Path(env["TABLETOP_CONFIG"]).exists()  # this machine: the defaults, as the unit's
+    empty = tmp_path / "tabletop.toml"  # the unit's file must exist; empty: the defaults
+    empty.touch()
+    monkeypatch.setenv("TABLETOP_CONFIG", str(empty))
     cfg = _config(build_parser().parse_args(["serve"]), "serve")
     db = workdir / cfg.db_path  # a relative path is read from the working directory
     assert not db.is_relative_to(workdir), db

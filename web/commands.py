@@ -27,11 +27,20 @@ FROM_CONFIG = object()  # an option not given: the config file (or the default) 
 def _config(args: argparse.Namespace, command: str) -> Any:
     """The dashboard's settings: the config file (``--config``, else ``$TABLETOP_CONFIG``,
     else ./tabletop.toml, as the ``[hardware]`` section is found) or the defaults, then
-    ``--db`` or ``$TABLETOP_DB``; None after naming what is wrong with the file."""
+    ``--db`` or ``$TABLETOP_DB``; None after naming what is wrong with the file. A file
+    named by ``--config`` or ``$TABLETOP_CONFIG`` must exist: a typo in a service unit
+    would otherwise run on the defaults (another database, the default pin map)."""
     from web.config import DEFAULT_CONFIG, ConfigError, WebConfig, load_file
 
     cfg = WebConfig()
-    config_path = Path(args.config or os.environ.get("TABLETOP_CONFIG") or DEFAULT_CONFIG)
+    from_env = os.environ.get("TABLETOP_CONFIG")
+    config_path = Path(args.config or from_env or DEFAULT_CONFIG)
+    if not args.config and from_env and not config_path.exists():  # as --config: a slip
+        print(
+            f"tabletop {command}: TABLETOP_CONFIG names {config_path}: no such config file",
+            file=sys.stderr,
+        )
+        return None
     try:
         if args.config or config_path.exists():
             cfg = load_file(config_path, cfg)
@@ -187,6 +196,7 @@ def _announce(cfg: Any, services: Any) -> None:
         _warn_without_models(cfg.models_dir)
     shown = tablet_host(cfg.host)
     print(f"Tabletop Referee dashboard on http://{shown}:{cfg.port}/  (database {cfg.db_path})")
+    print(f"Pads: {_pads_in_use(cfg.pads)}")
     if not services.settings.pin_is_set:
         print(
             f"No referee PIN yet. On the tablet open http://{shown}:{cfg.port}/pin/setup and "
@@ -200,6 +210,15 @@ def _announce(cfg: Any, services: Any) -> None:
         else:
             print("Camera refereeing is off; turn it on from the Live page.")
     sys.stdout.flush()
+
+
+def _pads_in_use(pads: object | None) -> str:
+    """Which pads the dashboard runs on: the family learns at start-up that the table's real
+    pads are not in use (virtual pads look the same on the tablet until one is slapped)."""
+    describe = getattr(getattr(pads, "table", None), "describe", None)
+    if callable(describe):
+        return str(describe())
+    return "virtual pads (tap them on the dashboard): the table's pads are not in use"
 
 
 def _warn_without_models(models_dir: str | None) -> None:
