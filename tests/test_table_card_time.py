@@ -209,3 +209,29 @@ def test_ruling_tbl20_a_card_two_runs_agreed_on_keeps_its_time_after_a_misread_a
     for k, reading in enumerate(frames):
         out += tracker.update(k * 100 * ms, {PILE: reading}, from_departure=True)
     assert [(o.after, o.event_t_ns) for o in out] == [(("R5",), 0), (("HAND",), 400 * ms)]
+
+
+def test_ruling_tbl1_the_settle_window_counts_from_the_first_clear_frame() -> None:
+    """A card's *time* is its pile's departure (TBL-20), but the 80 ms it must hold counts
+    from the first frame it was read in: counted from the departure, a card laid under a hand
+    and taken back after 3 clear frames at 30 fps (67 ms) settled as a play nobody made
+    (bench.table videos: 2 spurious plays in 3 videos)."""
+    frame_ns = 33_333_333
+    tracker = StabilityTracker(committed={PILE: ("Y4",)})
+    hand = ZoneReading((), occluded=True)
+    frames = [hand] * 5 + [ZoneReading(("D2D1",))] * 3 + [hand] * 3 + [ZoneReading(("Y4",))] * 6
+    settled = [
+        obs.after
+        for i, reading in enumerate(frames)
+        for obs in tracker.update(i * frame_ns, {PILE: reading}, fresh=True, from_departure=True)
+    ]
+    assert settled == []  # shown for 67 ms, then taken back: the pile still shows Y4
+    # held for 80 ms after its first clear frame it settles, timed from the departure
+    tracker = StabilityTracker(committed={PILE: ("Y4",)})
+    frames = [hand] * 5 + [ZoneReading(("D2D1",))] * 4
+    out = [
+        (i, obs)
+        for i, reading in enumerate(frames)
+        for obs in tracker.update(i * frame_ns, {PILE: reading}, fresh=True, from_departure=True)
+    ]
+    assert [(i, obs.after, obs.t_ns) for i, obs in out] == [(8, ("D2D1",), 0)]

@@ -141,10 +141,13 @@ def lies_elsewhere(
 @dataclass
 class _Candidate:
     cards: tuple[str, ...]
-    first_ns: int
+    first_ns: int  # the card's time: from its pile's departure (TBL-20)
     frames: int
     confidence: float
     pose: Pose | None = None
+    # the first frame it was read in: the settle window (min_ns) counts from here, not from
+    # the departure, or a card laid and taken back within 80 ms after a hand would settle
+    seen_ns: int = 0
     # first seen after a gap in the frames (TBL-10), or after a departure too long ago to tell
     # when the card landed (TBL-20): no event may carry its time
     after_gap: bool = False
@@ -291,6 +294,7 @@ class StabilityTracker:
                     reading.confidence,
                     reading.pose,
                     after_gap=untimed,
+                    seen_ns=t_ns,
                 )
                 self._candidates[zone] = cand
             cand.frames += 1
@@ -303,7 +307,7 @@ class StabilityTracker:
             if (
                 cand.frames >= self.min_frames
                 and cand.detections >= self._needed
-                and t_ns - cand.first_ns >= self.min_ns
+                and t_ns - cand.seen_ns >= self.min_ns
             ):
                 out.append(
                     Observation(
