@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from referee.cli_args import fraction, positive_int, ranged, thread_count
+from referee.cli_args import fraction, non_negative_int, positive_int, ranged, thread_count
 
 ANY_DECK = "any"  # ``--deck any``: read any colour with any value (VIS-9 off)
 # identify reads photos taken from any distance, so it also looks at them shrunk by 2 and 4
@@ -17,6 +17,8 @@ IDENTIFY_ZOOM_OUT = 2
 # The most shrunk passes: the 4th shrinks by 16, so a card filling the frame is 6 % of it,
 # under the learnt 11-33 % of its height; more passes only cost time (each a detector run).
 MAX_ZOOM_OUT = 4
+# every command's --models default: the repo's models/, wherever the command is run from
+MODELS = str(Path(__file__).resolve().parent.parent / "models")
 
 
 def train_plan(args: argparse.Namespace):
@@ -59,35 +61,50 @@ def train_plan(args: argparse.Namespace):
 
 
 def _train(args: argparse.Namespace) -> int:
-    from vision.train import STAGES, PlanError, run_plan
+    from vision.runtime.onnx_model import ModelError
+    from vision.train import STAGES, PlanError, check_models, check_stages, run_plan
+
+    def fail(why: str) -> int:
+        print(f"tabletop vision train: {why}", file=sys.stderr)
+        return 2
 
     plan = train_plan(args)
     work = Path(args.work) if args.work else Path("runs") / f"train-seed{args.seed}"
+    models = Path(args.models)
     stages = STAGES
     if args.stages is not None:  # "" or "," names no stage: not "all of them"
         stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
         if not stages:
-            print("tabletop vision train: --stages names no stage", file=sys.stderr)
-            return 2
+            return fail("--stages names no stage")
+    if work.exists() and not work.is_dir():
+        return fail(f"--work {work}: not a folder")
     try:
-        run_plan(plan, work, Path(args.models), log=lambda m: print(m, flush=True), stages=stages)
-    except PlanError as exc:
-        print(f"tabletop vision train: {exc}", file=sys.stderr)
-        return 2
+        check_stages(stages, work)
+        check_models(stages, models)  # before minutes of rendering
+        run_plan(plan, work, models, log=lambda m: print(m, flush=True), stages=stages)
+    except (PlanError, ModelError) as exc:  # ModelError: a models file broken, not missing
+        return fail(str(exc))
+    except OSError as exc:  # a folder that cannot be written, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        return fail(f"{where}{exc.strerror or exc}")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     from vision.train import TrainPlan
-    from vision.yolo import WeightsMissing, export_all
+    from vision.yolo import ExportError, WeightsMissing, export_all
 
     detector_hw = TrainPlan().det_run_hw  # the shape the shipped detector runs at
     try:
         exported = export_all(
             Path(args.models), dynamic_classifiers=not args.fixed_batch, detector_hw=detector_hw
         )
-    except WeightsMissing as exc:  # names the missing .pt and says to train first
+    except (WeightsMissing, ExportError) as exc:  # each names its file
         print(f"tabletop vision export: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # renaming into the models folder
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tabletop vision export: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     for path in exported:
         print(path)
@@ -314,7 +331,7 @@ def _runtime_args(p: argparse.ArgumentParser, zoom_out: int = 0) -> None:
         help="deck profile name (models/decks/NAME.json) or a JSON path; default: any card of a"
         f" known deck (VIS-9); {ANY_DECK!r}: any colour with any value",
     )
-    p.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
+    p.add_argument("--models", default=MODELS)
     p.add_argument("--conf", type=fraction, default=0.4, help="detector confidence threshold")
     p.add_argument(
         "--min-confidence",
@@ -339,9 +356,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     vsub = vision.add_subparsers(dest="vision_command", required=True, metavar="ACTION")
 
     tr = vsub.add_parser("train", help="render data and train the card models (Ultralytics, CPU)")
-    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--seed", type=non_negative_int, default=0)
     tr.add_argument("--work", help="working folder for data and runs (default runs/train-seedN)")
-    tr.add_argument("--models", default="models", help="where the ONNX/.pt files go")
+    tr.add_argument(
+        "--models", default=MODELS, help="where the ONNX/.pt files go (default: the repo's)"
+    )
     tr.add_argument("--det-images", type=positive_int, default=500)
     tr.add_argument("--det-epochs", type=positive_int, default=16)
     tr.add_argument("--crops", type=positive_int, default=6000)
@@ -394,14 +413,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tr.set_defaults(handler=_train)
 
     ex = vsub.add_parser("export", help="export the trained .pt models in MODELS to ONNX")
-    ex.add_argument("--models", default="models")
+    ex.add_argument("--models", default=MODELS)
     ex.add_argument("--fixed-batch", action="store_true", help="classifiers take batch 1 only")
     ex.set_defaults(handler=_export)
 
     qu = vsub.add_parser(
         "quantize", help="write int8 twins (card-*.int8.onnx) the runtime then prefers"
     )
-    qu.add_argument("--models", default="models")
+    qu.add_argument("--models", default=MODELS)
     qu.add_argument("--frames", type=positive_int, default=96, help="rendered calibration scenes")
     qu.add_argument(
         "--which",
@@ -441,7 +460,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--style", help="only this art style (e.g. halftone, the second held-out style)"
     )
     rd.add_argument("--n", type=positive_int, default=200)
-    rd.add_argument("--seed", type=int, default=1000)
+    rd.add_argument("--seed", type=non_negative_int, default=1000)
     rd.add_argument("--decks", default="deck-dash,dos,hit-the-deck")
     rd.set_defaults(handler=_render)
 

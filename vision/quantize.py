@@ -17,7 +17,9 @@ ignores it once the float model changes (retrained, fine-tuned): re-run this com
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -150,7 +152,30 @@ def calibration_batches(
 
 
 def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray]) -> Path:
-    """Write the int8 twin of ``src`` to ``dst``, calibrated on ``inputs``."""
+    """Write the int8 twin of ``src`` to ``dst``, calibrated on ``inputs``: into a temporary
+    file beside it, renamed over ``dst`` once whole, so a run cut short (a full disk, a kill)
+    leaves the last twin or none, never a truncated one. An ``OSError`` names ``dst``."""
+    try:
+        fd, name = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.stem}-", suffix=".onnx")
+    except OSError as exc:  # a folder that cannot be written
+        raise OSError(exc.errno, exc.strerror, str(dst)) from exc
+    os.close(fd)
+    part = Path(name)
+    try:
+        _quantize_to(src, part, inputs)
+        shutil.copymode(src, part)  # mkstemp's is 0600: readable by its owner only
+        os.replace(part, dst)
+    except OSError as exc:
+        if exc.filename not in (None, name):
+            raise  # another file (the float model), named already
+        raise OSError(exc.errno, exc.strerror or str(exc), str(dst)) from exc  # ENOSPC: no name
+    finally:
+        part.unlink(missing_ok=True)
+    return dst
+
+
+def _quantize_to(src: Path, dst: Path, inputs: list[np.ndarray]) -> None:
+    """``quantize_model``'s work, written straight to ``dst``."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -198,7 +223,6 @@ def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray]) -> Path:
     for k, v in meta.items():
         q.metadata_props.add(key=k, value=v)
     onnx.save(q, str(dst))
-    return dst
 
 
 def agreement(float_reader: CardReader, int8_reader: CardReader, frames: list) -> dict:

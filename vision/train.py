@@ -11,7 +11,6 @@ detector and crop classifiers do. The data each stage trains on is rendered by
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
@@ -322,6 +321,45 @@ LATE_CLASSIFIER_PAIRS: dict[str, tuple[str, str | None]] = {
 
 # detector stages whose tables' faces carry printed frames, in the wider typefaces (round 9)
 FRAMED_DETECTOR_STAGES = ("detector-round9", "detector-round11")
+# the stages that start from no weights; every other one but the soups goes on from the
+# .pt in the models folder
+FROM_SCRATCH = ("symbol", "color", "detector", "corner")
+
+
+def stage_stem(stage: str) -> str:
+    """The model a stage trains, named as its files are: ``symbol-round8`` → ``card-symbol``."""
+    return "card-" + stage.split("-")[0]
+
+
+def cuts_crops(stage: str) -> bool:
+    """Whether a stage's data is cut from rendered tables with the models in the models
+    folder (a ``CardReader``): every classifier stage after round 1's."""
+    detector = stage_stem(stage) == "card-detector"
+    return not detector and stage not in ROUND1_CROPS and stage not in SOUPS
+
+
+def missing_inputs(stages: tuple[str, ...], models_dir: Path) -> dict[tuple[str, str], list[str]]:
+    """What the selected stages need from ``models_dir`` and it lacks, as (stage, how it
+    uses them) → file names: the weights a stage goes on from (unless an earlier selected
+    stage writes them) and the models that cut a stage's crops (all data is rendered before
+    any stage trains, so those must be there already)."""
+    from vision.runtime.reader import COLOR, DETECTOR, SYMBOL  # what a CardReader loads
+
+    needs: dict[str, tuple[str, str]] = {}  # file name → the first stage needing it, and how
+    written: set[str] = set()
+    for stage in (s for s in STAGES if s in stages):
+        stem = stage_stem(stage)
+        if stage not in FROM_SCRATCH and stage not in SOUPS and stem not in written:
+            needs.setdefault(f"{stem}.pt", (stage, "goes on from"))
+        if cuts_crops(stage):
+            for name in (DETECTOR, SYMBOL, COLOR):
+                needs.setdefault(name, (stage, "cuts its crops with"))
+        written.add(stem)
+    missing: dict[tuple[str, str], list[str]] = {}
+    for name, use in needs.items():
+        if not (models_dir / name).is_file():
+            missing.setdefault(use, []).append(name)
+    return missing
 
 
 def stage_weights(work: Path, stage: str) -> Path:
@@ -348,16 +386,10 @@ def late_detector_stages(plan: TrainPlan) -> dict[str, tuple[int, int, int, int]
     }
 
 
-def run_plan(
-    plan: TrainPlan, work: Path, models_dir: Path, *, log=print, stages: tuple[str, ...] = STAGES
-) -> dict:
-    """Render data, train the card networks, export ONNX into ``models_dir``.
-
-    Rendered data is cached in ``work`` (same seed → same data); ``stages`` retrains only some
-    networks (the others keep their shipped weights). Timings merge into cards-training.json.
-    An unknown stage name is an error before anything is rendered (a typo would otherwise
-    skip the stage silently).
-    """
+def check_stages(stages: tuple[str, ...], work: Path) -> None:
+    """``PlanError`` for an unknown stage name (a typo would otherwise skip the stage
+    silently) or a soup stage whose ingredients' weights are neither in ``work`` nor made
+    by this run."""
     unknown = [s for s in stages if s not in STAGES]
     if unknown:
         raise PlanError(
@@ -373,6 +405,35 @@ def run_plan(
                 f"{soup} needs the weights of {', '.join(missing)}: run those stages"
                 f" first (missing: {', '.join(str(stage_weights(work, s)) for s in missing)})"
             )
+
+
+def check_models(stages: tuple[str, ...], models_dir: Path) -> None:
+    """``PlanError`` naming each file of ``models_dir`` the stages need and lack
+    (``missing_inputs``). ``vision train`` checks it before ``run_plan``, which its tests run
+    with training stubbed out and an empty models folder."""
+    missing = missing_inputs(stages, models_dir)
+    if missing:
+        uses = "; ".join(
+            f"{', '.join(names)} ({stage} {how} {'it' if len(names) == 1 else 'them'})"
+            for (stage, how), names in missing.items()
+        )
+        raise PlanError(
+            f"missing from {models_dir}: {uses}: copy the shipped models there or train the"
+            " stages that make them first (tabletop vision export writes the ONNX files from"
+            " the .pt files)"
+        )
+
+
+def run_plan(
+    plan: TrainPlan, work: Path, models_dir: Path, *, log=print, stages: tuple[str, ...] = STAGES
+) -> dict:
+    """Render data, train the card networks, export ONNX into ``models_dir``.
+
+    Rendered data is cached in ``work`` (same seed → same data); ``stages`` retrains only some
+    networks (the others keep their shipped weights). Timings merge into cards-training.json.
+    ``check_stages`` refuses a request before anything is rendered.
+    """
+    check_stages(stages, work)
     yolo.setup_offline()
     from vision.decks import load_deck
     from vision.render.dataset import write_crops, write_detector_dataset
@@ -762,7 +823,7 @@ def run_plan(
             )
         timings[f"train_{stage}_s"] = time.time() - t
         results[stage] = str(yolo.export_onnx(weights, imgsz, models_dir / f"{stem}.onnx"))
-        shutil.copy(weights, models_dir / f"{stem}.pt")
+        yolo.install(weights, models_dir / f"{stem}.pt")
         log(f"{stage} trained in {timings[f'train_{stage}_s']:.0f}s")
     timings["total_s"] = time.time() - t0
     meta_path = models_dir / "cards-training.json"

@@ -5,8 +5,12 @@ settings and the augmentations that would teach wrong things about cards are set
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG_DIR = REPO / "runs" / "ultralytics-config"
@@ -192,6 +196,20 @@ def interpolate_weights(before: Path, after: Path, alpha: float, dest: Path) -> 
     return dest
 
 
+def install(src: Path, dest: Path) -> Path:
+    """Copy ``src`` to ``dest`` through a temporary file beside it, renamed over ``dest`` once
+    whole: a copy cut short (a full disk) leaves the old file, never a truncated one."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}-")
+    os.close(fd)
+    try:
+        shutil.copy(src, name)  # with src's mode, not mkstemp's 0600
+        os.replace(name, dest)
+    finally:
+        Path(name).unlink(missing_ok=True)
+    return dest
+
+
 def export_onnx(weights: Path, imgsz: int | list[int], dest: Path) -> Path:
     """``weights`` as a batch-1 ONNX file at ``dest``; ``imgsz`` a side or [height, width]."""
     from ultralytics import YOLO
@@ -201,9 +219,8 @@ def export_onnx(weights: Path, imgsz: int | list[int], dest: Path) -> Path:
             format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False
         )
     )
-    dest.parent.mkdir(parents=True, exist_ok=True)
     if onnx_path.resolve() != dest.resolve():
-        shutil.copy(onnx_path, dest)
+        install(onnx_path, dest)
     return dest
 
 
@@ -213,11 +230,29 @@ MODEL_FILES = {  # .pt in models/ → (ONNX name, input size or None: as trained
     "card-color.pt": ("card-color.onnx", 32, True),
     "card-corner.pt": ("card-corner.onnx", None, True),
 }
+# what Ultralytics raises for a file that is no checkpoint it can load (empty, truncated, not
+# a pickle, a plain state dict, a model of another library)
+CHECKPOINT_ERRORS = (
+    TypeError,
+    ValueError,
+    RuntimeError,
+    EOFError,
+    AttributeError,
+    KeyError,
+    ModuleNotFoundError,
+    pickle.UnpicklingError,
+)
 
 
 class WeightsMissing(FileNotFoundError):
     """A ``.pt`` to export is not in the models folder (only this is the user's to fix:
     any other missing file during an export is a fault and is not caught as this)."""
+
+
+class ExportError(ValueError):
+    """A ``.pt`` that cannot become the ONNX model its name says (no checkpoint Ultralytics
+    can load, another kind of model) or a models folder the export cannot be written into
+    (a full disk): the message names the file."""
 
 
 def export_all(
@@ -227,26 +262,79 @@ def export_all(
 ) -> list[Path]:
     """Re-export the shipped .pt weights to ONNX (classifiers with a dynamic batch size so a
     frame's cards are read in one call; the detector at ``detector_hw``, (height, width), or
-    the square it was trained at)."""
-    setup_offline()
-    from ultralytics import YOLO
+    the square it was trained at).
 
-    out = []
-    for pt, (onnx_name, imgsz, is_cls) in MODEL_FILES.items():
-        src = models_dir / pt
-        if not src.exists():
-            raise WeightsMissing(f"{src} not found: train first (tabletop vision train)")
-        model = YOLO(str(src))
-        if onnx_name == "card-detector.onnx" and detector_hw is not None:
-            imgsz = list(detector_hw)
-        path = model.export(
-            format="onnx",
-            imgsz=imgsz or int(model.overrides.get("imgsz", 320)),
-            opset=17,
-            simplify=False,
-            dynamic=bool(is_cls and dynamic_classifiers),
+    Each is exported into a temporary folder in ``models_dir`` and checked there (onnxruntime
+    loads it; it is the kind of model its name says, by the runtime's own check); only when
+    all are is each renamed over its ONNX file. A failure (a full disk, a truncated .pt, a
+    classifier saved as the detector) leaves the folder's ONNX files as they were."""
+    setup_offline()
+    from ultralytics import YOLO  # first: a missing training extra is named before anything
+
+    for pt in MODEL_FILES:
+        if not (models_dir / pt).is_file():
+            raise WeightsMissing(
+                f"{models_dir / pt} not found: train first (tabletop vision train)"
+            )
+    try:
+        tmp = Path(tempfile.mkdtemp(dir=models_dir, prefix=".export-"))
+    except OSError as exc:
+        raise ExportError(f"cannot write in {models_dir}: {exc.strerror or exc}") from exc
+    made: list[tuple[Path, Path]] = []
+    try:
+        for pt, (onnx_name, imgsz, is_cls) in MODEL_FILES.items():
+            if not is_cls and detector_hw is not None:
+                imgsz = list(detector_hw)
+            dynamic = is_cls and dynamic_classifiers
+            onnx = _export_checked(YOLO, models_dir / pt, tmp, imgsz, dynamic, is_cls)
+            made.append((onnx, models_dir / onnx_name))
+        for onnx, dest in made:
+            os.replace(onnx, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return [dest for _, dest in made]
+
+
+def _export_checked(
+    yolo: Callable[[str], Any],
+    src: Path,
+    tmp: Path,
+    imgsz: int | list[int] | None,
+    dynamic: bool,
+    is_cls: bool,
+) -> Path:
+    """``src`` exported to ONNX in ``tmp`` by ``yolo`` (Ultralytics' ``YOLO``; through a link
+    to ``src`` there, as Ultralytics writes beside the .pt), once onnxruntime loads it as the
+    kind of model ``is_cls`` says."""
+    from vision.runtime.onnx_model import ModelError, OnnxModel
+
+    try:
+        try:
+            os.link(src, tmp / src.name)
+        except OSError:  # no hard links here (another file system): a copy
+            shutil.copy(src, tmp / src.name)
+        try:
+            model = yolo(str(tmp / src.name))
+        except CHECKPOINT_ERRORS as exc:
+            raise ExportError(
+                f"{src}: not a checkpoint Ultralytics can load (empty, truncated or of another"
+                " format)"
+            ) from exc
+        out = Path(
+            model.export(
+                format="onnx",
+                imgsz=imgsz or int(model.overrides.get("imgsz", 320)),
+                opset=17,
+                simplify=False,
+                dynamic=dynamic,
+            )
         )
-        if Path(path).resolve() != (models_dir / onnx_name).resolve():
-            shutil.copy(path, models_dir / onnx_name)
-        out.append(models_dir / onnx_name)
+    except OSError as exc:  # ENOSPC while torch writes the file names no file
+        raise ExportError(f"cannot export {src} into {src.parent}: {exc.strerror or exc}") from exc
+    try:
+        why = OnnxModel(out, threads=1).wrong_kind("classify" if is_cls else "obb")
+    except ModelError as exc:
+        raise ExportError(f"{src}: its export is not a model onnxruntime can load") from exc
+    if why is not None:
+        raise ExportError(f"{src}: {why}")
     return out

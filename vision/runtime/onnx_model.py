@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,8 @@ SOURCE_HASH_KEY = "quantized_from_sha256"  # metadata of an int8 model: its floa
 # each kind of model (Ultralytics' ``task``) and its output's rank: the OBB detector's
 # (1, 4 + classes + 1, anchors), a classifier's (batch, classes)
 KINDS = {"obb": ("an oriented-box detector", 3), "classify": ("a classifier", 2)}
+
+log = logging.getLogger(__name__)
 
 
 def int8_path(float_path: str | Path) -> Path:
@@ -72,16 +75,23 @@ class OnnxModel:
 
     def require_task(self, task: str) -> None:
         """Refuse a model of another kind under this name (a classifier saved as the
-        detector): it loads, then fails deep in decoding with an IndexError. Its ``task``
+        detector): it loads, then fails deep in decoding with an IndexError."""
+        why = self.wrong_kind(task)
+        if why is not None:
+            raise ModelError(f"{self.path}: {why}")
+
+    def wrong_kind(self, task: str) -> str | None:
+        """Why this is not a ``task`` model (``obb``, ``classify``), or None: its ``task``
         metadata, where it has one, and its output's rank must both fit."""
         rank = len(self.session.get_outputs()[0].shape)
         kind, want = KINDS[task]
-        if (self.task or task) != task or rank != want:
-            raise ModelError(
-                f"{self.path}: must be {kind} (task {task!r}, {want}-D output), is task"
-                f" {self.task or 'unrecorded'!r} with a {rank}-D output: another model saved"
-                " under this name?"
-            )
+        if (self.task or task) == task and rank == want:
+            return None
+        return (
+            f"must be {kind} (task {task!r}, {want}-D output), is task"
+            f" {self.task or 'unrecorded'!r} with a {rank}-D output: another model saved"
+            " under this name?"
+        )
 
     @property
     def int8(self) -> bool:
@@ -96,9 +106,10 @@ class OnnxModel:
 def load_model(
     float_path: str | Path, threads: int, prefer_int8: bool, task: str | None = None
 ) -> OnnxModel:
-    """The int8 twin of ``float_path`` when asked for, present and made from *this* float file
-    (its recorded source hash matches), else the float model. A retrained or fine-tuned float
-    model therefore never runs with a stale int8 twin: re-run ``tabletop vision quantize``.
+    """The int8 twin of ``float_path`` when asked for, present, loadable and made from *this*
+    float file (its recorded source hash matches), else the float model. A retrained or
+    fine-tuned float model therefore never runs with a stale int8 twin (re-run ``tabletop
+    vision quantize``), and a broken twin only costs a warning.
     With ``task`` (``obb``, ``classify``), a model of another kind is a ``ModelError``."""
     model = _current_model(float_path, threads, prefer_int8)
     if task is not None:
@@ -108,8 +119,14 @@ def load_model(
 
 def _current_model(float_path: str | Path, threads: int, prefer_int8: bool) -> OnnxModel:
     twin = int8_path(float_path)
-    if prefer_int8 and twin.is_file():
-        model = OnnxModel(twin, threads)
-        if model.metadata.get(SOURCE_HASH_KEY) == file_sha256(float_path):
-            return model
+    if prefer_int8 and twin.is_file() and Path(float_path).is_file():
+        try:
+            model = OnnxModel(twin, threads)
+        except ModelError as exc:  # cut short (a quantize killed, a full disk): float still works
+            log.warning(
+                "%s: ignored, reading with %s (re-run tabletop vision quantize)", exc, float_path
+            )
+        else:
+            if model.metadata.get(SOURCE_HASH_KEY) == file_sha256(float_path):
+                return model
     return OnnxModel(float_path, threads)
