@@ -8,6 +8,7 @@ reads ``PREFIX-scenes.json``, ``PREFIX-heldout.json``, ``PREFIX-halftone.json``,
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -38,7 +39,17 @@ def section(title: str, r: dict) -> list[str]:
     return [*lines, ""]
 
 
-def main(prefix: str) -> int:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "prefix", help="reads PREFIX-scenes.json, -heldout.json, -halftone.json and -deckdash.json"
+    )
+    prefix = ap.parse_args(argv).prefix
+    missing = [
+        f"{prefix}-{key}.json" for key, _ in SETS if not Path(f"{prefix}-{key}.json").is_file()
+    ]
+    if missing:
+        ap.error(f"no report {', '.join(missing)} (make them with tabletop vision eval --json)")
     out = [
         "# Card models — per-class evaluation",
         "",
@@ -58,4 +69,4 @@ def main(prefix: str) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1]))
+    raise SystemExit(main())

@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from referee.cards import WILD, Card, full_deck
+from referee.cli_args import ranged
 from referee.deckdash.check import check_dash, find_dash
 from referee.deckdash.dashes import all_dashes
 from tests import dash_oracle
@@ -89,8 +90,11 @@ def oracle_time(fn: Callable[..., object], *args: object) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=300, help="random hands per Dash")
-    parser.add_argument("--oracle-hands", type=int, default=15, help="of those, timed on oracle")
+    # at least one of each: a median of nothing has no speed-up to print
+    parser.add_argument("--hands", type=ranged(int, 1), default=300, help="random hands per Dash")
+    parser.add_argument(
+        "--oracle-hands", type=ranged(int, 1), default=15, help="of those, timed on oracle"
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--clock", choices=sorted(CLOCKS), default="cpu", help="thread CPU time or wall time"
@@ -153,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{fmt(pct(every['check'], 0.99)):>10}{fmt(pct(every['find'], 0.5)):>11}"
         f"{fmt(pct(every['find'], 0.99)):>10}{fmt(pct(every['valid'], 0.5)):>11}"
         f"{fmt(pct(every['valid'], 0.99)):>10}{'':>7}"
-        f"{statistics.median(ratios['find']):>8.0f}x{statistics.median(ratios['check']):>8.0f}x"
+        f"{statistics.median(ratios['find']):>8.0f}x"
+        f"{statistics.median(ratios['check']) if ratios['check'] else float('nan'):>8.0f}x"
     )
     print(
         f"\n{args.hands} random hands per Dash (7-14 cards, 0-4 Wilds), seed {args.seed}, "

@@ -32,6 +32,7 @@ def test_the_speed_bench_compares_like_with_like(tmp_path: Path) -> None:
     assert ours["frames"] == theirs["frames"] == 2
     assert ours["cards_read"] > 0 and theirs["cards_read"] > 0
     assert report["summary"]["memory_ratio"] < 1  # measured per process, not shared
+    assert "goal ≥ 2x: " in proc.stdout and "goal ≤ 1/3: " in proc.stdout  # met or not
 
 
 def test_the_faults_bench_compares_the_same_faces_with_a_fault_left_out(capsys) -> None:
