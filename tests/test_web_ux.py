@@ -303,6 +303,7 @@ def test_setup_offers_to_end_a_game_left_running_behind_a_newer_one(browser, tmp
         page = screen.go("/setup")
         running = page.locator("#running")
         expect(running).to_contain_text(f"Left running: Deck Dash · game {first} · Ann, Bob")
+        running.locator("#end-running").click()  # arms it (WEB-12: two taps, as the console)
         running.locator("#end-running").click()
         expect(running).to_be_hidden()
         assert tablet.services.games.record(first).ended_at is not None

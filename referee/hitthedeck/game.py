@@ -90,22 +90,27 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 EVENT_KINDS: Mapping[str, str] = {
-    "deal": "payload hands: one card list (e.g. ['R3','HAND']) or count per seat; "
-    "draw: card list top first, or a count (default: the rest of the deck, unseen); "
-    "dealer: seat (default: rotates left each round)",
+    "deal": "hands: one card list (e.g. ['R3','HAND']) or count per seat; "
+    "draw: card list top first, or a count "
+    "(optional; default: the rest of the deck, unseen); "
+    "dealer: seat (optional; default: rotates left each round)",
     "turn_up": "turn the top of the draw pile onto the discard pile; card: the card "
     "(required when the referee cannot know it)",
     "shuffle": "the draw pile was shuffled as asked; draw: the new order top first (optional)",
-    "play": "seat plays card: 'G4'; yelled: false when a Hand card was played silently",
+    "play": "seat plays a card; card: the card, e.g. 'G4'; "
+    "yelled: false when a Hand card was played silently (optional)",
     "draw": "seat draws one card; card: what it was (optional in table mode)",
     "pass": "seat keeps the card just drawn and ends the turn",
-    "cut": "seat cuts the deck; at: cards lifted (optional), card: the card revealed",
+    "cut": "seat cuts the deck; at: cards lifted (optional, default the middle); "
+    "card: the card revealed (required when the referee cannot know it)",
     "flip": "seat flips both piles; card: the card revealed on the new discard pile",
     "slap": "seat slapped the pile; t_ns (required): monotonic ns at the pad/camera/tablet",
     "race_close": "end the slap race now; last: [seats] when people, not pads, say who was last",
-    "forgot_yell": "the Hand card was played without the yell (seat optional: its player); "
-    "until the next turn action, even after its player went out on it (HTD-18, HTD-20)",
-    "hand": "end of round, a hand the referee could not see; cards: list, or points: number",
+    "forgot_yell": "the Hand card was played without the yell (the seat, if given, is its "
+    "player); until the next turn action, even after its player went out on it (HTD-18, HTD-20)",
+    "hand": "end of round, a hand the referee could not see, by its cards or its points; "
+    "cards: the cards in it, a list (or give points); "
+    "points: its points, a number (or give cards)",
 }
 
 

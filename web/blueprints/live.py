@@ -15,8 +15,16 @@ has an SSE ``id`` naming the feed it leaves the tablet with (``FeedVersions``), 
 new entries. The whole ``state`` goes instead when the tablet holds nothing (a page load),
 another game, a feed that was rewritten (undo, overrule, accept: an entry it shows
 changed), or is more than ``DELTA_MAX`` entries behind; a reconnecting EventSource sends
-its last id (``Last-Event-ID``), so a routine reconnect gets only what it missed. Without
-``?delta=1`` every message is the whole ``state``, as before, with no id.
+its last id (``Last-Event-ID``), so a routine reconnect gets only what it missed; a page that
+opens a fresh EventSource itself (after a silent drop, or when its tab is shown again) cannot
+set that header and gives the id as ``?last=`` instead. Without ``?delta=1`` every message is
+the whole ``state``, as before, with no id.
+
+The heartbeat is a message the page sees (``data: {"heartbeat_s": …}``, no ``event`` name, so
+no id either), sent at once and whenever the stream is idle for ``stream_heartbeat_s``: a
+connection that dropped without a FIN (Wi-Fi gone, a half-open TCP connection) never errors in
+the browser, so the page counts the silence itself and reconnects (common.js). An SSE comment
+(``: ping``) would keep the socket checked but is invisible to the page.
 """
 
 from __future__ import annotations
@@ -46,6 +54,12 @@ DELTA_MAX = 200  # feed entries a delta may carry: a tablet further behind gets 
 
 # an event id: "<this server run>.<game>.<feed version>.<its last event>"
 _EVENT_ID = re.compile(r"([0-9a-f]{8})\.([0-9]{1,12})\.([0-9]{1,12})\.([0-9]{1,12})")
+
+
+def _heartbeat(every_s: float) -> bytes:
+    """A nameless message (an EventSource "message"): the page resets its watchdog on it and
+    learns how often to expect one; it carries no id, so the page's last id stays."""
+    return f"data: {json.dumps({'heartbeat_s': every_s})}\n\n".encode()
 
 
 def _sse(event: str, data: Any, event_id: str | None = None) -> bytes:
@@ -173,7 +187,7 @@ def stream() -> Response:
     want_pads = request.args.get("pads") == "1"
     feeds = s.hub.feeds
     held = (
-        Held.from_id(request.headers.get("Last-Event-ID"), feeds.token)
+        Held.from_id(request.headers.get("Last-Event-ID") or request.args.get("last"), feeds.token)
         if request.args.get("delta") == "1"
         else None
     )
@@ -197,7 +211,8 @@ def stream() -> Response:
 
     def gen() -> Iterator[bytes]:
         nonlocal game_id
-        yield b"retry: 1000\n\n"
+        # the page learns the heartbeat's interval before anything else (one chunk, as before)
+        yield b"retry: 1000\n\n" + _heartbeat(heartbeat)
         if game_id is not None:
             try:
                 snap = s.games.snapshot(game_id)
@@ -214,7 +229,7 @@ def stream() -> Response:
         while time.monotonic() - start < max_age:
             item = sub.get(timeout=heartbeat)
             if item is None:
-                yield b": ping\n\n"
+                yield _heartbeat(heartbeat)
                 continue
             topic, data = item
             if topic == CLOSED:

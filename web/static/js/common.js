@@ -4,19 +4,30 @@ const TT = (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
   const body = document.body;
 
-  async function api(method, url, data) {
-    const opts = { method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+  /* A call that gets no answer in ``timeoutMs`` (10 s) is given up and says the referee
+     cannot be reached: a request the browser queues behind its 6 connections to the server
+     (six live tabs) or sends into a dead Wi-Fi would otherwise wait for minutes, and a tap on
+     Send would show nothing. */
+  const API_TIMEOUT_MS = 10000;
+  async function api(method, url, data, opts) {
+    const timeoutMs = (opts && opts.timeoutMs) || API_TIMEOUT_MS;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    const init = { method, headers: { "Accept": "application/json" }, credentials: "same-origin", signal: abort.signal };
     if (method !== "GET") {
-      opts.headers["X-CSRF-Token"] = csrf();
-      opts.headers["Content-Type"] = "application/json";
-      opts.body = JSON.stringify(data === undefined ? {} : data);
+      init.headers["X-CSRF-Token"] = csrf();
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(data === undefined ? {} : data);
     }
     let res, json = null;
     try {
-      res = await fetch(url, opts);
+      res = await fetch(url, init);
       json = await res.json().catch(() => null);
     } catch (err) {
-      return { ok: false, status: 0, data: { error: "the referee cannot be reached: " + err } };
+      const why = abort.signal.aborted ? "no answer in " + Math.round(timeoutMs / 1000) + " s" : String(err);
+      return { ok: false, status: 0, data: { error: "the referee cannot be reached: " + why } };
+    } finally {
+      clearTimeout(timer);
     }
     return { ok: res.ok, status: res.status, data: json || {} };
   }
@@ -98,8 +109,19 @@ const TT = (() => {
      always gets a whole snapshot. Each state/delta has an id the browser sends back when it
      reconnects (Last-Event-ID): the server then sends what this page lacks, or the whole
      state when history was rewritten (undo, overrule) or the page is far behind. A delta that
-     does not fit what is held (never expected) opens a fresh stream: the whole state again. */
+     does not fit what is held (never expected) opens a fresh stream: the whole state again.
+
+     Two more reopenings, each a fresh EventSource that gives the last id as ?last= (it cannot
+     set the header), so the page catches up by a delta:
+     - a watchdog: the server sends a heartbeat (a nameless message with its interval) when
+       idle; a connection that dropped silently (Wi-Fi gone: no error ever comes) brings
+       nothing, so after QUIET_BEATS heartbeats of silence the page says the connection is
+       lost and reopens the stream;
+     - a hidden tab closes its stream and reopens it when shown: a browser has 6 connections
+       to a server, and six live tabs held them all (every other request then waited). */
   const LOST_AFTER_MS = 3000;
+  const QUIET_BEATS = 2.5;
+  const CONNECT_MS = 5000;
   function stream(handlers, opts) {
     const params = new URLSearchParams();
     const game = (opts && opts.game) || body.dataset.game || "current";
@@ -107,7 +129,7 @@ const TT = (() => {
     if (opts && opts.pads) params.set("pads", "1");
     params.set("delta", "1");
     const url = "/api/stream?" + params.toString();
-    let es = null, held = null;
+    let es = null, held = null, lastId = "";
     const lastSeq = (s) => (s.feed.length ? s.feed[s.feed.length - 1].seq : 0);
     function state(s) {
       held = s && s.game && Array.isArray(s.feed) ? s : null;
@@ -115,7 +137,7 @@ const TT = (() => {
     }
     function delta(d) {
       if (!held || !d.game || d.game.id !== held.game.id || d.after !== lastSeq(held) || !Array.isArray(d.feed)) {
-        open();  /* a fresh EventSource sends no Last-Event-ID: the server sends the whole state */
+        open(false);  /* no id given: the server sends the whole state */
         return;
       }
       const s = Object.assign({}, d, { feed: held.feed.concat(d.feed) });
@@ -127,18 +149,63 @@ const TT = (() => {
     }
     const on = { state, delta, nogame: feedless("nogame"), problem: feedless("problem") };
     for (const name of ["pad", "prompts"]) if (handlers[name]) on[name] = handlers[name];
+
+    /* the watchdog: rearmed by every message (the interval is the server's, 10 s by default;
+       never under LOST_AFTER_MS, so a heartbeat late on a busy server is no loss), and while
+       a stream is being opened, by the browser or here, for CONNECT_MS: the server answers at
+       once, and a request the browser sent on a kept-alive connection that died with the
+       Wi-Fi is never answered (each such connection is given up in turn) */
+    let beatMs = 10000, watchdog = null;
+    function heard(connecting) {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(silent, connecting ? CONNECT_MS : Math.max(QUIET_BEATS * beatMs, LOST_AFTER_MS));
+    }
+    function silent() {
+      watchdog = null;
+      lost("retrying");
+      open(true);
+    }
+    function lost(how) {
+      body.dataset.live = "0";
+      if (body.dataset.lost === how) return;
+      body.dataset.lost = how;
+      say(how === "stopped" ? "Live updates stopped: reload the page."
+        : "The connection to the referee was lost: reconnecting.");
+    }
     // data-live follows the stream at once; data-lost (the page's notice) only once it has
     // been down for LOST_AFTER_MS, so the routine reconnect of an old stream shows nothing
     // (retries fail every second while the server is gone: the first failure starts the clock)
     let lostTimer = null;
-    function open() {
+    function shut() {
       if (es) es.close();
-      held = null;
-      const source = es = new EventSource(url);
+      es = null;
+      clearTimeout(watchdog);
+      clearTimeout(lostTimer);
+      watchdog = lostTimer = null;
+    }
+    /* ``resume``: catch up from what is held (its id as ?last=); else start from nothing */
+    function open(resume) {
+      shut();
+      if (!resume || !held || !lastId) { held = null; lastId = ""; }
+      const source = es = new EventSource(lastId ? url + "&last=" + encodeURIComponent(lastId) : url);
+      heard(true);
       for (const [name, handle] of Object.entries(on)) {
-        source.addEventListener(name, (e) => handle(JSON.parse(e.data)));
+        source.addEventListener(name, (e) => {
+          if (source !== es) return;  /* a message of a stream closed meanwhile */
+          heard();
+          lastId = e.lastEventId;
+          handle(JSON.parse(e.data));
+        });
       }
+      source.addEventListener("message", (e) => {  /* the heartbeat */
+        if (source !== es) return;
+        const every = (JSON.parse(e.data) || {}).heartbeat_s;
+        if (every > 0) beatMs = every * 1000;
+        heard();
+      });
       source.addEventListener("open", () => {
+        if (source !== es) return;
+        heard();
         body.dataset.live = "1";
         clearTimeout(lostTimer);
         lostTimer = null;
@@ -146,21 +213,60 @@ const TT = (() => {
         delete body.dataset.lost;
       });
       source.addEventListener("error", () => {
+        if (source !== es) return;
         body.dataset.live = "0";
+        // retrying (a reconnect that hangs is caught too); refused: stopped, as the page says
+        if (source.readyState === EventSource.CLOSED) clearTimeout(watchdog); else heard(true);
         if (lostTimer !== null) return;
         lostTimer = setTimeout(() => {
           lostTimer = null;
-          if (body.dataset.live !== "0") return;
+          if (body.dataset.live !== "0" || source !== es) return;
           // a refused stream (an error status) is not retried by the browser: say so
-          body.dataset.lost = es.readyState === EventSource.CLOSED ? "stopped" : "retrying";
-          say(body.dataset.lost === "stopped" ? "Live updates stopped: reload the page."
-            : "The connection to the referee was lost: reconnecting.");
+          lost(source.readyState === EventSource.CLOSED ? "stopped" : "retrying");
         }, LOST_AFTER_MS);
       });
     }
-    open();
-    window.addEventListener("pagehide", () => es.close());
-    return { close: () => es.close(), get source() { return es; } };
+    open(false);
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") { shut(); body.dataset.live = "0"; } else if (!es) open(true);
+    });
+    window.addEventListener("pagehide", shut);
+    window.addEventListener("pageshow", (e) => { if (e.persisted && !es) open(true); });  /* back from the cache */
+    return { close: shut, get source() { return es; } };
+  }
+
+  /* "End game" takes two taps, wherever it is (console, Setup): the first arms the button
+     (outlined, "Tap again to end") and ``note`` says what the second tap does; 4 s later, or
+     on the second tap, it is disarmed. The second tap ends the game ``current()`` named at
+     the first (null: nothing to end), so a tap is never carried over to a game started
+     meanwhile; then ``ended(id)``. Returns {disarm(), armed}. */
+  const ARM_MS = 4000;
+  function endGame(button, note, current, ended) {
+    const label = button.textContent;
+    let armedFor = null, timer = null;
+    function arm(id) {
+      clearTimeout(timer);
+      armedFor = id === undefined ? null : id;
+      const on = armedFor !== null;
+      button.textContent = on ? "Tap again to end" : label;
+      button.classList.toggle("armed", on);
+      note.classList.toggle("hidden", !on);
+      if (!on) return;
+      note.textContent = "End game " + id + "? Tap the button again within " + ARM_MS / 1000 +
+        " seconds: the game is filed in History and takes no more events.";
+      say(note.textContent);
+      timer = setTimeout(() => arm(null), ARM_MS);
+    }
+    button.addEventListener("click", async () => {
+      if (armedFor === null) { arm(current()); return; }
+      const id = armedFor;
+      arm(null);
+      const r = await api("POST", "/api/games/" + id + "/end", {});
+      if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return; }
+      toast("game " + id + " ended", "ok");
+      ended(id);
+    });
+    return { disarm: () => arm(null), get armed() { return armedFor !== null; } };
   }
 
   function seatName(snap, seat) {
@@ -209,5 +315,5 @@ const TT = (() => {
   }
 
   /* Pin keypads on login pages */
-  return { api, el, toast, tone, isPenalty, localTimes, say, stream, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
+  return { api, el, toast, tone, isPenalty, localTimes, say, stream, endGame, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
 })();

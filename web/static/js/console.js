@@ -13,14 +13,19 @@
 
   /* Payload fields guessed from an event kind's one-line description. Two styles occur:
      "{card: 'R7', pile?: 'left'|'right'}" and "seat: the player; card: the card (optional)".
-     "seat" and "t_ns" are event fields, not payload, and get their own controls. */
+     In the second, every "name:" of a part (up to a ";" not in brackets) is a field ("at:
+     cards lifted (optional), card: the card revealed" names two), its hint the words up to
+     the next; not a "name:" in brackets ("(default: …)", "(table, optional: …)"), nor one
+     after a "/" ("seat/dealer:": another word for the seat). "seat" and "t_ns" are event
+     fields, not payload, and get their own controls. A hint that says "optional" or
+     "default" marks its field optional. */
   const NOT_PAYLOAD = new Set(["seat", "t_ns", "payload"]);
   function guessFields(desc) {
     const out = [], seen = new Set();
     const add = (name, optional, hint) => {
       if (NOT_PAYLOAD.has(name) || seen.has(name)) return;
       seen.add(name);
-      out.push({ name, optional: optional || /optional/i.test(hint), hint: hint.trim() });
+      out.push({ name, optional: optional || /\b(optional|default)\b/i.test(hint), hint: hint.trim() });
     };
     const braces = desc.match(/\{(.*)\}/s);
     if (braces) {
@@ -29,9 +34,17 @@
       while ((f = re.exec(braces[1])) !== null) add(f[1], !!f[2], f[3]);
       return out;
     }
-    for (const seg of desc.split(";")) {
-      const f = seg.match(/(^|[\s(])([A-Za-z_][A-Za-z0-9_]*)(\??)\s*:\s*(.*)$/s);
-      if (f && !/\/$/.test(seg.slice(0, seg.indexOf(f[2])))) add(f[2], !!f[3], f[4]);
+    for (const part of desc.split(/;(?![^()]*\))/)) {  /* not at a ";" in brackets */
+      const bare = part.replace(/\([^()]*\)/g, (m) => " ".repeat(m.length));  /* same length */
+      const re = /(^|[\s,])([A-Za-z_][A-Za-z0-9_]*)(\??):/g, names = [];
+      let f;
+      while ((f = re.exec(bare)) !== null) {
+        names.push({ name: f[2], optional: !!f[3], at: f.index + f[1].length, from: re.lastIndex });
+      }
+      names.forEach((n, i) => {
+        const hint = part.slice(n.from, i + 1 < names.length ? names[i + 1].at : part.length);
+        add(n.name, n.optional, hint.replace(/[\s,]*(\bor\b)?[\s,]*$/, ""));
+      });
     }
     return out;
   }
@@ -349,38 +362,16 @@
     $("end-game").disabled = !TT.referee || !!s.game.ended_at;
   }
 
-  /* Ending takes two taps: the first arms the button (it turns outlined and says so) and
-     shows what the second tap does; 4 s later, or on the second tap, it is disarmed. */
-  let endArmed = false, endTimer = null, endFor = null;
-  function armEnd(on) {
-    endArmed = on;
-    endFor = on ? snap.game.id : null;
-    clearTimeout(endTimer);
-    $("end-game").textContent = on ? "Tap again to end" : "End game";
-    $("end-game").classList.toggle("armed", on);
-    $("end-note").classList.toggle("hidden", !on);
-    if (on) {
-      $("end-note").textContent = "End game " + snap.game.id + "? Tap the button again within 4 seconds: the game " +
-        "is filed in History and takes no more events.";
-      TT.say($("end-note").textContent);
-      endTimer = setTimeout(() => armEnd(false), 4000);
-    }
-  }
-  $("end-game").addEventListener("click", async () => {
-    if (!snap) return;
-    if (!endArmed) { armEnd(true); return; }
-    const gameId = endFor;
-    armEnd(false);
-    const r = await post(gameId, "/end", {}, "game " + gameId + " ended");
-    if (r) location.href = "/history/" + gameId;
-  });
+  /* Ending takes two taps (TT.endGame); the game shown at the first is the one ended. */
+  const ender = TT.endGame($("end-game"), $("end-note"), () => (snap ? snap.game.id : null),
+    (gameId) => { location.href = "/history/" + gameId; });
 
   /* The console moved on to another game (another tablet started one): an armed End and an
      overrule being entered were for the game before; they are dropped, and said so, before
      a tap meant for that game can reach the new one. */
   function switched(from, to) {
     const dropped = [];
-    if (endArmed) { armEnd(false); dropped.push("End game " + from + " was disarmed"); }
+    if (ender.armed) { ender.disarm(); dropped.push("End game " + from + " was disarmed"); }
     if (overruleTarget !== null) {
       dropped.push("the overrule of #" + overruleTarget + " in game " + from + " was dropped");
       stopOverrule();
@@ -388,6 +379,14 @@
     if (dropped.length) toast("Now showing game " + to + ": " + dropped.join("; ") + ".", "warn");
   }
   $("send").addEventListener("click", send);
+  /* Enter in a one-line field of the form sends it, as a form's submit would (the payload box
+     is several lines: Enter there is a new line); a disabled Send ignores the click */
+  $("entry-panel").addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" || e.isComposing || e.shiftKey || e.ctrlKey || e.altKey || e.metaKey) return;
+    if (!e.target.matches("input:not([type=checkbox]):not([type=radio]):not([type=button])")) return;
+    e.preventDefault();
+    $("send").click();
+  });
   $("cancel-overrule").addEventListener("click", stopOverrule);
 
   TT.stream({

@@ -6,7 +6,12 @@
   const $ = (id) => document.getElementById(id);
   const cam = $("cam");
   if (cam) {
-    const next = () => setTimeout(() => { cam.src = cam.dataset.src + "?t=" + Date.now(); }, 200);
+    /* a hidden tab asks for no picture (it would take one of the browser's few connections
+       to the server): it asks again when shown */
+    const next = () => setTimeout(() => {
+      if (document.hidden) document.addEventListener("visibilitychange", next, { once: true });
+      else cam.src = cam.dataset.src + "?t=" + Date.now();
+    }, 200);
     cam.addEventListener("load", () => { $("cam-info").textContent = "updated " + new Date().toLocaleTimeString(); next(); });
     cam.addEventListener("error", () => { $("cam-info").textContent = "no picture yet"; setTimeout(next, 1000); });
     cam.src = cam.dataset.src + "?t=" + Date.now();

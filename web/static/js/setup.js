@@ -42,8 +42,22 @@
     });
     $("options").replaceChildren(...(game ? game.options.map(optionInput) : []));
     if (game && !game.options.length) $("options").append(el("p", { class: "muted", text: "This game has no options." }));
-    while (game && players.length < game.min_players) players.push("");
+    fitPlayers();
     renderPlayers();
+    $("setup-error").classList.add("hidden");  /* it was about the game chosen before */
+    $("setup-error").textContent = "";
+  }
+
+  /* The name boxes fit the chosen game's range: the ones past its most go, empty ones
+     first (names typed for another game, or remembered from the last one, are kept where
+     they fit); boxes are added up to its fewest. */
+  function fitPlayers() {
+    if (!game) return;
+    for (let i = players.length - 1; i >= 0 && players.length > game.max_players; i--) {
+      if (!String(players[i] || "").trim()) players.splice(i, 1);
+    }
+    players.length = Math.min(players.length, game.max_players);
+    while (players.length < game.min_players) players.push("");
   }
 
   function readOptions() {
@@ -101,10 +115,12 @@
     const label = left ? "Left running: " : over ? "Game over, not yet ended: " : "Running: ";
     const parts = [el("strong", { text: label + g.data.game.title + " · game " + g.data.game.id + " · " + g.data.game.players.join(", ") }), " ",
       el("a", { class: "btn small", href: "/console?game=" + g.data.game.id }, "Open console")];
-    if (TT.referee) parts.push(" ", el("button", { class: "small danger", id: "end-running", onclick: async () => {
-      const r = await api("POST", "/api/games/" + g.data.game.id + "/end", {});
-      if (r.ok) { toast("game ended", "ok"); box.classList.add("hidden"); } else toast(r.data.error, "bad");
-    } }, "End it"));
+    if (TT.referee) {  /* two taps, as on the console: "End it" sits beside "Open console" */
+      const end = el("button", { class: "small danger", id: "end-running" }, "End it");
+      const note = el("div", { id: "end-running-note", class: "banner warn hidden" });
+      TT.endGame(end, note, () => g.data.game.id, () => box.classList.add("hidden"));
+      parts.push(" ", end, note);
+    }
     box.replaceChildren(...parts);
     box.classList.remove("hidden");
   }
