@@ -35,6 +35,7 @@ asked about too (TBL-19). The game's state comes from ``note_view`` (``CameraRef
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -132,6 +133,18 @@ DECK_STEAL = "STEAL"  # Deck Dash's Deck Steal
 _DRAW_PHASES = frozenset({"draw", "action_draw"})  # Deck Dash phases that draw (``Phase``)
 _DISCARD_PHASES = frozenset({"play", "action_discard"})  # … and those that may discard
 PILE_KINDS = frozenset({"discard", "play", "turn_up"})  # the events that lay a card on a pile
+
+
+_NUMBERED_DISCARD = re.compile(r"discard_([12])")
+
+
+def discard_index(game: str, zone: str, piles: Sequence[str]) -> int:
+    """Which of the game's discard piles a discard zone is, 0 first. In DOS the zone's own
+    number says (TBL-3: ``discard_1`` is the left pile, ``discard_2`` the right), so a lone
+    ``discard_2`` (the left pile out of view) is still the right pile; a zone named
+    otherwise, or another game's, counts by its place among ``piles`` (table order)."""
+    numbered = _NUMBERED_DISCARD.fullmatch(zone) if game == "dos" else None
+    return int(numbered.group(1)) - 1 if numbered else list(piles).index(zone)
 
 
 def with_cards(held: Iterable[str], known: Iterable[str]) -> tuple[str, ...]:
@@ -518,7 +531,7 @@ class EventMapper:
         if self.game != "dos":
             return None
         piles = [z.name for z in self.layout.discard_piles()]
-        return "left" if piles.index(zone) == 0 else "right"
+        return ("left", "right")[min(discard_index(self.game, zone, piles), 1)]
 
     def _pile_event(self, zone: str, card: str, seat: int | None, t_ns: int | None) -> Event:
         if self.game == "dos":

@@ -99,16 +99,18 @@ class TableWatcher:
         self._boxes = {z.name: self.layout.box(z.name) for z in self._zones}
         self._last: dict[str, ZoneReading] = {}
         self._settle = 0
+        self._moving: set[str] = set()  # the zones that moved in the previous frame
 
     def process(self, frame: Frame) -> list[Observation]:
         """One frame. The detector runs only when a watched zone that is *not* moving looks
-        different from when the detector last saw it, or while a reading awaits a run that
-        agrees with it: a moving zone is occluded anyway (TBL-1), and hands moving elsewhere
-        on the table cost nothing. Frames between runs re-feed the last readings, which the
-        tracker counts as time, not as detections that agree. A frame the source
-        marks ``after_gap`` (it reconnected) tells the tracker: what changed meanwhile has
-        no time (TBL-10). A card lands in an instant, but the frame it lands in reads as
-        moving: its time is when its zone first departed from what it showed (TBL-20)."""
+        different from when the detector last saw it or has just stopped moving, or while a
+        reading awaits a run that agrees with it: a moving zone is occluded anyway (TBL-1),
+        and hands moving elsewhere on the table cost nothing. Frames between runs re-feed
+        the last readings, which the tracker counts as time, not as detections that agree.
+        A frame the source marks ``after_gap`` (it reconnected) tells the tracker: what
+        changed meanwhile has no time (TBL-10). A card lands in an instant, but the frame it
+        lands in reads as moving: its time is when its zone first departed from what it
+        showed (TBL-20)."""
         self.stats.frames += 1
         if frame.after_gap:
             self.tracker.mark_gap()
@@ -124,10 +126,18 @@ class TableWatcher:
                     for n, box in self._boxes.items()
                     if gate.moving_fraction(box) > self.zone_motion
                 }
-            run = not self._last or any(
-                gate.changed_since_detection(box) > gate.changed_fraction
-                for n, box in self._boxes.items()
-                if n not in moved
+            # a zone that just stopped moving (a hand left) is read whatever its thumbnail
+            # says: a card laid squarely on one of its colour changes too few grey pixels
+            stopped = bool(self._moving - moved)
+            self._moving = moved
+            run = (
+                not self._last
+                or stopped
+                or any(
+                    gate.changed_since_detection(box) > gate.changed_fraction
+                    for n, box in self._boxes.items()
+                    if n not in moved
+                )
             )
             # a change is read on a few frames, not one: a single blurred or compressed
             # frame must not decide it (the tracker needs them to agree)

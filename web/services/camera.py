@@ -68,21 +68,33 @@ class FileFeed:
     A background thread decodes lazily (it starts with the first viewer), keeps only the
     newest frame, and stamps each with ``time.monotonic_ns()`` when it is read (then on the
     log's time line: ``stamp``).
+
+    A recording that never gave a frame is a mistake to fix: ``error`` says so and the
+    thread ends. One that played and then went away (the folder emptied, the video moved)
+    is waited for like a dropped camera: ``error`` says it is lost, ``latest()`` is None,
+    and it is opened again every ``retry_s`` until it plays (``reconnects`` counts that).
     """
 
-    def __init__(self, source: str | Path, fps: float = 10.0, quality: int = 80) -> None:
+    def __init__(
+        self, source: str | Path, fps: float = 10.0, quality: int = 80, retry_s: float = 1.0
+    ) -> None:
         self.source = Path(source)
         if not self.source.exists():
             raise FeedError(f"camera source {self.source} does not exist")
-        if self.source.is_dir():
-            self._images = sorted(
-                p for p in self.source.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
-            )
-            if not self._images:
-                raise FeedError(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.source}")
-        else:
-            self._images = []
+        self._folder = self.source.is_dir()
+        if self._folder and not self._image_paths():
+            raise FeedError(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.source}")
+        self.retry_s = retry_s
+        self.reconnects = 0  # how often the recording played again after it was lost
+        self._played = False  # a frame was read once: a failure now is a recording lost
         self._init_stream(fps, quality)
+
+    def _image_paths(self) -> list[Path]:
+        """The folder's images as they are now (a folder moved away has none)."""
+        try:
+            return sorted(p for p in self.source.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        except OSError:
+            return []
 
     def _init_stream(self, fps: float, quality: int) -> None:
         self.fps = fps
@@ -117,7 +129,7 @@ class FileFeed:
         return unsubscribe
 
     def describe(self) -> str:
-        kind = "image folder" if self._images else "video file"
+        kind = "image folder" if self._folder else "video file"
         return f"{kind} {self.source}"
 
     def _start(self) -> None:
@@ -128,54 +140,79 @@ class FileFeed:
 
     def latest(self) -> Frame | None:
         """The newest frame; the first viewers wait (up to 3 s) for the source to open, or
-        to say why it cannot (a live camera's status can change without an event: polled)."""
+        to say why it cannot (a live camera's status can change without an event: polled).
+        None while ``error`` says there is no current frame: a frozen picture is never
+        shown as live."""
         if self._thread is None:
             self._start()
         deadline = time.monotonic() + FIRST_FRAME_S
         while self._latest is None and self.error is None and time.monotonic() < deadline:
             self._first.wait(timeout=0.05)
-        return self._latest
+        frame = self._latest
+        return None if self.error is not None else frame
+
+    @property
+    def ended(self) -> bool:
+        """The feed's thread has ended: no frame will come again (its ``error`` says why)."""
+        thread = self._thread
+        return thread is not None and not thread.is_alive()
 
     def _frames(self) -> Any:
+        """Each pass of the recording, ``position`` counting its frames from 0."""
+        read_pass = self._folder_pass if self._folder else self._video_pass
+        while not self._stop.is_set():
+            frames = 0
+            for img in read_pass():
+                if self.error is not None:  # it plays again after it was lost
+                    self.error = None
+                    self.reconnects += 1
+                self.position, self._played = frames, True
+                frames += 1
+                yield img
+                if self._stop.is_set():
+                    return
+            if frames:
+                continue
+            why = self._unplayable()
+            if not self._played:  # never played (HEIC photos named .jpg): say so, do not spin
+                self.error = why
+                return
+            self.error = f"camera lost: {why} (trying again)"
+            self._first.set()
+            self._stop.wait(self.retry_s)
+
+    def _unplayable(self) -> str:
+        if self._folder:
+            return f"no readable images in {self.source}"
+        if not self.source.exists():
+            return f"cannot open video {self.source}"
+        return f"no frames in video {self.source}"
+
+    def _folder_pass(self) -> Any:
+        from vision.images import imread
+
+        for path in self._image_paths():  # listed again each pass: files come and go
+            img = imread(path)  # no OpenCV exception or warning for a bad or missing file
+            if img is not None:
+                yield img
+            if self._stop.is_set():
+                return
+
+    def _video_pass(self) -> Any:
         import cv2
 
         from vision.table.frames import opencv_quiet
 
-        if self._images:
-            while not self._stop.is_set():
-                readable = 0
-                for i, path in enumerate(self._images):
-                    img = cv2.imread(str(path))
-                    if img is not None:
-                        readable += 1
-                        self.position = i
-                        yield img
-                    if self._stop.is_set():
-                        return
-                if not readable:  # e.g. HEIC photos named .jpg: say so, do not spin
-                    self.error = f"no readable images in {self.source}"
-                    return
-            return
-        while not self._stop.is_set():
-            with opencv_quiet():
-                cap = cv2.VideoCapture(str(self.source))
-            if not cap.isOpened():
-                self.error = f"cannot open video {self.source}"
-                self._first.set()
-                return
-            got = 0
-            while not self._stop.is_set():
+        with opencv_quiet():
+            cap = cv2.VideoCapture(str(self.source))
+        try:
+            while cap.isOpened() and not self._stop.is_set():
                 ok, img = cap.read()
                 if not ok:
-                    break
-                self.position = got
-                got += 1
+                    return
                 yield img
+        finally:
             cap.release()
-            if got == 0:
-                self.error = f"no frames in video {self.source}"
-                self._first.set()
-                return
 
     def _run(self) -> None:
         """The feed's thread: whatever ends it is said on ``error`` (and logged when it is
@@ -247,7 +284,6 @@ class LiveFeed(FileFeed):
         except CameraError as exc:
             raise FeedError(str(exc)) from None
         self.source = Path(spec)
-        self._images = []
         self.stale_s = stale_s
         self._failed: str | None = None
         self._init_stream(fps, quality)
@@ -277,10 +313,6 @@ class LiveFeed(FileFeed):
     @error.setter
     def error(self, value: str | None) -> None:
         self._failed = value
-
-    def latest(self) -> Frame | None:
-        frame = super().latest()
-        return None if self.error is not None else frame
 
     @property
     def reconnects(self) -> int:

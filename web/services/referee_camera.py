@@ -76,6 +76,7 @@ CAMERA_GAMES = ("deck-dash", "dos", "hit-the-deck")
 
 Detector = Callable[[Any], Sequence[Any]]  # image -> Sightings (vision.table.watcher)
 ENDED = "the recording has been refereed once (restart the server to watch it again)"
+REWIND = "waiting for the recording to start again (it is refereed once, from its first frame)"
 
 
 def seat_on_turn(view: Mapping[str, Any]) -> int | None:
@@ -90,7 +91,7 @@ def seat_on_turn(view: Mapping[str, Any]) -> int | None:
 
 def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[str, str | None]:
     """Each discard-pile zone's top card as the game knows it (``piles``: zone names in
-    table order, ``discard_1`` first)."""
+    table order, ``discard_1`` first; DOS's ``discard_2`` is its right pile even alone)."""
     tops: list[str | None] = []
     if game == "deck-dash":
         discard = (view.get("round") or {}).get("discard") or []
@@ -99,7 +100,7 @@ def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[
         tops = [p.get("top") for p in view.get("piles") or [] if isinstance(p, Mapping)]
     elif game == "hit-the-deck":
         tops = [view.get("top")]
-    return {zone: top for zone, top in zip(piles, tops, strict=False)}
+    return _by_zone(game, piles, tops)
 
 
 def pile_states(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[str, Any]:
@@ -117,7 +118,20 @@ def pile_states(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dic
         ]
     elif game == "hit-the-deck":
         states = [tuple(view.get("discard") or ())]
-    return {zone: state for zone, state in zip(piles, states, strict=False)}
+    return _by_zone(game, piles, states)
+
+
+def _by_zone(game: str, piles: Sequence[str], per_pile: Sequence[Any]) -> dict[str, Any]:
+    """The game's piles (left first) given to their zones as ``EventMapper.pile_of`` does
+    (TBL-3: by the zone's own number in DOS); a zone with no such pile is left out."""
+    from vision.table.to_events import discard_index
+
+    out = {}
+    for zone in piles:
+        index = discard_index(game, zone, piles)
+        if index < len(per_pile):
+            out[zone] = per_pile[index]
+    return out
 
 
 def seat_areas(
@@ -207,14 +221,28 @@ class ModelDetectors:
         }
 
 
+@dataclass
+class RecordingPass:
+    """Where a recording's one refereed pass stands: idle → armed → pass → done. Kept by
+    ``feed_source`` for its feed, so every ``FeedSource`` opened on it shares it: the Live
+    page's switch turned off and on again opens a new one, which must not referee the
+    recording a second time into the same game."""
+
+    phase: str = "idle"
+
+
 class FeedSource:
     """A ``FrameSource`` over the dashboard's camera feed: the newest frame only (the
     watcher takes a frame whenever it is free; older ones are dropped, as in
     ``bench.table speed``).
 
-    A recording (``frames``: its length; the tablets see it loop) is refereed for exactly
-    one pass, from its beginning, once there is a game to referee (``arm()``): so a demo
-    video's plays land in the game the family just started, once, not on every loop.
+    A recording (``recording``, or any ``frames`` count; the tablets see it loop) is
+    refereed for exactly one pass, from its beginning, once there is a game to referee
+    (``arm()``): so a demo video's plays land in the game the family just started, once,
+    not on every loop. A pass starts and ends where the feed's ``position`` starts again
+    (it does not go up), whatever the recording's length: unreadable files are no frames.
+    A source opened during the pass (the switch turned off and on, the recording lost)
+    ends it: the recording has been refereed once.
 
     The frame after the feed's camera reconnected, or after ``wait_s`` without a frame, is
     marked ``after_gap``: the watcher did not see what happened meanwhile (TBL-10).
@@ -224,13 +252,23 @@ class FeedSource:
     "watching"; it opens a new ``FeedSource`` and goes on when frames come again.
     """
 
-    def __init__(self, feed: Any, frames: int | None = None, wait_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        feed: Any,
+        frames: int | None = None,
+        wait_s: float = 1.0,
+        *,
+        recording: RecordingPass | None = None,
+    ) -> None:
         self._feed = feed
         self._cond = threading.Condition()
         self._latest: tuple[Any, int] | None = None
-        self._frames = frames
-        self._phase = "live" if frames is None else "idle"  # idle → armed → pass → done
-        self._counted = 0
+        if recording is None and frames is not None:
+            recording = RecordingPass()
+        self._recording = recording  # None: a live camera
+        if recording is not None and recording.phase == "pass":
+            recording.phase = "done"  # reopened mid-pass: what it missed is not refereed
+        self._position: int | None = None  # the feed's position at the previous frame
         self._index = 0
         self._closed = False
         self.wait_s = wait_s
@@ -242,25 +280,43 @@ class FeedSource:
         """A game is ready: referee the recording's next pass, from its first frame.
         True when this call armed it (the frame in hand is mid-pass: skip it)."""
         with self._cond:
-            if self._phase != "idle":
+            if self._recording is None or self._recording.phase != "idle":
                 return False
-            self._phase = "armed"
+            self._recording.phase = "armed"
             self._latest = None
             return True
 
+    @property
+    def reopens(self) -> bool:
+        """Can the feed deliver again after an error? Not once its thread has ended."""
+        return not getattr(self._feed, "ended", False)
+
+    def _refereed(self) -> bool:
+        """Move the recording's pass on by the feed's position now; is this frame read? A
+        live camera's always are; a recording's while idle (the referee looks for a game)
+        and during its pass."""
+        recording = self._recording
+        if recording is None:
+            return True
+        position = getattr(self._feed, "position", None)
+        last, self._position = self._position, position
+        again = isinstance(position, int) and (
+            position <= last if isinstance(last, int) else position == 0
+        )
+        if again and recording.phase == "pass":
+            recording.phase = "done"
+        elif again and recording.phase == "armed":
+            recording.phase = "pass"
+        return recording.phase in ("idle", "pass")
+
     def _on_frame(self, image: Any, t_ns: int) -> None:
         with self._cond:
-            if self._phase == "armed" and getattr(self._feed, "position", None) == 0:
-                self._phase = "pass"
-            if self._phase in ("armed", "done"):
+            if self._closed or not self._refereed():
+                self._cond.notify_all()  # a pass that just ended wakes read()
                 return
             reconnects = feed_reconnects(self._feed)
             if reconnects != self._reconnects:  # the camera dropped before this frame
                 self._reconnects, self._gap = reconnects, True
-            if self._phase == "pass":
-                self._counted += 1
-                if self._frames is not None and self._counted >= self._frames:
-                    self._phase = "done"
             self._latest = (image, t_ns)
             self._cond.notify_all()
 
@@ -269,7 +325,7 @@ class FeedSource:
 
         with self._cond:
             while self._latest is None and not self._closed:
-                if self._phase == "done":
+                if self._recording is not None and self._recording.phase == "done":
                     return None  # the recording has been refereed once
                 if not self._cond.wait(self.wait_s):  # a dropped camera: frames just pause
                     self._gap = True
@@ -299,35 +355,24 @@ def feed_problem(feed: Any) -> str | None:
 
 
 def feed_reconnects(feed: Any) -> int:
-    """How often the feed's camera has reconnected (``LiveFeed.reconnects``); 0 for a
-    recording or a feed that cannot say."""
+    """How often the feed's camera has reconnected (``LiveFeed.reconnects``, a recording
+    that played again after it was lost); 0 for a feed that cannot say."""
     count = getattr(feed, "reconnects", None)
     return count if isinstance(count, int) else 0
 
 
-def recording_length(feed: Any) -> int | None:
-    """Frames in one pass of a file feed (video or image folder); None for a live camera."""
-    from web.services.camera import IMAGE_SUFFIXES, LiveFeed
+def is_recording(feed: Any) -> bool:
+    """A file feed (video or image folder: it loops); not a live camera."""
+    from web.services.camera import LiveFeed
 
-    if isinstance(feed, LiveFeed):
-        return None
-    source = getattr(feed, "source", None)
-    if not isinstance(source, Path):
-        return None
-    if source.is_dir():
-        return sum(1 for p in source.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) or None
-    import cv2
-
-    cap = cv2.VideoCapture(str(source))
-    try:
-        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
-    finally:
-        cap.release()
-    return n if n > 0 else None
+    return not isinstance(feed, LiveFeed) and isinstance(getattr(feed, "source", None), Path)
 
 
 def feed_source(feed: Any) -> Callable[[], Any]:
-    return lambda: FeedSource(feed, recording_length(feed))
+    """Opens a ``FeedSource`` on ``feed`` for each run of the referee; a recording's pass
+    is kept here, across them (see ``RecordingPass``)."""
+    recording = RecordingPass() if is_recording(feed) else None
+    return lambda: FeedSource(feed, recording=recording)
 
 
 @dataclass
@@ -574,8 +619,13 @@ class CameraReferee:
         if self.state != "camera lost" and not self._stopped():
             self.counts.reconnects += 1
         why = str(exc)
-        said = why.startswith(("camera lost", "no camera yet"))  # a feed's own words
-        self._set("camera lost", why if said else f"camera lost, reconnecting: {why}")
+        if not getattr(run.source, "reopens", True):  # its feed has stopped for good
+            message = f"{why} (it will not come back: restart the server)"
+        elif why.startswith(("camera lost", "no camera yet")):  # a feed's own words
+            message = why
+        else:
+            message = f"camera lost, reconnecting: {why}"
+        self._set("camera lost", message)
         self._close_source(run)
 
     def _step_safely(self, frame: Any) -> None:
@@ -611,8 +661,9 @@ class CameraReferee:
         if ctx is None or self._stopped():  # stopped while the models loaded
             return
         arm = getattr(self._source, "arm", None)
-        if not ctx.quiet and callable(arm) and arm():
-            return  # a recording: its next pass is refereed, from its first frame
+        if not ctx.quiet and callable(arm) and arm():  # a recording: its next pass is refereed
+            self._set("watching", f"game {ctx.game_id} ({ctx.game}): {REWIND}")
+            return
         for obs in ctx.watcher.process(frame):
             self.counts.observations += 1
             self._sync(ctx)  # the previous observation may have moved the turn on
@@ -639,7 +690,9 @@ class CameraReferee:
         dryers = self.dryers
         arm = getattr(self._source, "arm", None)
         if dryers.view(game_id).get("round") is not None and callable(arm) and arm():
-            return  # a recording: refereed from its first frame once a round is revealed
+            # a recording: refereed from its first frame once a round is revealed
+            self._set("watching", f"game {game_id} ({WASH_DASH}): {REWIND}")
+            return
         dryers.step(game_id, frame.image, frame.t_ns, after_gap=getattr(frame, "after_gap", False))
         self._set("watching", f"refereeing game {game_id} ({WASH_DASH}): {dryers.message()}")
 
