@@ -553,3 +553,46 @@ def test_enter_in_a_console_field_sends_but_not_in_the_payload_box(served, table
     expect(page.locator("#feed li[data-seq='1']")).to_be_visible()
     assert tablet.snapshot(game_id)["feed"][0]["event"]["payload"]["piles"] == ["R3", "B5"]
     screen.close()
+
+
+# -- a game with more players than the table has wired seats -----------------------------------
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_ruling_hw1_the_console_names_players_with_no_pad_wired_at_the_table(browser, tmp_path):
+    """A 4-player Hit the Deck game on a 3-seat pin map started without a word: Dee had no
+    pad, and the race window judged her last in every slap race (HW-1). The console names
+    her and says where her slaps go; a game whose players all have a seat says nothing."""
+    from hardware.config import parse_hardware
+    from hardware.service import PadsService
+    from hardware.table import Table
+
+    seats = {str(i): {"pad": pin} for i, pin in enumerate((4, 22, 11))}
+    pads = PadsService(
+        Table.open(parse_hardware({"mode": "gpio", "pin_factory": "mock", "seats": seats}))
+    )
+    app = make_app(tmp_path, pads=pads, race_timer=False)
+    tablet = Tablet(app)
+    tablet.set_pin()
+    four = tablet.new_game("hit-the-deck", ("Ann", "Bea", "Cy", "Dee"))
+    with ServedApp(app, threads=8) as server:
+        try:
+            screen = referee_screen(browser, (server.url, app), TABLET)
+            page = console(screen, four)
+            notice = page.locator("#c-unwired")
+            expect_text = (
+                "No pad or button is wired for Dee (seat 3) at this table: enter their slaps"
+            )
+            assert eventually(lambda: expect_text in notice.inner_text()), notice.inner_text()
+            assert notice.is_visible()
+            three = tablet.new_game("hit-the-deck", ("Ann", "Bea", "Cy"))
+            page = console(screen, three)
+            title = page.locator("#c-title")
+            assert eventually(lambda: f"game {three}" in title.inner_text()), title.inner_text()
+            page.wait_for_timeout(300)  # the pads' answer, asked at the page's start
+            assert eventually(notice.is_hidden)
+            screen.close()
+        finally:
+            app.extensions["tabletop"].end_streams()
+            pads.close()

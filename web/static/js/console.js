@@ -330,6 +330,25 @@
     return "waiting for " + names + " to give up an earlier task card (forfeit)";
   }
 
+  /* Players whose seat has no pad or button at this table (real pads only): a game with more
+     players than the pin map has seats gets no presses from them, and in a Hit the Deck race
+     a seat that never slaps counts as last (HW-1), so the console says so and where to enter
+     them. What each game uses the pads for: */
+  const PAD_USE = { "hit-the-deck": "slaps", dos: "DOS calls", "wash-dash": "done presses" };
+  let wired = null;  /* the seats with a pad or button; null: virtual pads, or not known yet */
+  api("GET", "/api/pads").then((r) => {
+    if (r.ok && r.data && !r.data.virtual) { wired = new Set(r.data.seats); if (snap) sayUnwired(snap); }
+  });
+  function sayUnwired(s) {
+    const use = PAD_USE[s.game.name];
+    const missing = (wired && use && !s.game.ended_at)
+      ? s.game.players.map((p, i) => [p, i]).filter(([, i]) => !wired.has(i)) : [];
+    $("c-unwired").classList.toggle("hidden", !missing.length);
+    $("c-unwired").textContent = missing.length
+      ? "No pad or button is wired for " + missing.map(([p, i]) => p + " (seat " + i + ")").join(", ")
+        + " at this table: enter their " + use + " here, with the time stamped." : "";
+  }
+
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
     if (snap && first) switched(snap.game.id, s.game.id);
@@ -340,6 +359,7 @@
     $("c-main").classList.remove("hidden");
     $("c-problem").classList.toggle("hidden", !s.error);
     $("c-problem").textContent = s.error || "";
+    sayUnwired(s);
     $("c-title").textContent = s.game.title + " · game " + s.game.id + (s.game.ended_at ? " (ended)" : "");
     const sb = s.scoreboard;
     if (sb) {
