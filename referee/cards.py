@@ -8,6 +8,7 @@ Parsing is case-insensitive; formatting is canonical upper case.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -115,7 +116,10 @@ def parse_card(token: str) -> Card:
     """Read one card token such as ``R7``, ``W`` or ``SKIP2``."""
     if not isinstance(token, str):
         raise CardParseError(repr(token), "a card must be text")
-    if not token.isascii():  # "R²" passes isdigit() but not int(); "Rſkip".upper() is "RSKIP"
+    # a phone's full-width "R７" (and "R²") read as before; other scripts' digits are refused
+    # ("R७" passes isdigit() and int() reads 7, "R٢" too)
+    token = unicodedata.normalize("NFKC", token)
+    if not token.isascii():
         raise CardParseError(token, "card names are plain letters and digits (A-Z, 0-9)")
     text = token.strip().upper()
     if not text:

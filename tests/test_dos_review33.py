@@ -107,12 +107,14 @@ def test_a_counter_asked_about_suggests_the_victim() -> None:
 
 
 # -- 2. card tokens that are not ASCII -----------------------------------------
-# superscript two (int() refuses it), Devanagari seven (int() reads 7), full-width digits,
-# a long s ("\u017fkip".upper() is "SKIP")
-ODD_DIGITS = ["R\u00b2", "R\u096d", "R\uff17", "R\uff11\uff10", "R1\uff10", "R\u017fkip"]
+# Digits of other scripts pass str.isdigit() and int() reads them ("R\u096d" was R7), or
+# int() refuses them: refused. Compatibility forms (a phone's full-width "R\uff17", "R\u00b2",
+# a no-break space) are their ASCII letters and digits, as logs stored before read them.
+FOREIGN_DIGITS = ["R\u096d", "R1\u0660", "R\u0663", "B\u09ea"]
+COMPATIBLE = {"R\uff17": "R7", "R\u00b2": "R2", "g\uff11\uff10": "G10", "R7\u00a0": "R7"}
 
 
-@pytest.mark.parametrize("token", ODD_DIGITS)
+@pytest.mark.parametrize("token", FOREIGN_DIGITS)
 def test_dos_tokens_need_ascii_digits(token: str) -> None:
     with pytest.raises(EventError, match="bad DOS card"):
         dos_parse_card(token)
@@ -122,7 +124,7 @@ def test_dos_tokens_need_ascii_digits(token: str) -> None:
         _apply(state, "play", 1, card=token, pile="left")
 
 
-@pytest.mark.parametrize("token", [*ODD_DIGITS, "R1\uff12"])
+@pytest.mark.parametrize("token", FOREIGN_DIGITS)
 def test_deck_dash_tokens_need_ascii_digits(token: str) -> None:
     with pytest.raises(CardParseError):
         dd_parse_card(token)
@@ -133,7 +135,7 @@ def test_deck_dash_tokens_need_ascii_digits(token: str) -> None:
         )
 
 
-@pytest.mark.parametrize("token", [*ODD_DIGITS, "HIT\u00b2", "HIT\u096d", "HIT\uff13"])
+@pytest.mark.parametrize("token", [*FOREIGN_DIGITS, "HIT\u096d"])
 def test_hit_the_deck_tokens_need_ascii_digits(token: str) -> None:
     with pytest.raises(CardParseError):
         htd_parse_card(token)
@@ -148,6 +150,15 @@ def test_ascii_digits_still_read() -> None:
     assert str(htd_parse_card("y3")) == "Y3" and str(htd_parse_card("HIT9")) == "HIT9"
 
 
+@pytest.mark.parametrize(("token", "read"), COMPATIBLE.items())
+def test_compatibility_forms_read_as_their_ascii_card(token: str, read: str) -> None:
+    """A stored game whose tokens a phone keyboard typed full-width still replays."""
+    assert str(dos_parse_card(token)) == read
+    assert str(dd_parse_card(token)) == read
+    if read != "G10":  # Hit the Deck's numbers stop at 9
+        assert str(htd_parse_card(token)) == read
+
+
 def test_replay_of_an_odd_digit_is_one_line_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -155,7 +166,7 @@ def test_replay_of_an_odd_digit_is_one_line_not_a_traceback(
     lines = [
         {"game": "dos", "players": ["Ann", "Bea", "Cal"], "options": {"hand_size": 3}},
         {"kind": "deal", "payload": {"hands": [3, 3, 3], "piles": ["R7", "G2"]}},
-        {"kind": "play", "seat": 0, "payload": {"card": "R\u00b2", "pile": "left"}},
+        {"kind": "play", "seat": 0, "payload": {"card": "R\u096d", "pile": "left"}},
     ]
     log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     assert tabletop(["replay", str(log)]) == 2
@@ -164,16 +175,24 @@ def test_replay_of_an_odd_digit_is_one_line_not_a_traceback(
 
 
 # -- 3. DOS-6 with hands named and a draw unnamed ------------------------------------------
-def test_ruling_dos6_an_unnamed_draw_is_kept_for_its_pile() -> None:
+def test_ruling_dos6_a_play_that_can_only_be_the_unnamed_draw_is_doubted() -> None:
     """DOS-6: "You draw one card per discard pile you are unable to play." Ann holds Y1 Y2
-    Y3 and draws a card nobody names for the left pile: the only card she may hold that is
-    not named is that one, so a red 4 on the right pile must be it (refused), not a card
-    she held. It was accepted."""
+    Y3 and draws a card nobody names for the left pile: a red 4 on the right pile can only
+    be that card. The referee says so (undo it if so); it does not refuse the play, because
+    a game stored before day 33 may hold one and a refusal would refuse all that follows.
+    Before, it said nothing."""
     state = _ok(_named_hands(), "draw", 0, pile="left")
-    reason = _refused(state, "play", 0, card="R4", pile="right")
-    assert reason == "Ann does not hold a red 4 (the one you drew is for the other pile)."
-    state = _ok(state, "play", 0, card="R4", pile="left")  # it may go on its own pile
-    assert len(state.hands[0]) == 3
+    _, verdicts = _apply(state, "play", 0, card="R4", pile="right")
+    assert [v.outcome for v in verdicts][:2] == [Outcome.LEGAL, Outcome.INFO]
+    assert verdicts[1].reason == (
+        "Ann held no red 4 before drawing: it can only be the card drawn for the other pile, "
+        "which may go on that pile only (DOS-6). If so, undo this play."
+    )
+    assert verdicts[1].seat == 0
+    _, verdicts = _apply(state, "play", 0, card="R4", pile="left")  # its own pile: no doubt
+    assert not [v for v in verdicts if "DOS-6" in v.reason]
+    _, verdicts = _apply(state, "play", 0, card="Y1", pile="right")  # a card she held
+    assert not [v for v in verdicts if "DOS-6" in v.reason]
 
 
 def test_ruling_dos6_named_cards_still_go_on_the_other_pile() -> None:
@@ -191,8 +210,8 @@ def test_ruling_dos6_table_mode_hands_are_unaffected() -> None:
     state = GAME.new_state(["Ann", "Bea", "Cal"], {"hand_size": 1})
     state = _ok(state, "deal", hands=[1, 1, 1], piles=["R7", "R9"])
     state = _ok(state, "draw", 0, pile="left")
-    state = _ok(state, "play", 0, card="R4", pile="right")
-    assert len(state.hands[0]) == 1
+    state, verdicts = _apply(state, "play", 0, card="R4", pile="right")
+    assert len(state.hands[0]) == 1 and not [v for v in verdicts if "DOS-6" in v.reason]
 
 
 # -- 4. DOS-12: a call the player cannot make good ----------------------------------------

@@ -10,6 +10,7 @@ formatting is canonical upper case.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -157,7 +158,10 @@ def parse_card(token: object) -> DosCard:
 def _parse(token: object) -> DosCard:
     if not isinstance(token, str):
         raise CardParseError(token, "a card must be text such as 'R7' or 'BSKIP'")
-    if not token.isascii():  # "R²" passes isdigit() but not int(); "Rſkip".upper() is "RSKIP"
+    # a phone's full-width "R７" (and "R²") read as before; other scripts' digits are refused
+    # ("R७" passes isdigit() and int() reads 7, "R٢" too)
+    token = unicodedata.normalize("NFKC", token)
+    if not token.isascii():
         raise CardParseError(token, "card names are plain letters and digits (A-Z, 0-9)")
     text = token.strip().upper().replace("-", "").replace(" ", "")
     if len(text) < 2:

@@ -582,6 +582,7 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
     if status in DONE:
         raise Foul(f"You already played on {where} this turn: one card per pile.", seat)
     hand = state.hands[seat]
+    doubt = ""
     if status is PileTurn.DRAWN:
         drawn = cur.drawn[pile]
         if cur.drew_nothing[pile]:
@@ -592,10 +593,16 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
                 seat,
             )
     else:
-        available = _not_drawn_for(hand, cur, pile)
+        available, unnamed = _not_drawn_for(hand, cur, pile)
         if not available.can_remove(card):
             held = " (the one you drew is for the other pile)" if hand.can_remove(card) else ""
             raise Foul(f"{state.name(seat)} does not hold a {card.words}{held}.", seat)
+        if unnamed and card not in available.known and available.unknown <= unnamed:
+            doubt = (
+                f"{state.name(seat)} held no {card.words} before drawing: it can only be the "
+                f"card drawn for the other pile, which may go on that pile only (DOS-6). "
+                "If so, undo this play."
+            )
     if not hand.can_remove(card):
         raise Foul(f"{state.name(seat)} does not hold a {card.words}.", seat)
     if card not in hand.known:
@@ -626,16 +633,20 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
     state = _set_hand(state, seat, hand.remove(card), played=True)
     left = len(state.hands[seat])
     out.append(legal(f"{state.name(seat)} plays a {card.words} on {where}.", seat, pile=pile))
+    if doubt:
+        out.append(info(doubt, seat))
     if left == 0:
         return _end_round(state, f"{state.name(seat)} played their last card", out)
     _remind_dos(state, seat, out)
     return _maybe_finish(state, out)
 
 
-def _not_drawn_for(hand: Hidden[DosCard], cur: Turn, pile: int) -> Hidden[DosCard]:
-    """``hand`` without the cards drawn for the other pile, which may not go on ``pile``
-    (DOS-6). A drawn card nobody named is one of the hand's unknown cards, so one of those
-    is held back: where the rest of the hand is named, a card not in it is refused."""
+def _not_drawn_for(hand: Hidden[DosCard], cur: Turn, pile: int) -> tuple[Hidden[DosCard], int]:
+    """``hand`` without the named cards drawn for the other pile, which may not go on
+    ``pile`` (DOS-6), and how many drawn for it nobody named. Such a card is one of the
+    hand's unknown cards: where the rest of the hand is named, a card not in it can only be
+    that one. The play is said to be doubtful, not refused: a game stored before day 33
+    holds such plays, and a refused play would refuse every event after it."""
     named: list[DosCard] = []
     unnamed = 0
     for p, drawn in enumerate(cur.drawn):
@@ -645,8 +656,7 @@ def _not_drawn_for(hand: Hidden[DosCard], cur: Turn, pile: int) -> Hidden[DosCar
             unnamed += 1
         else:
             named.append(drawn)
-    available = hand.remove_all(named) if named else hand
-    return Hidden(available.known, max(0, available.unknown - unnamed))
+    return (hand.remove_all(named) if named else hand), unnamed
 
 
 def _face_words(card: DosCard) -> str:

@@ -13,6 +13,7 @@ Tokens (case-insensitive; ``-``, ``_`` and spaces are ignored, so ``r-cut`` read
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -142,7 +143,10 @@ def parse_card(token: str) -> HtdCard:
 
 @cache
 def _parse(token: str) -> HtdCard:
-    if not token.isascii():  # "R²" passes isdigit() but not int(); "Rſkip".upper() is "RSKIP"
+    # a phone's full-width "R７" (and "R²") read as before; other scripts' digits are refused
+    # ("R७" passes isdigit() and int() reads 7, "R٢" too)
+    token = unicodedata.normalize("NFKC", token)
+    if not token.isascii():
         raise CardParseError(token, "card names are plain letters and digits (A-Z, 0-9)")
     text = token.upper().replace("-", "").replace("_", "").replace(" ", "")
     if not text:
