@@ -107,6 +107,28 @@ def test_a_missing_file_named_by_tabletop_config_is_an_error(tmp_path, monkeypat
     assert err == f"tabletop serve: TABLETOP_CONFIG names {missing}: no such config file\n"
 
 
+def test_a_backup_of_a_named_database_goes_on_without_the_missing_config(
+    tmp_path, monkeypatch, capsys
+):
+    """A nightly backup sharing the service's environment needs nothing from the file when
+    --db names the database: it says the file is missing and goes on; without --db it stops
+    (the database would be the default one, not the family's)."""
+    from web.commands import _config
+
+    missing = tmp_path / "tabletop.tmol"
+    monkeypatch.setenv("TABLETOP_CONFIG", str(missing))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tabletop.toml").write_text("[web]\nport = 1\n", encoding="utf-8")  # not read
+    db = tmp_path / "family.db"
+    cfg = _config(build_parser().parse_args(["backup", "--db", str(db)]), "backup")
+    assert cfg is not None and cfg.db_path == db and cfg.port != 1
+    assert capsys.readouterr().err == (
+        f"tabletop backup: TABLETOP_CONFIG names {missing}: no such config file"
+        " (not needed with --db)\n"
+    )
+    assert _config(build_parser().parse_args(["backup"]), "backup") is None
+
+
 def test_an_empty_config_file_gives_the_default_map(tmp_path, monkeypatch):
     """As docs/HARDWARE.md says for the service unit's file."""
     for text in ("", "[web]\nport = 9191\n"):

@@ -255,6 +255,8 @@ HIDE = """(hidden) => {
     Object.defineProperty(document, name, { value, configurable: true });
   document.dispatchEvent(new Event("visibilitychange"));
 }"""  # noqa: E501
+HIDDEN_AT_LOAD = """for (const [name, value] of [["hidden", true], ["visibilityState", "hidden"]])
+  Object.defineProperty(document, name, { value, configurable: true });"""
 
 
 @pytest.mark.browser
@@ -294,6 +296,17 @@ def test_a_hidden_tab_gives_its_stream_back_and_catches_up_when_shown(browser, t
         again.wait_for_selector("body[data-live='1']")
         for box in ("#sb-status", "#players", "#sb-last"):
             expect(board.locator(box)).to_have_text(again.locator(box).text_content() or "")
+        # a tab loaded in the background (middle-click, a restored session) waits to be shown
+        assert eventually(lambda: streams.active == 2)
+        background = Screen(browser, base, PHONE)
+        background.ctx.add_init_script(HIDDEN_AT_LOAD)
+        hidden = background.go("/scoreboard")
+        hidden.wait_for_timeout(500)
+        assert streams.active == 2, "a tab loaded hidden opened its stream"
+        hidden.evaluate(HIDE, False)
+        hidden.wait_for_selector("body[data-live='1']")
+        assert streams.active == 3
+        background.close()
     finally:
         fresh.close()
         viewer.close()
@@ -318,6 +331,7 @@ def test_a_call_with_no_answer_says_the_referee_cannot_be_reached(served, browse
     assert got != "still waiting", "no timeout"
     assert got["ok"] is False and got["status"] == 0
     assert got["data"]["error"].startswith("the referee cannot be reached"), got
+    assert got["data"]["error"].endswith("it may have been recorded: check before sending it again")
     for route in held:
         route.abort()  # its handler ends with the test (else asyncio says it was left pending)
     page.unroute("**/api/never")
@@ -552,6 +566,28 @@ def test_enter_in_a_console_field_sends_but_not_in_the_payload_box(served, table
     page.keyboard.press("Enter")
     expect(page.locator("#feed li[data-seq='1']")).to_be_visible()
     assert tablet.snapshot(game_id)["feed"][0]["event"]["payload"]["piles"] == ["R3", "B5"]
+    screen.close()
+
+
+def test_whole_numbers_typed_in_a_list_box_are_numbers(served, tablet, browser):
+    """Hit the Deck's "cards lifted" (cut's at) and race_close's "[seats]" boxes sent ["30"]
+    and ["0", "2"], which the referee refuses; card tokens stay text."""
+    game_id = tablet.new_game("hit-the-deck", ("Ana", "Bob", "Cy"))
+    screen = referee_screen(browser, served, LANDSCAPE)
+    page = console(screen, game_id)
+    typed = {}
+    for kind, field, text in (("cut", "at", "30"), ("race_close", "last", "0 2")):
+        page.click(f"#kinds button[data-kind='{kind}']")
+        page.fill(f"#f-{field}", text)
+        typed[kind] = json.loads(page.input_value("#payload"))
+    page.click("#kinds button[data-kind='hand']")
+    page.fill("#f-cards", "R3 HAND")
+    typed["hand"] = json.loads(page.input_value("#payload"))
+    assert typed == {
+        "cut": {"at": 30},
+        "race_close": {"last": [0, 2]},
+        "hand": {"cards": ["R3", "HAND"]},
+    }
     screen.close()
 
 

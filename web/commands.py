@@ -35,14 +35,17 @@ def _config(args: argparse.Namespace, command: str) -> Any:
     cfg = WebConfig()
     from_env = os.environ.get("TABLETOP_CONFIG")
     config_path = Path(args.config or from_env or DEFAULT_CONFIG)
+    read = bool(args.config) or config_path.exists()
     if not args.config and from_env and not config_path.exists():  # as --config: a slip
-        print(
-            f"tabletop {command}: TABLETOP_CONFIG names {config_path}: no such config file",
-            file=sys.stderr,
-        )
-        return None
+        missing = f"TABLETOP_CONFIG names {config_path}: no such config file"
+        if command == "serve" or not args.db:
+            print(f"tabletop {command}: {missing}", file=sys.stderr)
+            return None
+        # a backup, log or PIN reset of the database --db names needs nothing else from the
+        # file: a nightly backup sharing the service's environment goes on, and says so
+        print(f"tabletop {command}: {missing} (not needed with --db)", file=sys.stderr)
     try:
-        if args.config or config_path.exists():
+        if read:
             cfg = load_file(config_path, cfg)
     except ConfigError as exc:
         print(f"tabletop {command}: {exc}", file=sys.stderr)

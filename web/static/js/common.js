@@ -25,7 +25,9 @@ const TT = (() => {
       json = await res.json().catch(() => null);
     } catch (err) {
       const why = abort.signal.aborted ? "no answer in " + Math.round(timeoutMs / 1000) + " s" : String(err);
-      return { ok: false, status: 0, data: { error: "the referee cannot be reached: " + why } };
+      /* a change the server was still storing may have been stored: a second Send repeats it */
+      const check = abort.signal.aborted && method !== "GET" ? "; it may have been recorded: check before sending it again" : "";
+      return { ok: false, status: 0, data: { error: "the referee cannot be reached: " + why + check } };
     } finally {
       clearTimeout(timer);
     }
@@ -226,7 +228,8 @@ const TT = (() => {
         }, LOST_AFTER_MS);
       });
     }
-    open(false);
+    /* a tab opened in the background (middle-click, a restored session) waits to be shown */
+    if (document.visibilityState === "hidden") body.dataset.live = "0"; else open(false);
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "hidden") { shut(); body.dataset.live = "0"; } else if (!es) open(true);
     });

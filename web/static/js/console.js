@@ -63,7 +63,8 @@
     if (perSeat || /^\[|\blist\b|^(the |exactly the )?cards\b/i.test(hint)) {
       try { const v = JSON.parse(text); if (Array.isArray(v)) return v; } catch (e) { /* tokens */ }
       const tokens = text.split(/[\s,]+/).filter(Boolean);
-      if (!counts) return tokens;
+      /* whole numbers are numbers (seats "0 2", "cards lifted: 30"); no card token is one */
+      if (!counts && !tokens.every((t) => INT.test(t))) return tokens;
       if (!perSeat && tokens.length === 1 && INT.test(tokens[0])) return parseInt(tokens[0], 10);
       return tokens.map((t) => (INT.test(t) ? parseInt(t, 10) : t));
     }
