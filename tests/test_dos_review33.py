@@ -20,31 +20,11 @@ from referee.dos.state import DosState
 from referee.events import Event, EventError
 from referee.hitthedeck.cards import parse_card as htd_parse_card
 from referee.hitthedeck.game import GAME as HIT_THE_DECK
-from referee.verdicts import Outcome, Verdict
+from referee.verdicts import Outcome
+from tests.test_dos_reread import _apply, _ok, _refused
 from tests.test_table_events import layout, obs
 from vision.table.to_events import EventMapper, Prompt
 from web.services.referee_camera import seat_on_turn
-
-
-def _apply(
-    state: DosState, kind: str, seat: int | None = None, **payload: Any
-) -> tuple[DosState, list[Verdict]]:
-    return GAME.apply(state, Event(kind, seat, payload))
-
-
-def _ok(state: DosState, kind: str, seat: int | None = None, **payload: Any) -> DosState:
-    """Apply an event that must be accepted; return the new state."""
-    new, verdicts = _apply(state, kind, seat, **payload)
-    bad = [v.reason for v in verdicts if v.outcome is Outcome.ILLEGAL]
-    assert not bad, f"{kind} {payload} refused: {bad}"
-    return new
-
-
-def _refused(state: DosState, kind: str, seat: int | None = None, **payload: Any) -> str:
-    """Apply an event that must be refused without changing anything; return the reason."""
-    new, verdicts = _apply(state, kind, seat, **payload)
-    assert new is state and [v.outcome for v in verdicts] == [Outcome.ILLEGAL], verdicts
-    return verdicts[0].reason
 
 
 def _named_hands(**options: Any) -> DosState:
