@@ -580,6 +580,8 @@ def test_whole_numbers_typed_in_a_list_box_are_numbers(served, tablet, browser):
         page.click(f"#kinds button[data-kind='{kind}']")
         page.fill(f"#f-{field}", text)
         typed[kind] = json.loads(page.input_value("#payload"))
+    page.fill("#f-last", "2")  # one seat named last is still a list of seats
+    assert json.loads(page.input_value("#payload")) == {"last": [2]}
     page.click("#kinds button[data-kind='hand']")
     page.fill("#f-cards", "R3 HAND")
     typed["hand"] = json.loads(page.input_value("#payload"))

@@ -126,9 +126,12 @@ class TableWatcher:
                     for n, box in self._boxes.items()
                     if gate.moving_fraction(box) > self.zone_motion
                 }
-            # a zone that just stopped moving (a hand left) is read whatever its thumbnail
-            # says: a card laid squarely on one of its colour changes too few grey pixels
-            stopped = bool(self._moving - moved)
+            # a zone that just stopped moving (a hand left) is read on any change at all: a
+            # card laid squarely on one of its colour changes too few grey pixels for the
+            # usual share, while a shadow or a flicker that came and went changes none
+            stopped = any(
+                gate.changed_since_detection(self._boxes[n]) > 0 for n in self._moving - moved
+            )
             self._moving = moved
             run = (
                 not self._last
