@@ -67,6 +67,13 @@ class PadsService:
         wired = {device for _seat, device in self.table.inputs}
         return tuple(self._names[d] for d in ("pad", "call") if d in wired)
 
+    def wired(self) -> dict[int, list[str]]:
+        """Per seat, the devices wired there (a seat may have a pad and no call button)."""
+        out: dict[int, list[str]] = {}
+        for seat, device in sorted(self.table.inputs):
+            out.setdefault(seat, []).append(self._names.get(device, device))
+        return out
+
     def _convert(self, event: PadEvent) -> PadPress:
         name = self._names.get(event.device, event.device)
         return PadPress(event.seat, name, event.t_ns, self.virtual, event.device)

@@ -601,7 +601,8 @@ def test_whole_numbers_typed_in_a_list_box_are_numbers(served, tablet, browser):
 def test_ruling_hw1_the_console_names_players_with_no_pad_wired_at_the_table(browser, tmp_path):
     """A 4-player Hit the Deck game on a 3-seat pin map started without a word: Dee had no
     pad, and the race window judged her last in every slap race (HW-1). The console names
-    her and says where her slaps go; a game whose players all have a seat says nothing."""
+    her and says where her slaps go; a game whose players all have a pad says nothing, and
+    a DOS game at this table of pads without call buttons names everyone."""
     from hardware.config import parse_hardware
     from hardware.service import PadsService
     from hardware.table import Table
@@ -619,9 +620,7 @@ def test_ruling_hw1_the_console_names_players_with_no_pad_wired_at_the_table(bro
             screen = referee_screen(browser, (server.url, app), TABLET)
             page = console(screen, four)
             notice = page.locator("#c-unwired")
-            expect_text = (
-                "No pad or button is wired for Dee (seat 3) at this table: enter their slaps"
-            )
+            expect_text = "No pad is wired for Dee (seat 3) at this table: enter their slaps"
             assert eventually(lambda: expect_text in notice.inner_text()), notice.inner_text()
             assert notice.is_visible()
             three = tablet.new_game("hit-the-deck", ("Ann", "Bea", "Cy"))
@@ -630,6 +629,14 @@ def test_ruling_hw1_the_console_names_players_with_no_pad_wired_at_the_table(bro
             assert eventually(lambda: f"game {three}" in title.inner_text()), title.inner_text()
             page.wait_for_timeout(300)  # the pads' answer, asked at the page's start
             assert eventually(notice.is_hidden)
+            dos = tablet.new_game("dos", ("Ann", "Bea"))
+            page = console(screen, dos)
+            notice = page.locator("#c-unwired")
+            want = (
+                "No button is wired for Ann (seat 0), Bea (seat 1) at this table: "
+                "enter their DOS calls"
+            )
+            assert eventually(lambda: want in notice.inner_text()), notice.inner_text()
             screen.close()
         finally:
             app.extensions["tabletop"].end_streams()

@@ -206,6 +206,7 @@ def pads() -> Response:
     return jsonify(
         seats=list(s.pads.seats()),
         devices=list(s.pads.devices()),
+        wired={str(seat): devices for seat, devices in s.pads.wired().items()},
         virtual=bool(getattr(s.pads, "virtual", False)),
         recent=[p.to_dict() for p in s.pads.recent()],
         log=list(s.pad_log),

@@ -49,6 +49,8 @@ class PadService(Protocol):
 
     def devices(self) -> Sequence[str]: ...
 
+    def wired(self) -> dict[int, list[str]]: ...
+
     def press(self, seat: int, device: str) -> PadPress:
         """Press a pad from the dashboard (virtual pads only)."""
         ...
@@ -77,6 +79,10 @@ class VirtualPads:
 
     def devices(self) -> Sequence[str]:
         return self._devices
+
+    def wired(self) -> dict[int, list[str]]:
+        """Every virtual seat has every device."""
+        return {seat: list(self._devices) for seat in self._seats}
 
     def press(self, seat: int, device: str) -> PadPress:
         if seat not in self._seats:

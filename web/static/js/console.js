@@ -336,19 +336,20 @@
      players than the pin map has seats gets no presses from them, and in a Hit the Deck race
      a seat that never slaps counts as last (HW-1), so the console says so and where to enter
      them. What each game uses the pads for: */
-  const PAD_USE = { "hit-the-deck": "slaps", dos: "DOS calls", "wash-dash": "done presses" };
-  let wired = null;  /* the seats with a pad or button; null: virtual pads, or not known yet */
+  const PAD_USE = { "hit-the-deck": ["pad", "slaps"], dos: ["button", "DOS calls"],
+    "wash-dash": ["button", "done presses"] };
+  let wired = null;  /* seat → the devices wired there; null: virtual pads, or not known yet */
   api("GET", "/api/pads").then((r) => {
-    if (r.ok && r.data && !r.data.virtual) { wired = new Set(r.data.seats); if (snap) sayUnwired(snap); }
+    if (r.ok && r.data && !r.data.virtual && r.data.wired) { wired = r.data.wired; if (snap) sayUnwired(snap); }
   });
   function sayUnwired(s) {
     const use = PAD_USE[s.game.name];
     const missing = (wired && use && !s.game.ended_at)
-      ? s.game.players.map((p, i) => [p, i]).filter(([, i]) => !wired.has(i)) : [];
+      ? s.game.players.map((p, i) => [p, i]).filter(([, i]) => !(wired[i] || []).includes(use[0])) : [];
     $("c-unwired").classList.toggle("hidden", !missing.length);
     $("c-unwired").textContent = missing.length
-      ? "No pad or button is wired for " + missing.map(([p, i]) => p + " (seat " + i + ")").join(", ")
-        + " at this table: enter their " + use + " here, with the time stamped." : "";
+      ? "No " + use[0] + " is wired for " + missing.map(([p, i]) => p + " (seat " + i + ")").join(", ")
+        + " at this table: enter their " + use[1] + " here, with the time stamped." : "";
   }
 
   function render(s) {
