@@ -27,9 +27,11 @@ dryer zone unchanged for ``STILL_FRAMES`` frames and ``STILL_NS``) and is taken:
 
 **What is sent.** While a round runs, every settled change of a dryer. Between rounds the
 family checks and empties the dryers: only a non-empty reading that answers a ``done``
-still waiting for its dryer (``unchecked``) is sent. A ``done`` without a dryer (a pad's
-button) gets the seat's settled reading at once, even when the dryer did not change; an
-empty dryer answering it is asked, never sent (it would be a mistake). A newer reading
+still waiting for its dryer (``unchecked``) and given no reading yet is sent — once the
+camera asked about it, the question is the family's (a half-emptied dryer never judges
+it). A ``done`` without a dryer (a pad's button) gets the seat's settled reading at once,
+even when the dryer did not change; an empty dryer answering it is asked, never sent (it
+would be a mistake). A newer reading
 of a seat clears that seat's older open dryer question. Before the first round nothing
 is sent (the family is setting up).
 
@@ -292,16 +294,24 @@ class DryerReferee:
         becomes its reference."""
         self._empty_asked = True
 
+    def _in_game(self, seat: int) -> bool:
+        """Whether ``seat`` has a player in the game refereed now (any seat before a game):
+        a calibrated dryer nobody plays is never read, so nothing waits for it."""
+        game = self._game
+        return game is None or seat < len(game.players)
+
     def status(self) -> dict[str, Any]:
+        awaiting = any(self._in_game(s) for s in self._awaiting)
         return {
             "seats": [s.status() for _, s in sorted(self._seats.items())],
-            "waiting_for_empty": bool(self._awaiting) or self._empty_asked,
+            "waiting_for_empty": awaiting or self._empty_asked,
             "problems": list(self.problems),
         }
 
     def message(self) -> str:
         missing = [s.seat for s in self._seats.values() if s.reference is None]
-        if self._awaiting or self._empty_asked:
+        missing = [s for s in missing if self._in_game(s)]
+        if any(self._in_game(s) for s in self._awaiting) or self._empty_asked:
             return "waiting for a still look at the empty dryers"
         if missing:
             who = ", ".join(str(s) for s in missing)
@@ -331,10 +341,13 @@ class DryerReferee:
 
         if after_gap and self._tracker is not None:
             self._tracker.mark_gap()
+        game = self._context(game_id)
         if self._empty_asked:
             self._empty_asked = False
             self._awaiting = set(self._seats)
-        game = self._context(game_id)
+        # a seat nobody plays is never read: waiting for it would wait for good (and a
+        # later game with fewer players must not inherit it)
+        self._awaiting = {s for s in self._awaiting if self._in_game(s)}
         self._stepped_at = time.monotonic()
         n_players = len(game.view.get("cards") or [])
         seats = [s for s in self._seats.values() if s.seat < n_players]
@@ -516,7 +529,12 @@ class DryerReferee:
         if phase in RACING and self._answer_press(game, seat, t_ns, fresh=True):
             return  # the reading named a held press's card, or asks which it was
         claim = self._unchecked(game, seat.seat)
-        if phase in RACING or (phase == "between_rounds" and claim is not None and any(dryer.bars)):
+        if phase in RACING or (
+            phase == "between_rounds"
+            and claim is not None
+            and claim not in game.answered  # a question about it is the family's (TBL-8)
+            and any(dryer.bars)
+        ):
             self._propose(game, seat, dryer, confidence, t_ns, claim)
 
     def _stable(self, seat: _Seat, t_ns: int) -> tuple[Dryer, float, int] | None:
