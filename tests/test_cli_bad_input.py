@@ -179,7 +179,8 @@ def test_dryer_names_an_unreadable_empty_reference_before_reading(
     zones.write_text(json.dumps(layout.to_dict()))
     bad = str(files / "not-an-image.jpg")
     code, err = run(["vision", "dryer", "--zones", str(zones), "--empty", bad, bad], capsys)
-    assert (code, err.strip()) == (2, f"tabletop vision dryer: cannot read --empty {bad}")
+    want = f"tabletop vision dryer: --empty {bad}: not an image OpenCV can decode"
+    assert (code, err.strip()) == (2, want)
 
 
 def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -17,6 +17,7 @@ from tests.cli_run import run
 from vision.commands import read_image
 from vision.decks import DeckError, load_deck
 from vision.evaluate import DatasetError, EvalReport, evaluate, read_names
+from vision.images import TOO_LARGE
 from vision.runtime.detections import Detections
 from vision.runtime.onnx_model import ModelError
 from vision.runtime.reader import COLOR, CORNER, DETECTOR, MODELS_DIR, SYMBOL, CardReader
@@ -158,10 +159,16 @@ def test_dryer_names_a_too_large_image_and_goes_on(tmp_path: Path, capsys) -> No
     huge = huge_png(tmp_path / "huge.png")
     code, out, err = run(["vision", "dryer", "--zones", str(zones), str(huge)], capsys)
     assert code == 1 and "Traceback" not in err
-    assert json.loads(out) == {"image": str(huge), "error": "cannot read this image"}
+    assert json.loads(out) == {
+        "image": str(huge),
+        "error": f"cannot read this image: {TOO_LARGE}",
+    }
     argv = ["vision", "dryer", "--zones", str(zones), "--empty", str(huge), str(huge)]
     code, _, err = run(argv, capsys)
-    assert (code, one_line(err)) == (2, f"tabletop vision dryer: cannot read --empty {huge}")
+    assert (code, one_line(err)) == (
+        2,
+        f"tabletop vision dryer: --empty {huge}: {TOO_LARGE}",
+    )
 
 
 def test_teach_check_photos_name_a_too_large_photo(tmp_path: Path) -> None:

@@ -168,16 +168,16 @@ def _dryer(args: argparse.Namespace) -> int:
         print(f"tabletop vision dryer: {exc}", file=sys.stderr)
         return 2
     if args.empty:
-        empty, _why = read_image(args.empty)
+        empty, why = read_image(args.empty)
         if empty is None:
-            print(f"tabletop vision dryer: cannot read --empty {args.empty}", file=sys.stderr)
+            print(f"tabletop vision dryer: --empty {args.empty}: {why}", file=sys.stderr)
             return 2
         reader.set_reference(empty)
     status = 0
     for path in args.images:
-        image, _why = read_image(path)
+        image, why = read_image(path)
         if image is None:
-            print(json.dumps({"image": path, "error": "cannot read this image"}))
+            print(json.dumps({"image": path, "error": f"cannot read this image: {why}"}))
             status = 1
             continue
         got = reader.read(image)

@@ -22,7 +22,7 @@ Per game (rulings TBL-2 … TBL-5):
   (DOS-10: they may counter out of turn, after a Reverse).
 * Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
   turn (the deal) → ``turn_up``.
-* Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer``; ``dryer_event``).
+* Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer.watch.dryer_proposal``).
 
 What the camera sees is checked against what it already knows (rulings TBL-14 … TBL-19):
 the card it remembers on top coming back after the pile read empty is no new play (TBL-14);
