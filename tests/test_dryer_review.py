@@ -66,7 +66,9 @@ def test_ruling_tbl9_a_camera_moved_since_the_empty_dryer_picture_is_asked_about
     nudged = reader.read(np.roll(sample.image, (4, 4), axis=(0, 1)))  # the camera was bumped
     assert nudged.shift > MOVED_PX
     assert nudged.confidence <= 0.5
-    assert any(n.startswith("the camera moved since the empty-dryer picture") for n in nudged.notes)
+    (note,) = [n for n in nudged.notes if n.startswith("the camera moved since the empty-dryer")]
+    # never "empty the dryer" now: mid-round that would undo a player's task (since day 34)
+    assert note.endswith("press 'Dryers are empty now' when the dryers are next emptied")
 
 
 def test_ruling_tbl9_the_question_says_why_the_camera_doubts_the_dryer():

@@ -123,6 +123,13 @@ class DryerReading:
     occluded: bool = False
 
 
+def looks_empty(reading: DryerReading) -> bool:
+    """Whether a reading shows nothing on the dryer: no piece at all, pinned or not. A piece
+    whose pin is missed is still a piece (TBL-7): taken for the empty dryer, a dryer
+    picture with pieces in it would judge every claim on it wrongly (TBL-5)."""
+    return not any(reading.dryer.bars) and not reading.pieces
+
+
 def _white_balance(img: np.ndarray) -> np.ndarray:
     hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
     grey = (hsv[..., 1] < 60) & (hsv[..., 2] > 60) & (hsv[..., 2] < 250)
@@ -356,8 +363,8 @@ class DryerReader:
             if shift > MOVED_PX:
                 reading = _doubt(
                     reading,
-                    f"the camera moved since the empty-dryer picture ({shift:.1f} px): empty "
-                    "the dryer and press 'Dryers are empty now'",
+                    f"the camera moved since the empty-dryer picture ({shift:.1f} px): take "
+                    "it again — press 'Dryers are empty now' when the dryers are next emptied",
                 )
         width = self.width_px(image.shape[:2])
         if width >= MIN_DRYER_PX:

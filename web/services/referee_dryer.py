@@ -13,17 +13,23 @@ dryer with nothing on it; without one it is wrong too often (docs/VISION-TABLE.m
 seat without a reference is not read. A reference is only ever a *still* picture (the
 dryer zone unchanged for ``STILL_FRAMES`` frames and ``STILL_NS``) and is taken:
 
-1. when the family presses "Dryers are empty now" on the Live page (every seat);
+1. when the family presses "Dryers are empty now" on the Live page (every seat); the
+   request lapses when a round is revealed or ends before a seat held still (the pieces
+   hung since must not become background);
 2. automatically before the game's first round (the engine has no round yet, the rules
    assemble the dryers empty), or between rounds for a seat the engine knows no non-empty
-   dryer of, when the reader, reading *without* a reference, sees it empty — never while a
+   dryer of, when the reader, reading *without* a reference, sees it empty (no piece at
+   all, pinned or not: a piece whose pin it misses is still a piece, TBL-7) — never while a
    round runs (a server restarted mid-round, a recording): a plain look misses hung pieces
    now and then, and a player's pieces learned as background would judge their ``done``
    wrongly; the seat is not read (the pads ask its presses) until the family presses the
    button once the dryers are emptied after the round (the Live page says so);
 3. refreshed between rounds (and before the first) whenever a seat's dryer reads empty
-   and holds still: the family emptied it, so the light drifting over an evening is
-   followed and a hung piece is never learned as background.
+   (no piece seen, pinned or not) and holds still: the family emptied it, so the light
+   drifting over an evening is followed and a hung piece is never learned as background.
+
+A piece seen with no pin on it is a reading of its own, not the empty dryer: it settles
+like any other and, being doubtful, is asked about (TBL-7, TBL-5).
 
 **What is sent.** While a round runs, every settled change of a dryer. Between rounds the
 family checks and empties the dryers: only a non-empty reading that answers a ``done``
@@ -151,6 +157,7 @@ class _Seat:
     reading: Any = None  # ZoneReading of the last read
     dryer: Dryer | None = None  # the last read's dryer
     notes: tuple[str, ...] = ()  # the last read's notes (why the reader doubts it)
+    pieces: bool = False  # the last read saw a piece, pinned or not (TBL-7)
     settled: tuple[Dryer, float, int] | None = None  # committed (dryer, confidence, t_ns)
     settled_notes: tuple[str, ...] = ()  # … and the notes of that reading
     untimed: bool = False  # the committed reading was first seen after a gap (TBL-10)
@@ -195,6 +202,13 @@ def dryer_seats(layout: Any) -> list[int]:
     return sorted({z.seat for z in layout.of_kind(ZoneKind.DRYER) if z.seat is not None})
 
 
+def _phase_key(game: _Game) -> tuple[Any, ...]:
+    """The game and the part of it (before or between rounds, or a round) a request for
+    the empty dryers was made in: it lapses when this changes."""
+    view = game.view
+    return (game.game_id, view.get("round"), view.get("phase") in RACING)
+
+
 def _changed(a: np.ndarray | None, b: np.ndarray) -> float:
     """Share of thumbnail pixels whose colour changed (0 without an earlier one)."""
     if a is None:
@@ -223,6 +237,7 @@ class DryerReferee:
         self._game: _Game | None = None
         self.last: dict[str, Any] | None = None  # the last dryer event sent
         self._awaiting: set[int] = set()  # seats to take a reference of ("empty now")
+        self._awaiting_in: tuple[Any, ...] | None = None  # the game and phase it was asked in
         self._empty_asked = False  # set by a request thread, read by the referee's
         self._stepped_at: float | None = None  # time.monotonic() of the last frame read
 
@@ -303,7 +318,8 @@ class DryerReferee:
     def status(self) -> dict[str, Any]:
         awaiting = any(self._in_game(s) for s in self._awaiting)
         return {
-            "seats": [s.status() for _, s in sorted(self._seats.items())],
+            # a calibrated dryer nobody plays is never read: not listed
+            "seats": [s.status() for n, s in sorted(self._seats.items()) if self._in_game(n)],
             "waiting_for_empty": awaiting or self._empty_asked,
             "problems": list(self.problems),
         }
@@ -326,9 +342,11 @@ class DryerReferee:
                 f"seat {who}: no picture of the empty dryer yet — empty it and press "
                 "'Dryers are empty now'"
             )
-        seats = self.seats
-        if not seats:
+        if not self.seats:
             return "no dryer is calibrated"
+        seats = [s for s in self.seats if self._in_game(s)]
+        if not seats:
+            return "no player sits at a calibrated dryer"
         return f"reading the dryer{'s' if len(seats) > 1 else ''} of seat" + (
             f"s {', '.join(str(s) for s in seats)}" if len(seats) > 1 else f" {seats[0]}"
         )
@@ -344,7 +362,13 @@ class DryerReferee:
         game = self._context(game_id)
         if self._empty_asked:
             self._empty_asked = False
-            self._awaiting = set(self._seats)
+            self._awaiting, self._awaiting_in = set(self._seats), _phase_key(game)
+        if self._awaiting and self._awaiting_in != _phase_key(game):
+            # the button asked for the dryers as they were when it was pressed: a round
+            # revealed (or ended) since, pieces may hang on a dryer that never held still,
+            # and they must not become its background
+            log.info("camera referee: 'empty now' lapsed for seats %s", sorted(self._awaiting))
+            self._awaiting = set()
         # a seat nobody plays is never read: waiting for it would wait for good (and a
         # later game with fewer players must not inherit it)
         self._awaiting = {s for s in self._awaiting if self._in_game(s)}
@@ -375,8 +399,13 @@ class DryerReferee:
                     # a hand held still over the dryer: like motion, never a reading (and
                     # never "reads empty": no reference is taken of a hand)
                     seat.reading, seat.dryer = ZoneReading((), 0.0, occluded=True), None
+                    seat.pieces = False
                 else:
-                    text = (got.dryer.to_text(),) if any(got.dryer.bars) else ()
+                    seat.pieces = bool(getattr(got, "pieces", ()))
+                    # a piece seen with no pin (TBL-7) is a reading of its own, not the
+                    # empty dryer: it settles, and its doubt becomes a question (TBL-5)
+                    shown = any(got.dryer.bars) or seat.pieces
+                    text = (got.dryer.to_text(),) if shown else ()
                     seat.reading, seat.dryer = ZoneReading(text, got.confidence), got.dryer
             readings[seat.zone] = seat.reading
         by_zone = {s.zone: s for s in seats}
@@ -499,7 +528,9 @@ class DryerReferee:
             # rendered dryers, a full one among them), and a player's pieces learned as
             # background would judge their done wrongly, for sure: the seat is not read (the
             # pads ask its presses) until the family takes the picture (``message``)
-            if any(seat.reader.read(image).dryer.bars):  # no reference yet: a plain look
+            from vision.dryer.read import looks_empty
+
+            if not looks_empty(seat.reader.read(image)):  # no reference yet: a plain look
                 seat.refreshed = True  # not plainly empty: wait for the button or a round
                 return
             why = "before the first round" if first_round else "it looked empty"
@@ -518,7 +549,12 @@ class DryerReferee:
 
     def _reads_empty(self, seat: _Seat) -> bool:
         committed = self._tracker.committed.get(seat.zone, ())
-        return not committed and seat.dryer is not None and not any(seat.dryer.bars)
+        return (
+            not committed
+            and seat.dryer is not None
+            and not any(seat.dryer.bars)
+            and not seat.pieces  # a piece hung with no pin is no empty dryer (TBL-7)
+        )
 
     # -- proposals ---------------------------------------------------------------------
     def _observed(self, game: _Game, seat: _Seat) -> None:
@@ -610,7 +646,8 @@ class DryerReferee:
         is no reason besides a low confidence."""
         dryer = seat.settled[0] if seat.settled else Dryer()
         if not any(dryer.bars):
-            return "it looks empty"
+            # a piece seen with no pin says so (TBL-7); else the dryer looks empty
+            return "; ".join(seat.settled_notes) or "it looks empty"
         return "; ".join(dryer.problems() or seat.settled_notes)
 
     def _ask_press(self, game: _Game, seat: _Seat, reading: _PressReading) -> None:
