@@ -6,6 +6,7 @@ saved before the check still loads."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -69,16 +70,29 @@ def test_a_file_saved_before_the_check_still_loads(tmp_path):
     assert [z["name"] for z in doc["zones"]] == ["draw_pile", "discard_1"]
 
 
-def test_ruling_log2_zones_the_card_refuses_are_a_503_and_the_saved_ones_stay(referee, tmp_path):
+def test_ruling_log2_zones_the_card_refuses_are_a_503_and_the_saved_ones_stay(
+    referee, tmp_path, monkeypatch
+):
+    import tempfile
+
     assert referee.post("/api/zones", {"frame": FRAME, "zones": [KEPT]}).status_code == 200
-    (tmp_path / "zones.tmp").symlink_to("/dev/full")  # the next write finds no space
-    other = {**KEPT, "name": "discard_1"}
-    r = referee.post("/api/zones", {"frame": FRAME, "zones": [other]})
+    saved = sorted(tmp_path.iterdir())
+
+    def on_a_full_card(dir: str, prefix: str) -> tuple[int, str]:
+        """The temporary file the zones are written into finds no space."""
+        name = f"{dir}/{prefix}full"
+        os.symlink("/dev/full", name)
+        return os.open(name, os.O_RDONLY), name
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tempfile, "mkstemp", on_a_full_card)
+        other = {**KEPT, "name": "discard_1"}
+        r = referee.post("/api/zones", {"frame": FRAME, "zones": [other]})
     assert r.status_code == 503, r.json
     assert (
         "No space left on device" in r.json["error"] and "saved before are kept" in r.json["error"]
     )
-    assert not (tmp_path / "zones.tmp").is_symlink()  # no stray temp file
+    assert sorted(tmp_path.iterdir()) == saved  # no stray temp file
     assert [z["name"] for z in referee.client.get("/api/zones").json["zones"]] == ["draw_pile"]
     r = referee.post("/api/zones", {"frame": FRAME, "zones": [other]})  # space again: saved
     assert r.status_code == 200

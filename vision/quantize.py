@@ -17,9 +17,8 @@ ignores it once the float model changes (retrained, fine-tuned): re-run this com
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
+import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -155,22 +154,18 @@ def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray]) -> Path:
     """Write the int8 twin of ``src`` to ``dst``, calibrated on ``inputs``: into a temporary
     file beside it, renamed over ``dst`` once whole, so a run cut short (a full disk, a kill)
     leaves the last twin or none, never a truncated one. An ``OSError`` names ``dst``."""
+    from vision.files import written_whole
+
+    mode = stat.S_IMODE(src.stat().st_mode)  # mkstemp's 0600 would hide it from others
     try:
-        fd, name = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.stem}-", suffix=".onnx")
-    except OSError as exc:  # a folder that cannot be written
-        raise OSError(exc.errno, exc.strerror, str(dst)) from exc
-    os.close(fd)
-    part = Path(name)
-    try:
-        _quantize_to(src, part, inputs)
-        shutil.copymode(src, part)  # mkstemp's is 0600: readable by its owner only
-        os.replace(part, dst)
+        with written_whole(dst, mode=mode) as part:
+            _quantize_to(src, part, inputs)
     except OSError as exc:
-        if exc.filename not in (None, name):
+        name = Path(exc.filename).name if isinstance(exc.filename, str) else None
+        if name is not None and not name.startswith(f".{dst.name}-"):
             raise  # another file (the float model), named already
-        raise OSError(exc.errno, exc.strerror or str(exc), str(dst)) from exc  # ENOSPC: no name
-    finally:
-        part.unlink(missing_ok=True)
+        # the twin's own temporary file, or no name at all (ENOSPC): say which file it was
+        raise OSError(exc.errno, exc.strerror or str(exc), str(dst)) from exc
     return dst
 
 

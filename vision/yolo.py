@@ -197,17 +197,11 @@ def interpolate_weights(before: Path, after: Path, alpha: float, dest: Path) -> 
 
 
 def install(src: Path, dest: Path) -> Path:
-    """Copy ``src`` to ``dest`` through a temporary file beside it, renamed over ``dest`` once
-    whole: a copy cut short (a full disk) leaves the old file, never a truncated one."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}-")
-    os.close(fd)
-    try:
-        shutil.copy(src, name)  # with src's mode, not mkstemp's 0600
-        os.replace(name, dest)
-    finally:
-        Path(name).unlink(missing_ok=True)
-    return dest
+    """Copy ``src`` to ``dest`` whole or not at all (``vision.files``): a copy cut short (a
+    full disk) leaves the old file, never a truncated one."""
+    from vision.files import copy_whole
+
+    return copy_whole(src, dest)
 
 
 def export_onnx(weights: Path, imgsz: int | list[int], dest: Path) -> Path:

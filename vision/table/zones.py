@@ -179,11 +179,10 @@ class TableLayout:
         return min(xs), min(ys), max(xs), max(ys)
 
     def save(self, path: str | Path) -> None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2))
-        tmp.replace(path)  # atomic: a crash never leaves half a calibration
+        from vision.files import written_whole
+
+        with written_whole(Path(path)) as part:  # a crash never leaves half a calibration
+            part.write_text(json.dumps(self.to_dict(), indent=2))
 
     @staticmethod
     def load(path: str | Path) -> TableLayout:

@@ -14,7 +14,6 @@ name so the two always agree. x grows to the right, y downwards, (0, 0) top-left
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -220,19 +219,14 @@ class ZoneStore:
         """Store the zones durably (written, synced, then swapped in, as the event log is
         committed before a tablet hears "saved"), or BadInput 503 when the card refuses:
         the zones saved before stay as they were."""
+        from vision.files import written_whole
+
         doc = validate(data)
         with self._lock:
-            tmp = self.path.with_suffix(".tmp")
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with tmp.open("w", encoding="utf-8") as fh:
-                    fh.write(json.dumps(doc, indent=1))
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
+                with written_whole(self.path, sync=True) as part:
+                    part.write_text(json.dumps(doc, indent=1), encoding="utf-8")
             except OSError as exc:
-                with contextlib.suppress(OSError):
-                    tmp.unlink(missing_ok=True)
                 why = exc.strerror or type(exc).__name__
                 raise BadInput(
                     f"the zones could not be saved to {self.path} ({why}: a full or read-only "
