@@ -593,6 +593,35 @@ def test_whole_numbers_typed_in_a_list_box_are_numbers(served, tablet, browser):
     screen.close()
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_count_typed_where_cards_or_a_count_go_is_the_count(served, tablet, browser):
+    """DOS's stock box ("[cards, top first]|count") sent 60 as [60], which the referee
+    refuses as a card (day 34); Hit the Deck's shuffle order reads a card list or a count."""
+    screen = referee_screen(browser, served, LANDSCAPE)
+    page = console(screen, tablet.new_game("dos", ("Ana", "Bob", "Cy")))
+    typed = {}
+    for kind, text in (("deal", "60"), ("reshuffle", "40")):
+        page.click(f"#kinds button[data-kind='{kind}']")
+        page.fill("#f-stock", text)
+        typed[kind] = json.loads(page.input_value("#payload"))
+    page.fill("#f-stock", "R5 G7")
+    typed["cards"] = json.loads(page.input_value("#payload"))
+    page = console(screen, tablet.new_game("hit-the-deck", ("Ana", "Bob", "Cy")))
+    page.click("#kinds button[data-kind='shuffle']")
+    for text in ("12", "G3 G4 HAND"):
+        page.fill("#f-draw", text)
+        typed[text] = json.loads(page.input_value("#payload"))
+    assert typed == {
+        "deal": {"stock": 60},
+        "reshuffle": {"stock": 40},
+        "cards": {"stock": ["R5", "G7"]},
+        "12": {"draw": 12},
+        "G3 G4 HAND": {"draw": ["G3", "G4", "HAND"]},
+    }
+    screen.close()
+
+
 # -- a game with more players than the table has wired seats -----------------------------------
 
 

@@ -51,7 +51,8 @@ EVENT_KINDS: dict[str, str] = {
     "(optional, default the next player)",
     "return_block": "seat: the blocked player, putting the Block You card on the discard pile",
     "steal": "seat: any player using Deck Steal on the top discard; card: that card (optional)",
-    "reshuffle": "order: the new draw pile top first (scripted; optional in table mode)",
+    "reshuffle": "order: the new draw pile, a card list top first (scripted; optional in "
+    "table mode)",
     "tally": "hands: per player the cards or the count left in hand at the end of the round "
     "(table mode only)",
     "end_dash": "no payload: the players agree to end the Dash in progress, at any moment; "

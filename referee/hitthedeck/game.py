@@ -96,7 +96,8 @@ EVENT_KINDS: Mapping[str, str] = {
     "dealer: seat (optional; default: rotates left each round)",
     "turn_up": "turn the top of the draw pile onto the discard pile; card: the card "
     "(required when the referee cannot know it)",
-    "shuffle": "the draw pile was shuffled as asked; draw: the new order top first (optional)",
+    "shuffle": "the draw pile was shuffled as asked; draw: the new order, a card list top "
+    "first or a count (optional)",
     "play": "seat plays a card; card: the card, e.g. 'G4'; "
     "yelled: false when a Hand card was played silently (optional)",
     "draw": "seat draws one card; card: what it was (optional in table mode)",

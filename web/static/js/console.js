@@ -65,7 +65,8 @@
       const tokens = text.split(/[\s,]+/).filter(Boolean);
       /* whole numbers are numbers (seats "0 2", "cards lifted: 30"); no card token is one */
       if (!counts && !tokens.every((t) => INT.test(t))) return tokens;
-      const list = /^\[/.test(hint);  /* "[seats]": one seat is still a list */
+      /* "[seats]": one seat is still a list; "[cards]|count": one number is the count */
+      const list = /^\[/.test(hint) && !counts;
       if (!perSeat && !list && tokens.length === 1 && INT.test(tokens[0])) return parseInt(tokens[0], 10);
       return tokens.map((t) => (INT.test(t) ? parseInt(t, 10) : t));
     }
