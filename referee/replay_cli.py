@@ -65,12 +65,16 @@ def replay_file(path: Path, game: str | None = None) -> dict[str, Any]:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    # a game's own data file (Wash Dash's editable deck, read on first use) may be broken:
+    # its error names the file; imported here so that other commands need not load the game
+    from referee.washdash.deck import DeckError
+
     try:
         out = replay_file(Path(args.log), args.game)
     except OSError as exc:
         print(f"tabletop replay: cannot read {args.log}: {exc.strerror}", file=sys.stderr)
         return 2
-    except (LogFileError, ReplayError, GameError, UnknownGameError) as exc:
+    except (LogFileError, ReplayError, GameError, UnknownGameError, DeckError) as exc:
         print(f"tabletop replay: {exc}", file=sys.stderr)
         return 2
     json.dump(out, sys.stdout, indent=None if args.compact else 2)

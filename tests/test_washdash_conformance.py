@@ -107,10 +107,16 @@ def play_random_game(seed: int, max_steps: int = 2000) -> tuple[WashDashState, l
 
     apply(Event("setup", payload={"order": order, "first": rng.randrange(n)}, source=Source.SCRIPT))
     for _ in range(max_steps):
-        if game_over(state, DECK) and not allocation(state, DECK).owed:
-            break
         rnd = state.current
+        pending = [c for c in rnd.claims if c.status == "unchecked"] if rnd else []
+        if game_over(state, DECK) and not allocation(state, DECK).owed and not pending:
+            break
         t += rng.randrange(1, 10**9)
+        if game_over(state, DECK) and pending:  # WD-12: the last round's dryers are read
+            claim = rng.choice(pending)
+            dryer = solved(claim.card, rnd.events) if rng.random() < 0.7 else random_dryer(rng)
+            apply(Event("dryer", seat=claim.seat, payload={"dryer": dryer.to_dict()}))
+            continue
         if rnd is None or round_over(state, DECK):
             owed = allocation(state, DECK).owed
             if owed:

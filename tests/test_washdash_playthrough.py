@@ -163,11 +163,22 @@ def completes(shape: Shape, bars: Bars, forbid: bool) -> bool:
     return _memo[key]
 
 
-def _completes(shape: Shape, bars: Bars, forbid: bool) -> bool:
+def impossible(bars: Bars) -> bool:
+    """A reading that cannot be real: a piece twice, a pin twice on a piece, a pin on two
+    bars. It judges no claim and names no card (WD-12): the dryer is asked for again."""
     hung = [(b, piece, pins) for b, bar in enumerate(bars) for piece, pins in bar]
     pieces = [piece for _, piece, _ in hung]
     if len(set(pieces)) != len(pieces) or any(len(set(p)) != len(p) for *_, p in hung):
+        return True
+    pin_bar: dict[str, int] = {}
+    return any(pin_bar.setdefault(pin, b) != b for b, _, pins in hung for pin in pins)
+
+
+def _completes(shape: Shape, bars: Bars, forbid: bool) -> bool:
+    if impossible(bars):
         return False
+    hung = [(b, piece, pins) for b, bar in enumerate(bars) for piece, pins in bar]
+    pieces = [piece for _, piece, _ in hung]
     pin_bar: dict[str, int] = {}
     holds: dict[str, set[str]] = {}
     for b, piece, pins in hung:
@@ -443,6 +454,11 @@ class Family:
             if c.status == "wrong" and c.seat not in r.forfeits and self.earlier(c.seat)
         )
 
+    def final(self) -> bool:
+        """The last round's result can no longer change: no forfeit owed, no dryer unseen."""
+        r = self.rnd
+        return not self.owed() and not (r and any(c.status == "unchecked" for c in r.claims))
+
     def bonus_to(self) -> int | None:
         """Who takes the round's First bonus card(s) (WD-8); None when none was revealed."""
         r = self.rnd
@@ -574,8 +590,9 @@ class Family:
         )
         assert view["phase"] == phase, (where, view["phase"], phase)
         assert board["round"] == self.rounds_started, where
-        # WD-11: the result is final once the last round's forfeits are given up
-        assert board["finished"] == (game_over and not self.owed()), where
+        # WD-11, WD-12: the result is final once the last round's forfeits are given up and
+        # its dryers seen
+        assert board["finished"] == (game_over and self.final()), where
         assert board["winners"] == (self.winners() if board["finished"] else []), where
         assert board["leaders"] == self.winners(), where  # WD-14's standing, for WEB-1
         want_turn = self.next_revealer() if self.started and not game_over else None
@@ -644,8 +661,8 @@ class Family:
         if game_over and (ends or self.announce == "game"):
             assert len(finals) == 1 and verdicts[-1] is finals[0], f"{where}: {verdicts}"
             assert finals[0].data["totals"] == list(totals), where
-            assert finals[0].data["final"] == (not self.owed()), where
-            if not self.owed():
+            assert finals[0].data["final"] == self.final(), where
+            if self.final():
                 assert finals[0].data["winners"] == self.winners(), where
                 assert board["winners"] == self.winners(), where
         else:
@@ -679,7 +696,7 @@ class Family:
 
     # -- the game ------------------------------------------------------------------------
     def play_game(self) -> None:
-        while not (self.started and self.game_over() and self.rnd.checked and not self.owed()):  # type: ignore[union-attr]
+        while not (self.started and self.game_over() and self.rnd.checked and self.final()):  # type: ignore[union-attr]
             if len(self.log) >= MAX_EVENTS:
                 raise AssertionError(f"{self.cfg}: no end after {MAX_EVENTS} events")
             self.step()
@@ -763,8 +780,11 @@ class Family:
         r, rng = self.rnd, self.rng
         if r is not None and not r.checked:
             unchecked = [c for c in r.claims if c.status == "unchecked"]
-            if unchecked and rng.random() < 0.6:
+            if unchecked and (self.game_over() or rng.random() < 0.6):
                 claim = rng.choice(unchecked)
+                if self.game_over() and impossible(self.true[claim.seat] or ()):
+                    self.mistake(claim.seat)  # a child's mess no reading judges: declared
+                    return
                 self.reading(claim.seat, late=True)
                 return
             caught = [c for c in r.claims if c.status != "wrong" and not c.really]
@@ -933,6 +953,10 @@ class Family:
             want = [c for c in r.open() if completes(target(c, events), reading, forbid)]
             dryer = Dryer.from_dict(dryer_dict(reading))
             assert list(GAME.open_tasks_done_by(self.state, dryer)) == want, (reading, want)
+        carried = reading  # shown; an impossible one names and judges nothing (WD-12)
+        if reading is not None and impossible(reading):
+            reading = None
+            self.stats["impossible readings set aside"] += 1
         if card is None:
             cands = r.open()
             if reading is not None and len(cands) > 1:
@@ -963,9 +987,10 @@ class Family:
                     def hold() -> None:
                         assert self.rnd is not None
                         self.rnd.presses[seat] = t
-                        if reading is not None:  # shown, and it judges the card named later
+                        if reading is not None:  # it judges the card named later
                             self.rnd.press_readings[seat] = reading
-                            self.shown[seat] = reading
+                        if carried is not None:
+                            self.shown[seat] = carried
                         self.stats["presses held"] += 1
 
                     self.send(event, "legal", hold)
@@ -980,7 +1005,7 @@ class Family:
             return
         pressed = seat in r.presses
         when = r.presses[seat] if pressed and r.presses[seat] is not None else t
-        carried = reading  # shown; without one, the held press's reading judges (WD-12)
+        # without a reading, the held press's reading judges (WD-12)
         if reading is None and seat in r.press_readings:
             reading = r.press_readings[seat]
             self.stats["judged by the press's reading"] += 1
@@ -1029,6 +1054,15 @@ class Family:
         assert r is not None
         claim = r.claim_of(seat)
         assert claim is not None and claim.status == "unchecked"
+        if impossible(bars):  # WD-12: judges nothing; the dryer is asked for again
+
+            def aside() -> None:
+                self.shown[seat] = bars
+                self.stats["impossible readings set aside"] += 1
+
+            dryer = {"dryer": self.encode(bars)}
+            self.send(Event("dryer", seat, dryer, source=Source.CAMERA), "legal", aside)
+            return
         ok = completes(target(claim.card, r.events), bars, self.cfg.forbid)
 
         def effect() -> None:

@@ -25,6 +25,7 @@ from referee.washdash.tasks import (
     graph_matches,
     opposite,
 )
+from referee.words import and_list
 
 EXTRA_IGNORE = "ignore"
 EXTRA_FORBID = "forbid"
@@ -122,7 +123,44 @@ def _explain(want: TaskGraph, have: TaskGraph, dryer: Dryer, exact: bool) -> str
                 f"{'pins' if len(need) > 1 else 'pin'}, but it is held by the "
                 f"{' and '.join(got) or 'no'} {'pins' if len(got) > 1 else 'pin'}"
             )
-    return f"the pieces and pins are not hung as the card shows; the dryer has {dryer.to_text()}"
+    return _pin_sharing(want, have) or (
+        f"the pieces and pins are not hung as the card shows; the dryer has {dryer.to_text()}"
+    )
+
+
+def _pin_sharing(want: TaskGraph, have: TaskGraph) -> str | None:
+    """Which pieces share a pin, for cards whose colours and counts are right on the dryer:
+    what a transparent pin leaves to the family (WD-3: one pin holding two pieces, or each
+    piece on a pin of its own)."""
+    for q in range(len(want.pins)):
+        named = [want.pieces[p] for p in want.pieces_of(q) if want.pieces[p] != ANY]
+        if len(named) > 1 and not set.intersection(*(_pins_on(have, n) for n in named)):
+            return (
+                f"{_pieces(named)} must {'both' if len(named) == 2 else 'all'} hang on the same pin"
+            )
+    for p, spec in enumerate(want.pieces):
+        partners = {want.pieces[o] for q in want.pins_of(p) for o in want.pieces_of(q)} - {spec}
+        if spec == ANY or ANY in partners:  # a transparent partner may be any piece
+            continue
+        shared = _pins_on(have, spec)
+        extra = sorted(
+            {have.pieces[o] for q in shared for o in have.pieces_of(q)} - partners - {spec}
+        )
+        if extra and not partners:
+            return (
+                f"the {Piece(spec).label} must hang on a pin of its own, not with {_pieces(extra)}"
+            )
+        if extra:
+            return f"the {Piece(spec).label} must not share a pin with {_pieces(extra)}"
+    return None
+
+
+def _pins_on(graph: TaskGraph, spec: str) -> set[int]:
+    return set(graph.pins_of(graph.pieces.index(spec)))
+
+
+def _pieces(specs: list[str]) -> str:
+    return and_list([f"the {Piece(s).label}" for s in specs])
 
 
 def satisfies(

@@ -9,7 +9,7 @@ printed and under Opposite, so no event can make a card impossible.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -71,6 +71,14 @@ class Deck:
         return tuple(c for c in self.order if not self.cards[c].is_task)
 
 
+_TOP_FIELDS = ("tasks", "events")
+_CARD_FIELDS = {"tasks": ("id", "points", "task"), "events": ("id", "points", "event")}
+_EXAMPLE = {
+    "tasks": '{"id": "T01", "points": 1, "task": "pants:red"}',
+    "events": '{"id": "opposite-1", "points": 0, "event": "opposite"}',
+}
+
+
 def _points(entry: Mapping[str, Any], card_id: str) -> int:
     points = entry.get("points")
     if not isinstance(points, int) or isinstance(points, bool) or points < 0:
@@ -78,9 +86,42 @@ def _points(entry: Mapping[str, Any], card_id: str) -> int:
     return points
 
 
+def _unknown(fields: Iterable[Any], known: Sequence[str], where: str) -> None:
+    """A misspelt field ("event" for "events") would drop what it holds without a word;
+    a field starting with "_" is a comment (the file's "_about")."""
+    for name in fields:
+        if not (isinstance(name, str) and name.startswith("_")) and name not in known:
+            raise DeckError(f"{where}: unknown field {str(name)[:40]!r}; use {', '.join(known)}")
+
+
+def _entries(data: Mapping[str, Any], section: str) -> list[Mapping[str, Any]]:
+    """The cards of ``section``, each checked to be an object with an id and known fields."""
+    entries = data.get(section, [])
+    if not isinstance(entries, list):
+        raise DeckError(
+            f'"{section}" must be a list of cards, each an object like {_EXAMPLE[section]}'
+        )
+    for n, entry in enumerate(entries, 1):
+        where = f"{section} entry {n}"
+        if not isinstance(entry, Mapping):
+            raise DeckError(f"{where} ({_short(entry)}) must be an object like {_EXAMPLE[section]}")
+        card_id = entry.get("id")
+        if not isinstance(card_id, str) or not card_id.strip():
+            raise DeckError(f'{where}: every card needs an "id", a name such as "T07"')
+        _unknown(entry, _CARD_FIELDS[section], f"card {card_id.strip()}")
+    return entries
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def parse_deck(data: Any) -> Deck:
+    """The deck file's data; a ``DeckError`` names the card or entry that is wrong."""
     if not isinstance(data, Mapping):
         raise DeckError('a deck file is an object with "tasks" and "events"')
+    _unknown(data, _TOP_FIELDS, "the deck")
     cards: dict[str, WashCard] = {}
     order: list[str] = []
 
@@ -90,10 +131,8 @@ def parse_deck(data: Any) -> Deck:
         cards[card.id] = card
         order.append(card.id)
 
-    for entry in data.get("tasks", []):
-        card_id = str(entry.get("id", "")).strip()
-        if not card_id:
-            raise DeckError("every task card needs an id")
+    for entry in _entries(data, "tasks"):
+        card_id = entry["id"].strip()
         try:
             task = Task.from_data(entry.get("task"))
             example_dryer(task)
@@ -101,10 +140,8 @@ def parse_deck(data: Any) -> Deck:
         except TaskError as exc:
             raise DeckError(f"card {card_id}: {exc}") from None
         add(WashCard(card_id, _points(entry, card_id), task=task))
-    for entry in data.get("events", []):
-        card_id = str(entry.get("id", "")).strip()
-        if not card_id:
-            raise DeckError("every event card needs an id")
+    for entry in _entries(data, "events"):
+        card_id = entry["id"].strip()
         try:
             event = parse_event_card(entry.get("event", ""))
         except PartError as exc:
@@ -116,15 +153,23 @@ def parse_deck(data: Any) -> Deck:
 
 
 def load_deck(path: Path | str = DECK_FILE) -> Deck:
+    """The deck at ``path``; every ``DeckError`` starts with the path (a family edits it)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DeckError(f"{path}: cannot read the deck ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:
         raise DeckError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
     except UnicodeDecodeError:
         raise DeckError(f"{path}: not a text file (a deck is UTF-8 JSON)") from None
     except ValueError as exc:  # a number of over 4 300 digits (LOG-3)
         raise DeckError(f"{path}: not JSON ({json_problem(exc)})") from None
-    return parse_deck(data)
+    except RecursionError:
+        raise DeckError(f"{path}: nested too deeply to be a deck") from None
+    try:
+        return parse_deck(data)
+    except DeckError as exc:
+        raise DeckError(f"{path}: {exc}") from None
 
 
 @cache

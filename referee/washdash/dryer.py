@@ -16,8 +16,8 @@ bar: ``"dress:yellow+blue / pants:red / -"``.
 
 The dataclass only checks that the data is well formed (known names, three bars). A
 physically impossible reading — the same piece twice, one pin on two bars — is reported
-by ``problems()`` and makes the task check fail with that sentence: a camera can misread,
-and the family must be told why, not get an error.
+by ``problems()``: a camera can misread, and a tablet can be mistyped, so the referee
+judges no claim on it but asks for the dryer again, saying why (WD-12), never an error.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from referee.washdash.state import (
     OK,
     UNCHECKED,
     WRONG,
+    Allocation,
     Claim,
     Round,
     WashDashState,
@@ -40,8 +41,10 @@ from referee.washdash.state import (
     needs_task,
     next_revealer,
     pressed_first,
+    result_final,
     round_over,
     totals,
+    unchecked,
     winners,
 )
 from referee.washdash.summary import table as table_lines
@@ -365,17 +368,21 @@ class WashDash:
         # (stamped when it was tapped, or not at all) only names the card.
         press = rnd.press_of(seat)
         t_ns = press[1] if press is not None and press[1] is not None else event.t_ns
+        # WD-12: a reading that cannot be real (a misread, a typo) names and judges nothing;
+        # the done is taken as one without a reading, and the dryer is asked for again
+        why = _impossible(dryer)
+        usable = None if why else dryer
         if named is None:
-            resolved = self._card_for_press(state, seat, dryer)
+            resolved = self._card_for_press(state, seat, usable)
             if resolved is None:
-                if self._completes_nothing(state, seat, dryer):
+                if self._completes_nothing(state, seat, usable):
                     return self._not_yet(state, seat)
-                return self._hold_press(state, seat, event.t_ns, dryer)
+                return self._hold_unreadable(state, seat, event.t_ns, dryer, why)
             card = resolved
         else:
             card = named
         # WD-12: a done is judged on the reading it carries, and the press's is this done's
-        reading = dryer if dryer is not None else rnd.press_dryer(seat)
+        reading = usable if usable is not None else rnd.press_dryer(seat)
         rnd = rnd.without_press(seat)
         if card not in rnd.revealed:
             return state, [illegal(f"{card} is not on the table this round.", seat)]
@@ -397,11 +404,13 @@ class WashDash:
         assert task is not None
         verdicts: list[Verdict] = []
         if reading is None:
-            status, reason = UNCHECKED, "no dryer reading yet"
+            status, reason = UNCHECKED, _waiting_reason(why)
             verdicts.append(legal(f"{who} takes {card}: {task.describe()}.", seat, card=card))
-            verdicts.append(
-                prompt(f"Show {who}'s dryer to the camera or enter it on the tablet.", seat)
-            )
+            if why is None:
+                ask = prompt(f"Show {who}'s dryer to the camera or enter it on the tablet.", seat)
+            else:
+                ask = self._read_again(state, seat, why, card)
+            verdicts.append(ask)
         else:
             check = satisfies(task, reading, rnd.events, extra_items=state.extra_items)
             if not check.ok and state.wrong_done == RETRY:
@@ -432,6 +441,36 @@ class WashDash:
             verdicts.extend(dropped)
             verdicts.extend(self._round_end(new))
         return new, verdicts
+
+    def _hold_unreadable(
+        self,
+        state: WashDashState,
+        seat: int,
+        t_ns: int | None,
+        dryer: Dryer | None,
+        why: str | None,
+    ) -> tuple[WashDashState, list[Verdict]]:
+        """Hold a card-less "done" (WD-17); a reading that cannot be right is shown but not
+        kept with the press, so it never judges the card named later (WD-12)."""
+        if why is None or dryer is None:
+            return self._hold_press(state, seat, t_ns, dryer)
+        new, verdicts = self._hold_press(state, seat, t_ns, None)
+        if new is state:  # refused, or a press already held: changes nothing (WD-17)
+            return new, verdicts
+        new = evolve(new, dryers=_set(new.dryers, seat, dryer))
+        return new, [*verdicts, self._read_again(state, seat, why, None)]
+
+    def _read_again(self, state: WashDashState, seat: int, why: str, card: str | None) -> Verdict:
+        """WD-12: the table is asked for the dryer again, not told of a mistake: a reading
+        that cannot be real says nothing about the task."""
+        who = state.players[seat]
+        judged = f"{card} is not judged on it" if card else "it names no card"
+        return prompt(
+            f"{who}'s dryer reading cannot be right: {why}. {judged}: show {who}'s dryer to "
+            "the camera again or enter it again on the tablet.",
+            seat,
+            **({"card": card} if card else {}),
+        )
 
     def _drop_presses(self, state: WashDashState) -> tuple[WashDashState, list[Verdict]]:
         """The round is over with presses still held (3+ players: the others took every task
@@ -560,6 +599,11 @@ class WashDash:
         claim = rnd.claim_of(seat) if rnd is not None else None
         if rnd is None or claim is None or claim.status != UNCHECKED:
             return new, [info(f"{who}'s dryer: {dryer.to_text()}.", seat)]
+        why = _impossible(dryer)
+        if why is not None:  # WD-12: judges nothing; the claim waits for a reading
+            claims = _replace_claim(rnd, evolve(claim, reason=_waiting_reason(why)))
+            new = evolve(new, current=evolve(rnd, claims=claims))
+            return new, [self._read_again(state, seat, why, claim.card)]
         task = deck[claim.card].task
         assert task is not None
         was_over = round_over(state, deck)
@@ -711,19 +755,32 @@ class WashDash:
         names = _list([state.players[s] for s in win])
         text = f"{names} share the victory" if len(win) > 1 else f"{names} wins"
         pts = all_pts[win[0]]
+        final = result_final(state, alloc)
         result = f"{text} with {points(pts)}."
-        if alloc.owed:
-            who = _list([state.players[s] for s in alloc.owed])
+        if not final:
             result = (
                 f"For now {names} lead{'' if len(win) > 1 else 's'} with {points(pts)}: "
-                f"{who} must still give up a card for the mistake."
+                f"{self._unsettled(state, alloc)}."
             )
         return Verdict(
             Outcome.GAME_END,
             f"The draw pile is empty: game over. {result}",
             None,
-            {"winners": list(win), "totals": list(all_pts), "final": not alloc.owed},
+            {"winners": list(win), "totals": list(all_pts), "final": final},
         )
+
+    @staticmethod
+    def _unsettled(state: WashDashState, alloc: Allocation) -> str:
+        """What still may change the last round's result: owed forfeits (WD-11) and dryer
+        readings still to see (WD-12)."""
+        parts = []
+        if alloc.owed:
+            who = _list([state.players[s] for s in alloc.owed])
+            parts.append(f"{who} must still give up a card for the mistake")
+        waiting = [f"{state.players[c.seat]}'s dryer ({c.card})" for c in unchecked(state)]
+        if waiting:
+            parts.append(f"waiting for {_list(waiting)}")
+        return "; ".join(parts)
 
     # --- read-outs -----------------------------------------------------------------
     def scoreboard(self, state: WashDashState) -> Scoreboard:
@@ -732,10 +789,11 @@ class WashDash:
         alloc = allocation(state, deck)
         rounds = state.rounds + ((alloc.scores,) if over else ())
         last = game_over(state, deck)  # no round to reveal: the pile is empty
-        # WD-11: a mistake's earlier card still to give up changes the totals, so the
-        # result is not final (the GAME_END verdict says "final": False) and nobody has
-        # won yet; the rules' standing (WD-14) is only who leads for now
-        finished = last and not alloc.owed
+        # WD-11, WD-12: a mistake's earlier card still to give up, or a dryer reading still
+        # to see, may change the totals, so the result is not final (the GAME_END verdict
+        # says "final": False) and nobody has won yet; the rules' standing (WD-14) is only
+        # who leads for now
+        finished = last and result_final(state, alloc)
         standing = winners(state, deck, alloc)
         held = holdings(state, deck, alloc)
         return Scoreboard(
@@ -819,6 +877,17 @@ class WashDash:
 
 def _set(items: tuple[Dryer | None, ...], seat: int, value: Dryer) -> tuple[Dryer | None, ...]:
     return items[:seat] + (value,) + items[seat + 1 :]
+
+
+def _impossible(dryer: Dryer | None) -> str | None:
+    """Why a reading cannot be real (each player has one of each piece and pin), or None."""
+    problems = [] if dryer is None else dryer.problems()
+    return "; ".join(problems) if problems else None
+
+
+def _waiting_reason(why: str | None) -> str:
+    """An unchecked claim's reason: no reading yet, or none that can be right."""
+    return "no dryer reading yet" if why is None else f"the dryer reading cannot be right: {why}"
 
 
 def _replace_claim(rnd: Round, claim: Claim) -> tuple[Claim, ...]:

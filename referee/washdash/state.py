@@ -20,7 +20,9 @@ from referee.washdash.pieces import EventCard
 # Claim status
 OK = "ok"  # the dryer was checked and completes the task
 WRONG = "wrong"  # a mistake: wrong dryer, or declared by the table
-UNCHECKED = "unchecked"  # no dryer reading yet; stands unless someone objects (WD-12)
+# no dryer reading (that can be right) yet: stands unless someone objects, but keeps the
+# last round's result from being final (WD-12)
+UNCHECKED = "unchecked"
 
 # Cards revealed per round, by number of players (rules' table).
 CARDS_PER_ROUND = {2: 2, 3: 2, 4: 3, 5: 4, 6: 5}
@@ -174,6 +176,19 @@ def next_revealer(state: WashDashState, deck: Deck) -> int:
 
 def game_over(state: WashDashState, deck: Deck) -> bool:
     return round_over(state, deck) and len(state.pile) == 0
+
+
+def unchecked(state: WashDashState) -> tuple[Claim, ...]:
+    """This round's claims still waiting for a dryer reading that can be right (WD-12)."""
+    rnd = state.current
+    return () if rnd is None else tuple(c for c in rnd.claims if c.status == UNCHECKED)
+
+
+def result_final(state: WashDashState, alloc: Allocation) -> bool:
+    """Whether the last round's result can no longer change: no mistake's earlier card is
+    owed (WD-11) and no claim waits for its dryer reading, which may make it a mistake or,
+    with ``retry``, put the card back on the table (WD-12)."""
+    return not alloc.owed and not unchecked(state)
 
 
 def completion_order(rnd: Round) -> list[Claim]:

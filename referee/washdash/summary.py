@@ -23,6 +23,7 @@ from referee.washdash.state import (
     holdings,
     needs_task,
     next_revealer,
+    result_final,
     round_over,
     winners,
 )
@@ -57,13 +58,17 @@ def table(state: WashDashState, deck: Deck) -> list[TableLine]:
 
 
 def _over(state: WashDashState, deck: Deck, alloc: Allocation) -> list[TableLine]:
-    """The end; while a mistake's forfeit is owed the winner is not final (as the verdict says)."""
+    """The end; while a mistake's forfeit is owed or a dryer is still to be seen the winner
+    is not final (as the verdict says), and the table is told what it waits for."""
     best = winners(state, deck, alloc)
-    if not alloc.owed:
+    if result_final(state, alloc):
         return [TableLine("Game over", winners_text(state.players, best))]
     leads = "leads" if len(best) == 1 else "lead"
+    rnd = state.current
+    assert rnd is not None  # the game ends with its last round
     return [
         TableLine("Game over", f"{and_list([state.players[s] for s in best])} {leads} for now"),
+        *_waiting(state, deck, rnd),
         *_forfeits(state, deck, alloc),
         TableLine("Cards won", _cards_won(state, deck, alloc)),
     ]

@@ -193,15 +193,58 @@ class Task:
         return describe_hangings(self.hangings)
 
 
-def _piece_words(token: str) -> str:
-    return "any piece" if token == ANY else f"the {Piece(token).label}"
+class _Words:
+    """A task's parts in words, said in card order. WD-3: each transparent part is a
+    different part, so one said after a part of its kind is "other" ("any other pin")."""
+
+    def __init__(self, hangings: tuple[Hanging, ...]) -> None:
+        self.wild_pieces = sum(h.piece == ANY for h in hangings)
+        self.piece_said: dict[int, str] = {}  # hanging index -> its words, once said
+        self.pin_said = False
+
+    def piece(self, index: int, token: str) -> str:
+        if index in self.piece_said:  # a piece on two shared pins: said again
+            return self._again(index, token)
+        if token != ANY:
+            words = f"the {Piece(token).label}"
+        else:
+            words = "any other piece" if self.piece_said else "any piece"
+        self.piece_said[index] = words
+        return words
+
+    def _again(self, index: int, token: str) -> str:
+        if token != ANY:
+            return f"the {Piece(token).label}"
+        if self.wild_pieces == 1:
+            return "that same piece"
+        wild = [i for i in sorted(self.piece_said) if self.piece_said[i].startswith("any")]
+        return f"the {('first', 'second', 'third')[wild.index(index)]} piece of any kind"
+
+    def pins(self, tokens: Sequence[str]) -> str:
+        """Colours first: "the red and the yellow pins", "the red pin and any other pin"."""
+        named = [f"the {t}" for t in tokens if not is_wild(t)]
+        wild = []
+        for _ in range(len(tokens) - len(named)):
+            wild.append("any other pin" if self.pin_said or named or wild else "any pin")
+        self.pin_said = True
+        if not wild:
+            return and_list(named) + (" pins" if len(named) > 1 else " pin")
+        return and_list([f"{n} pin" for n in named] + wild)
+
+    def shared_pin(self) -> str:
+        words = "one other pin of any colour" if self.pin_said else "one pin of any colour"
+        self.pin_said = True
+        return words
 
 
-def _pin_words(tokens: Sequence[str]) -> str:
-    words = ["any pin" if is_wild(t) else f"the {t}" for t in tokens]
-    joined = and_list(words)
-    noun = "" if all(is_wild(t) for t in tokens) else (" pins" if len(tokens) > 1 else " pin")
-    return joined + noun
+def _shared_pins(hangings: tuple[Hanging, ...]) -> dict[str, list[int]]:
+    """Named wildcard pins holding two or more pieces -> those hangings, in card order."""
+    holders: dict[str, list[int]] = {}
+    for i, h in enumerate(hangings):
+        for token in h.pins:
+            if token != ANY and is_wild(token):
+                holders.setdefault(token, []).append(i)
+    return {t: held for t, held in holders.items() if len(held) > 1}
 
 
 def describe_hangings(hangings: Iterable[Hanging]) -> str:
@@ -210,7 +253,34 @@ def describe_hangings(hangings: Iterable[Hanging]) -> str:
 
 @cache
 def _describe(hangings: tuple[Hanging, ...]) -> str:
-    return "; ".join(f"{_piece_words(h.piece)} held by {_pin_words(h.pins)}" for h in hangings)
+    """One clause a hanging; the pieces one transparent pin holds (WD-3) are one clause,
+    "the red dress and the yellow shirt both held by one pin of any colour", said where the
+    first of them is on the card: said apart they read as pins of their own."""
+    shared = _shared_pins(hangings)
+    words = _Words(hangings)
+    clauses = []
+    for i, h in enumerate(hangings):
+        for held in (held for held in shared.values() if held[0] == i):
+            clauses.append(_group_clause(hangings, held, shared, words))
+        if not any(t in shared for t in h.pins):
+            clauses.append(f"{words.piece(i, h.piece)} held by {words.pins(h.pins)}")
+    return "; ".join(clauses)
+
+
+def _group_clause(
+    hangings: tuple[Hanging, ...], held: list[int], shared: Mapping[str, list[int]], words: _Words
+) -> str:
+    """The pieces on one shared pin; a piece's other pins said with it the first time."""
+    members = []
+    for i in held:
+        first = i not in words.piece_said
+        member = words.piece(i, hangings[i].piece)
+        rest = [t for t in hangings[i].pins if t not in shared]
+        if first and rest:
+            member += f" (also held by {words.pins(rest)})"
+        members.append(member)
+    together = "both" if len(members) == 2 else "all"
+    return f"{and_list(members)} {together} held by {words.shared_pin()}"
 
 
 def opposite(task: Task) -> Task:

@@ -371,8 +371,13 @@ class GameService:
         return out
 
     def rules(self, name: str) -> Game[Any]:
+        """The game's rules, with their data files read: a game that reads its own on first
+        use (Wash Dash's editable deck) and finds one broken is this request's one-line 409,
+        here, not a 500 at whichever view, score or event first needs it."""
         try:
-            return find_game(name)
+            rules = find_game(name)
+            getattr(rules, "deck", None)
+            return rules
         except UnknownGameError:  # its message quotes the whole name: 10 000 letters, sent
             raise BadInput(
                 f"unknown game {_short(str(name))}; known games: {', '.join(game_names())}"
