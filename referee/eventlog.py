@@ -181,6 +181,18 @@ def is_storage_error(exc: BaseException) -> bool:
     return primary_code(exc) in _STORAGE_CODES
 
 
+def stored_text(data: bytes) -> str | bytes:
+    """A TEXT cell as read: its text, or its bytes where they are not UTF-8 (a flipped bit,
+    a hand edit on a Latin-1 terminal). Every reader of the log already names a value that is
+    bytes as damaged (a name or options "not text", a body "not JSON"), as for a cell stored
+    as a BLOB; sqlite3's own decoding would fail the whole read instead, as a storage error,
+    so one such cell took the list, the History and ``serve`` down with it (LOG-3)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
 def open_existing(
     path: str | Path, *, tidy: bool = True, timeout: float = 10.0
 ) -> sqlite3.Connection:
@@ -198,7 +210,9 @@ def open_existing(
     uri = Path(path).resolve().as_uri()
 
     def connect(mode: str) -> sqlite3.Connection:
-        return sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=timeout, isolation_level=None)
+        conn = sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=timeout, isolation_level=None)
+        conn.text_factory = stored_text
+        return conn
 
     try:
         conn = connect("mode=rw" if tidy else "mode=ro")
@@ -262,6 +276,9 @@ def _json_object(value: Any, what: str, problems: dict[str, str]) -> dict[str, A
         decoded = json.loads(value)
     except RecursionError:
         problems[what] = f"{what_is} not JSON (nested too deeply)"
+        return None
+    except UnicodeDecodeError:  # bytes that are not UTF-8 (``stored_text``): no text at all
+        problems[what] = f"{what_is} not text but {_shown(value)}"
         return None
     except ValueError as exc:
         problems[what] = f"{what_is} not JSON ({json_problem(exc)})"
@@ -392,6 +409,7 @@ class EventLog:
                 self._local.conn = conn
                 return conn
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            conn.text_factory = stored_text
             try:
                 _use_wal(conn, self.path)
             except BaseException:

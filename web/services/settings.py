@@ -8,6 +8,7 @@ it only marks the verdict as reviewed in the console.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import sqlite3
 import threading
@@ -18,6 +19,8 @@ from pathlib import Path
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from referee.eventlog import check_schema
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_settings (
@@ -77,6 +80,14 @@ def check_pin_format(pin: object) -> str:
     return digits
 
 
+def _setting_text(data: bytes) -> str:
+    """A TEXT cell as text even where it is not UTF-8 (a flipped bit, a hand edit): sqlite3's
+    own decoding fails the whole read, and ``serve`` would not start over one damaged setting
+    (LOG-3). The settings are the dashboard's own: a damaged one reads as a wrong one (a PIN
+    that matches nothing, which ``tabletop pin reset`` replaces)."""
+    return data.decode("utf-8", "replace")
+
+
 class Settings:
     """Thread-safe: one SQLite connection per thread, like the event log."""
 
@@ -94,6 +105,7 @@ class Settings:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            conn.text_factory = _setting_text
             conn.execute("PRAGMA journal_mode=WAL")
             self._local.conn = conn
         return conn
@@ -185,7 +197,14 @@ class Settings:
         digits = as_digits(pin)
         if stored is None or not is_pin_shaped(digits):
             return False
-        return check_password_hash(stored, digits)
+        try:
+            return check_password_hash(stored, digits)
+        except (ValueError, TypeError):  # a damaged hash (its method, or not ASCII): no PIN
+            log.warning(
+                "the stored referee PIN cannot be checked (a damaged database): "
+                "run `tabletop pin reset` at the Pi to choose a new one"
+            )
+            return False
 
     # -- reviews ---------------------------------------------------------------------------
     def review(self, game_id: int, seq: int, action: str) -> None:
