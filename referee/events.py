@@ -104,13 +104,15 @@ class Event:
         return Event(kind=kind, seat=seat, payload=dict(payload), t_ns=t_ns, source=source)
 
     @staticmethod
-    def from_json(text: str) -> Event:
+    def from_json(text: str | bytes) -> Event:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise EventError(f"not JSON: {exc.msg} at column {exc.colno}") from None
         except RecursionError:  # thousands of [ or {: no event nests so deep
             raise EventError("not JSON: nested too deeply to be an event") from None
+        except UnicodeDecodeError:  # a stored body of bytes that are not UTF-8 (LOG-3)
+            raise EventError("not text (not UTF-8)") from None
         except ValueError as exc:  # an integer past Python's 4300 digits
             raise EventError(f"not JSON: {json_problem(exc)}") from None
         except TypeError:  # a stored body that is no text at all

@@ -68,7 +68,7 @@ def test_ruling_log3_an_event_body_not_utf8_is_a_corrupt_entry_and_serve_starts(
     code, out, _ = run(["log", "1", "--db", str(db)], capsys)
     assert code == 0 and out.splitlines()[2].endswith('"note":"Zo\\xeb"}')
     entry = list(EventLog(db).entries(1))[1]
-    assert entry.event is None and entry.error.startswith("event 2: not JSON")
+    assert entry.event is None and entry.error == "event 2: not text (not UTF-8)"
     assert EventLog(db).boot_offset("a boot after a power cut", 0) >= 0
     app = _open_app(WebConfig(db_path=db, testing=True))
     assert app is not None, capsys.readouterr().err

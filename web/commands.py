@@ -595,18 +595,19 @@ def _restore_refused(backup: Path, db: Path) -> str | None:
 def _hold_for_restore(db: Path, taken: contextlib.ExitStack) -> bool:
     """Take the server lock ``serve`` takes (web/server_lock.py), so no server runs on the
     database while it is replaced nor starts meanwhile; False after saying why not."""
-    from web.server_lock import ServerRunning, hold, lock_path
+    from web.server_lock import ServerRunning, hold
 
     try:
-        handle = hold(db)
-    except ServerRunning:
-        try:
-            pid = lock_path(db).read_text(encoding="ascii").strip() or "?"
-        except (OSError, ValueError):
-            pid = "?"
+        handle = hold(db, holder="restore")
+    except ServerRunning as exc:
+        why = (
+            "stop it first (a server would go on writing over the restored games)"
+            if exc.holder == "serve"
+            else "wait until it is done"
+        )
         print(
-            f"tabletop restore: `tabletop serve` (process {pid}) is using the database {db}: "
-            "stop it first (a server would go on writing over the restored games)",
+            f"tabletop restore: `tabletop {exc.holder}` (process {exc.pid}) is using the "
+            f"database {db}: {why}",
             file=sys.stderr,
         )
         return False

@@ -148,18 +148,9 @@ def history() -> Response:
 
 @bp.get("/history.json")
 def history_json() -> Response:
-    """Everything, including each game's full event log, for keeping or analysis."""
-    s = services()
-    summaries = hist.all_summaries(s.games)
-    for summary in summaries:
-        summary["events"] = [
-            {"seq": e.seq, "recorded_at": e.recorded_at, "event": e.event.to_dict()}
-            for e in s.games.log.entries(summary["id"])
-            if e.event is not None
-        ]
-    body = json.dumps(
-        {"games": summaries, "players": hist.player_stats(summaries)}, indent=1, default=str
-    )
+    """Everything, including each game's options and full event log (an entry that no longer
+    decodes marked, with its stored body), for keeping or analysis."""
+    body = json.dumps(hist.export(services().games), indent=1, default=str)
     return Response(
         body,
         mimetype="application/json",

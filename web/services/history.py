@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from referee.eventlog import GameUnreadable, LogEntry
 from web.errors import BadInput
 from web.services.games import GameService
 
@@ -33,6 +34,8 @@ def summary(games: GameService, game_id: int) -> dict[str, Any]:
         "id": record.id,
         "game": record.game,
         "players": list(record.players),
+        # what a rebuild needs beside the log; None where the stored options cannot be read
+        "options": None if "options" in record.unreadable else dict(record.options),
         "created": iso(record.created_at),
         "ended": iso(record.ended_at),
         "created_text": utc_text(record.created_at),
@@ -95,6 +98,44 @@ def _readable_board(board: dict[str, Any]) -> bool:
 
 def all_summaries(games: GameService) -> list[dict[str, Any]]:
     return [summary(games, g.id) for g in reversed(games.records())]
+
+
+def export(games: GameService) -> dict[str, Any]:
+    """History's "Export JSON": every game's summary (options included) with its whole log,
+    and the players' stats."""
+    summaries = all_summaries(games)
+    for s in summaries:
+        s["events"] = exported_events(games, s["id"])
+    return {"games": summaries, "players": player_stats(summaries)}
+
+
+def exported_events(games: GameService, game_id: int) -> list[dict[str, Any]]:
+    """Every stored entry, in order. One that no longer decodes is kept, marked: its
+    ``error`` and its ``body`` as the log.jsonl download writes it, so nothing is left out
+    without a trace."""
+    with games.log.reading():  # one snapshot: an append meanwhile cannot misalign the two
+        entries = list(games.log.entries(game_id))
+        damaged = any(e.event is None for e in entries)
+        bodies = _stored_bodies(games, game_id) if damaged else []
+    return [_exported(e, bodies[i] if i < len(bodies) else None) for i, e in enumerate(entries)]
+
+
+def _stored_bodies(games: GameService, game_id: int) -> list[str]:
+    """Each entry's body as text, in order (log.jsonl's lines, less its header); none for a
+    game whose rules, players or options cannot be read: its summary says why."""
+    try:
+        return games.log.log_lines(game_id)[1:]
+    except GameUnreadable:
+        return []
+
+
+def _exported(entry: LogEntry, body: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"seq": entry.seq, "recorded_at": entry.recorded_at}
+    if entry.event is not None:
+        out["event"] = entry.event.to_dict()
+    else:
+        out.update(event=None, error=entry.error, body=body)
+    return out
 
 
 def player_stats(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
