@@ -169,3 +169,16 @@ def test_the_plain_look_bench_counts_what_each_rule_takes_for_empty():
     assert random["taken"] == {"no pinned piece (old)": 2, "no piece at all (now)": 1}
     assert set(result["tables"]["plain cloth"]["fooled"]) == set(RULES)
     assert "no piece at all (now)" in table(result)
+
+
+def test_ruling_tbl7_the_dryer_watcher_asks_about_a_lone_piece_with_no_pin_too():
+    from vision.dryer.watch import DryerWatcher
+    from vision.table.to_events import Prompt
+
+    bea = _without_pins(8, "- / shirt:yellow / -")
+    watcher = DryerWatcher(bea.layout, (0,))
+    watcher.set_reference(bea.empty)
+    out = [p for t in range(1, 9) for p in watcher.process(bea.image, t * 100 * MS)]
+    (question,) = out
+    assert isinstance(question, Prompt)
+    assert "no pin seen on the yellow shirt" in question.message

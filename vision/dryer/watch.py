@@ -14,7 +14,7 @@ import numpy as np
 
 from referee.events import Event, Source
 from referee.washdash.dryer import Dryer
-from vision.dryer.read import DryerReader, DryerReading
+from vision.dryer.read import DryerReader, DryerReading, looks_empty
 from vision.table.stability import StabilityTracker, ZoneReading
 from vision.table.to_events import DEFAULT_THRESHOLD, Prompt
 from vision.table.zones import TableLayout
@@ -68,6 +68,7 @@ class DryerWatcher:
         self.readers = {s: DryerReader(self.layout, s) for s in self.seats}
         self._dryers: dict[str, Dryer] = {}
         self._conf: dict[str, float] = {}
+        self._notes: dict[str, tuple[str, ...]] = {}  # why the reader doubts a zone's reading
 
     def set_reference(self, empty_frame: np.ndarray) -> None:
         """The dryers are empty now (a round starts): compare with this picture from now on."""
@@ -81,7 +82,9 @@ class DryerWatcher:
             got = reader.read(image)
             zone = f"seat_{seat}_dryer"
             self._dryers[zone] = got.dryer
-            text = () if not any(got.dryer.bars) else (got.dryer.to_text(),)
+            self._notes[zone] = got.notes
+            # a piece seen with no pin is a reading of its own, asked about (TBL-7)
+            text = () if looks_empty(got) else (got.dryer.to_text(),)
             # a hand held still over the dryer is read as nothing, like one moving (TBL-1)
             readings[zone] = ZoneReading(text, got.confidence, occluded=got.occluded)
         out: list[Event | Prompt] = []
@@ -90,7 +93,13 @@ class DryerWatcher:
             dryer = Dryer.parse(obs.after[0]) if obs.after else Dryer()
             out.append(
                 dryer_proposal(
-                    seat, dryer, obs.confidence, obs.t_ns, obs.zone, timed=not obs.after_gap
+                    seat,
+                    dryer,
+                    obs.confidence,
+                    obs.t_ns,
+                    obs.zone,
+                    timed=not obs.after_gap,
+                    notes=self._notes.get(obs.zone, ()),
                 )
             )
         return out
