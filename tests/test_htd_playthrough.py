@@ -190,6 +190,7 @@ class MRace:
     presses: list[tuple[int, int]]
     faked: set[int]
     yell: bool = False  # already penalised for the forgotten yell
+    seen: set[tuple[int, int]] = field(default_factory=set)  # seen before an untimed card
 
 
 @dataclass
@@ -326,8 +327,11 @@ class World:
             self.held += claimed
             self.stats["slaps after a race claimed by an untimed Hand card"] += len(claimed)
         trigger = t_ns
+        seen = set(self.held) if t_ns is None else set()
         if trigger is None and self.held:
-            trigger = min(t for _, t in self.held)  # HTD-14: the first slap by time
+            # HTD-14: the first slap by time that is not a lone one long before the others
+            alone = self.isolated(self.held, seen)
+            trigger = min(t for p in self.held if p not in alone for t in [p[1]])
         joined = list(self.held)
         faked: set[int] = set()
         if trigger is not None:
@@ -343,13 +347,56 @@ class World:
             joined += claimed
             self.stats["slaps after a race claimed by the next Hand card"] += len(claimed)
         self.after = []
-        self.race = MRace(by, trigger, t_ns is not None, joined, faked)
+        self.race = MRace(by, trigger, t_ns is not None, joined, faked, seen=seen)
         self.held = []
         self.closed = None
         self.stats["races"] += 1
         if not yelled:
             self.forgot_yell(by)
         self.close_if_all()
+
+    def isolated(
+        self, presses: list[tuple[int, int]], seen: set[tuple[int, int]]
+    ) -> list[tuple[int, int]]:
+        """HTD-14 (day 34): slaps seen before an untimed Hand card with no other seat's slap
+        within the window after them, and a slap after that window: fake-outs."""
+        ordered = sorted(presses, key=lambda p: (p[1], p[0]))
+        out = []
+        for i, (seat, t) in enumerate(ordered):
+            rest, end = ordered[i + 1 :], t + self.window
+            if (
+                (seat, t) not in seen
+                or any(s != seat and u <= end for s, u in rest)
+                or all(u <= end for _, u in rest)
+            ):
+                break
+            out.append((seat, t))
+        return out
+
+    def reanchor(self, race: MRace, seat: int, t: int) -> bool:
+        """HTD-14 (day 34) for a slap joining an untimed race; True if it was an echo of a
+        fake-out already paid at this card."""
+        if (
+            race.trigger is not None
+            and t < race.trigger
+            and seat in race.faked
+            and (seat, t) in self.isolated([*race.presses, (seat, t)], race.seen | {(seat, t)})
+        ):
+            return True
+        end = self.deadline(race)
+        if end is None or t <= end:
+            return False
+        every = [*race.presses, (seat, t)]
+        alone = self.isolated(every, race.seen)
+        if alone:
+            start = min(u for p in every if p not in alone for u in [p[1]])
+            early = [p for p in alone if not start - self.lock <= p[1]]
+            before = set(race.faked)
+            race.presses = [p for p in race.presses if p not in early]
+            race.trigger = start
+            race.faked = before | {s for s, _ in early}
+            self.fake_outs(early, before)
+        return False
 
     def close_if_all(self) -> None:
         if self.race is not None and len(self.slapped(self.race)) == self.n:
@@ -413,6 +460,14 @@ class World:
         if self.phase != "play":
             return
         race = self.race
+        if (
+            race is not None
+            and not race.timed
+            and not self.earlier(t)
+            and not (self.action is not None and t < self.action)
+            and self.reanchor(race, seat, t)
+        ):
+            return
         if race is not None:
             end = self.deadline(race)
             if end is not None and t > end:

@@ -25,6 +25,7 @@ from referee.hitthedeck.state import (
     Need,
     Phase,
     Pile,
+    Race,
     Requirement,
     ShuffleWhy,
 )
@@ -744,6 +745,21 @@ def _not_too_many(state: HtdState, cards: list[HtdCard]) -> None:
         raise Illegal(problem)
 
 
+def _wait(state: HtdState, race: Race) -> str:
+    """Why a turn event must wait for the open slap race, and how that race will end."""
+    waiting = sorted(set(range(state.n)) - slaps.slapped_seats(state, race))
+    who = ", ".join(_name(state, s) for s in waiting)
+    head = f"Wait: the slap race is still open ({who} still to slap)."
+    if slaps.deadline(state, race) is not None:
+        return f"{head} It ends when everyone has slapped or its time is up (HTD-13)."
+    # no slap has a time yet, so no clock will end it: a table without pads judges (HTD-14)
+    seats = ", ".join(f"{_name(state, s)} {s}" for s in range(state.n))
+    return (
+        f"{head} No slap has a time, so the table judges it: once everyone has slapped, send "
+        f"race_close with last: [the seat of whoever slapped last] — {seats} (HTD-14)."
+    )
+
+
 def _race_first(before: HtdState, judged: HtdState) -> str | None:
     """Why an event timed after the slap race's window must wait for the race to be ended.
 
@@ -790,12 +806,7 @@ def apply(state: HtdState, event: Event) -> Result:
                 judged = state
         if event.kind in TURN_KINDS:
             if state.race is not None:
-                waiting = sorted(set(range(state.n)) - slaps.slapped_seats(state, state.race))
-                who = ", ".join(_name(state, s) for s in waiting)
-                raise Illegal(
-                    f"Wait: the slap race is still open ({who} still to slap). It ends when "
-                    "everyone has slapped or its time is up (HTD-13)."
-                )
+                raise Illegal(_wait(state, state.race))
             state = slaps.end_claim(state, event.t_ns)
         if event.kind in NEXT_ACTIONS and state.reopen is not None:
             state = evolve(state, reopen=None)  # too late to report the yell now (HTD-18)

@@ -9,6 +9,7 @@ the slaps' source timestamps; its evidence goes into the verdict for the dashboa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from referee.frozen import evolve
 from referee.hitthedeck.state import ClosedRace, HtdState, Race
@@ -20,6 +21,12 @@ YELL_PENALTY = 4  # forgetting to yell "Hit the Deck With A Hand" draws four
 FAKE_OUT_PENALTY = 2  # slapping when no Hand card was played draws two
 
 Result = tuple[HtdState, list[Verdict]]
+
+
+@dataclass(frozen=True)
+class SeenBefore(Press):
+    """A slap seen before its Hand card, in the race of a card with no time: it stands in
+    for the card, unless a later slap shows it came before the card (``isolated``, HTD-14)."""
 
 
 def owe(state: HtdState, seat: int, cards: int) -> HtdState:
@@ -55,10 +62,11 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
         )
     ]
     if t_ns is None:
-        held = (*held, *after_judged_window(state))
+        held = tuple(SeenBefore(p.seat, p.t_ns) for p in (*held, *after_judged_window(state)))
     trigger = t_ns
     if trigger is None and held:
-        trigger = min(p.t_ns for p in held)  # HTD-14: the first slap stands in for the card
+        trigger = start_of(held, rules.window_ns)  # HTD-14: a slap stands in for the card
+        verdicts += not_at_card(state, isolated(held, rules.window_ns))
     joined: tuple[Press, ...] = held
     faked: tuple[int, ...] = ()
     if trigger is not None:
@@ -95,10 +103,16 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
     press = Press(seat, t_ns)
     verdicts: list[Verdict] = []
     race = state.race
+    if race is not None and joins_untimed(state, race, t_ns):
+        if echoes_fake_out(state, race, press):
+            return early_slap(state, press)
+        state, verdicts = reanchor(state, press)
+        race = state.race
     if race is not None:
         end = deadline(state, race)
         if end is not None and t_ns > end:
-            state, verdicts = close_race(state)  # the window is over: judge first
+            state, more = close_race(state)  # the window is over: judge first
+            verdicts += more
         elif race.timed and before_card(state, race.trigger_ns, t_ns):
             return judged_slap(state, press) if earlier(state, t_ns) else early_slap(state, press)
         elif not race.timed and earlier(state, t_ns):
@@ -106,16 +120,8 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         elif not race.timed and before_action(state, t_ns):
             return batch_slap(state, press)  # not at a Hand card played after that action
         else:
-            trigger = stand_in(race, t_ns)
-            if seat in slapped_seats(state, race):
-                note = f"{state.players[seat]} slapped again; only the first slap counts."
-            else:
-                note = f"{state.players[seat]} slapped."
-            state = evolve(
-                state, race=evolve(race, trigger_ns=trigger, presses=(*race.presses, press))
-            )
-            state, more = close_if_everyone_slapped(state)
-            return state, [info(note, seat, t_ns=t_ns), *more]
+            state, more = join_race(state, race, press)
+            return state, [*verdicts, *more]
     closed = state.closed_race
     if closed is not None and closed.timed and before_card(state, closed.trigger_ns, t_ns):
         state, more = (
@@ -154,6 +160,25 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
     ]
 
 
+def joins_untimed(state: HtdState, race: Race, t_ns: int) -> bool:
+    """Whether a slap goes to an untimed Hand card's open race: not to the race judged
+    before it (HTD-17), nor to the batch of the last timed turn action (HTD-15)."""
+    return not race.timed and not earlier(state, t_ns) and not before_action(state, t_ns)
+
+
+def join_race(state: HtdState, race: Race, press: Press) -> Result:
+    """A slap in the open race's window (or, untimed, one that may stand in for its card)."""
+    seat = press.seat
+    if seat in slapped_seats(state, race):
+        note = f"{state.players[seat]} slapped again; only the first slap counts."
+    else:
+        note = f"{state.players[seat]} slapped."
+    trigger = stand_in(race, press.t_ns)
+    state = evolve(state, race=evolve(race, trigger_ns=trigger, presses=(*race.presses, press)))
+    state, more = close_if_everyone_slapped(state)
+    return state, [info(note, seat, t_ns=press.t_ns), *more]
+
+
 def before_card(state: HtdState, trigger_ns: int | None, t_ns: int) -> bool:
     """Whether a slap is timed before the Hand card (and before any early-lockout span).
 
@@ -164,6 +189,86 @@ def before_card(state: HtdState, trigger_ns: int | None, t_ns: int) -> bool:
         return False
     lockout = state.race_rules().early_lockout_ns or 0
     return t_ns < trigger_ns - lockout
+
+
+def isolated(presses: Sequence[Press], window_ns: int) -> tuple[Press, ...]:
+    """The slaps seen before an untimed Hand card that start its race on their own: no other
+    seat slapped within the window after them, and a later slap came after that window.
+    Everyone slaps at a Hand card, so such a slap came before the card: a fake-out, not the
+    card's stand-in (HTD-14). A slap seen after the card never is: it came after the card."""
+    ordered = sorted(presses, key=lambda p: (p.t_ns, p.seat))
+    out: list[Press] = []
+    for i, press in enumerate(ordered):
+        end = press.t_ns + window_ns
+        rest = ordered[i + 1 :]
+        company = any(q.seat != press.seat and q.t_ns <= end for q in rest)
+        if not isinstance(press, SeenBefore) or company or all(q.t_ns <= end for q in rest):
+            break
+        out.append(press)
+    return tuple(out)
+
+
+def start_of(presses: Sequence[Press], window_ns: int) -> int:
+    """An untimed race's start: its first slap by time (not by arrival) that is not an
+    isolated early one (HTD-14)."""
+    alone = isolated(presses, window_ns)
+    return min(p.t_ns for p in presses if p not in alone)
+
+
+def not_at_card(state: HtdState, alone: Sequence[Press]) -> list[Verdict]:
+    """Why isolated early slaps do not stand in for the card (their fake-outs follow)."""
+    seats = sorted({p.seat for p in alone})
+    if not seats:
+        return []
+    who = " and ".join(state.players[s] for s in seats)
+    window = state.race_rules().window_ns / 1e9
+    return [
+        info(
+            f"{who} slapped more than {window:.2f} s before anyone else, so not at this Hand "
+            "card: the slaps at it stand in for its time (HTD-14).",
+            None,
+            t_ns=sorted(p.t_ns for p in alone),
+        )
+    ]
+
+
+def reanchor(state: HtdState, press: Press) -> Result:
+    """A slap after an untimed race's window that leaves the slaps seen before the card on
+    their own (``isolated``): those were fake-outs, and the first slap left stands in for
+    the card (HTD-14). A seat already paying at this card pays once (HTD-15); a slap inside
+    the early-lockout span of the new start locks its seat out instead, as at a timed card."""
+    race = state.race
+    assert race is not None
+    end = deadline(state, race)
+    if end is None or press.t_ns <= end:
+        return state, []
+    rules = state.race_rules()
+    every = (*race.presses, press)
+    alone = isolated(every, rules.window_ns)
+    if not alone:
+        return state, []
+    start = start_of(every, rules.window_ns)
+    early = fake_outs(alone, [start], rules)
+    already = set(race.faked)
+    race = evolve(
+        race,
+        trigger_ns=start,
+        presses=tuple(p for p in race.presses if p not in early),
+        faked=tuple(sorted(already | {p.seat for p in early})),
+    )
+    state, verdicts = charge(evolve(state, race=race), early, already)
+    return state, not_at_card(state, alone) + verdicts
+
+
+def echoes_fake_out(state: HtdState, race: Race, press: Press) -> bool:
+    """Whether a slap, reported after an untimed race started, repeats a slap already paid
+    as a fake-out at this card (the camera echoing a pad): timed before the race's start,
+    by a seat paying at this card, and as isolated as a slap seen before the card would be."""
+    start = race.trigger_ns
+    if start is None or press.t_ns >= start or press.seat not in race.faked:
+        return False
+    seen = SeenBefore(press.seat, press.t_ns)
+    return seen in isolated((*race.presses, seen), state.race_rules().window_ns)
 
 
 def stand_in(race: Race, t_ns: int) -> int:
@@ -300,7 +405,8 @@ def charge(state: HtdState, presses: Sequence[Press], already: set[int]) -> Resu
     ``already`` paid for its slaps of this batch before (HTD-15). The slaps charged are kept
     in ``paid``, so that a late report of one of them is not charged again."""
     due = [p for p in presses if p.seat not in already]
-    state, verdicts = penalise_fake_outs(evolve(state, paid=(*state.paid, *due)), due)
+    paid = (*state.paid, *(Press(p.seat, p.t_ns) for p in due))  # as seen, not as judged
+    state, verdicts = penalise_fake_outs(evolve(state, paid=paid), due)
     for seat in sorted({p.seat for p in presses} & already):
         verdicts.append(
             info(

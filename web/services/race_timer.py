@@ -9,6 +9,12 @@ judge with ``race_close last=[…]``, is never overruled by a clock), this timer
 timed on this server's clock (``time.monotonic_ns``, as pads, camera and tablet stamp them)
 are timed: a deadline a minute or more away from now comes from another clock.
 
+A race whose window had already ended when the timer first saw it, and whose start is a
+slap standing in for a Hand card entered with no time, gets a window from then: that slap
+was seen before the card, and the slaps at the card, still to come, may show it was a
+fake-out and move the start (HTD-14). Closing at once would judge everyone who slaps at the
+card as missing it. A race left open when the server stopped (``resume``) is judged at once.
+
 A ``race_close`` the database refuses for now (503: a full or read-only card, a lock held by
 another program, LOG-2) is sent again, after 1 s, 2 s, 4 s … (at most ``RETRY_MAX_S``
 apart) for as long as the same race is open in a running game: once the card takes writes
@@ -83,6 +89,13 @@ def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
     return trigger, deadline
 
 
+def _stand_in(snap: Mapping[str, Any], trigger: int) -> bool:
+    """Whether the race's start is one of its slaps, standing in for a Hand card entered
+    with no time (HTD-14), rather than the card's own time."""
+    race = (snap.get("view") or {}).get("race") or {}
+    return any(slap.get("t_ns") == trigger for slap in race.get("slaps") or [])
+
+
 def _timed_slap(feed: list[Mapping[str, Any]], trigger: int) -> bool:
     """Whether a slap in force from a pad or the camera came at or after ``trigger``: as
     pressed, or as the referee corrected it (an overrule keeps the press's time, WEB-4)."""
@@ -128,6 +141,8 @@ class RaceTimer:
         # long ago (a reboot's offset keeps it in the past, HW-10)
         if deadline - now > FOREIGN_NS or (now - deadline > FOREIGN_NS and not resumed):
             return
+        if deadline < now and not resumed and _stand_in(snap, trigger):
+            deadline = now + (deadline - trigger)  # its window ended unseen: one from now
         key = (game_id, trigger)
         with self._lock:
             if self._closed or key in self._pending:
