@@ -182,7 +182,13 @@ def _wait_for_slot(seconds: float) -> bool:
 @bp.get("/api/stream")
 def stream() -> Response:
     """SSE: ``state`` (the whole game snapshot) on every change, ``pad`` on presses; with
-    ``?delta=1`` mostly ``delta`` instead of ``state`` (see the module's docstring)."""
+    ``?delta=1`` mostly ``delta`` instead of ``state`` (see the module's docstring).
+
+    ``prompts`` (the game's whole list of open questions) follows the opening state when
+    there are any, and always, even empty, on a reopened stream and on a switch of game: a
+    tablet that missed a question's answer (Wi-Fi down, a server restart: the board is not
+    stored) still shows it, and only this list clears it. A page's first stream has nothing
+    to clear and gets no empty list."""
     s = services()
     want_pads = request.args.get("pads") == "1"
     feeds = s.hub.feeds
@@ -192,6 +198,8 @@ def stream() -> Response:
         else None
     )
     follow = request.args.get("game") in (None, "", "current")
+    # a tablet reconnecting gives the id it last had (even none: ``?last=``)
+    reopened = "Last-Event-ID" in request.headers or "last" in request.args
     game_id = game_arg()
     topics = ("game", "prompts", "pads") if want_pads else ("game", "prompts")
     heartbeat = s.config.stream_heartbeat_s
@@ -221,7 +229,7 @@ def stream() -> Response:
             else:
                 if message := state(snap, live=False):
                     yield message
-            if s.prompts.open(game_id):  # the camera's open questions, if any
+            if reopened or s.prompts.open(game_id):  # see ``stream``'s docstring
                 yield _sse("prompts", s.prompts.payload(game_id))
         else:
             yield feedless("nogame", {})
@@ -247,7 +255,7 @@ def stream() -> Response:
                 game_id = gid
                 if message := state(data):
                     yield message
-                if switched and s.prompts.open(gid):
+                if switched:  # the new game's list, even empty (as on opening)
                     yield _sse("prompts", s.prompts.payload(gid))
 
     return Response(_Slot(gen(), sub), mimetype="text/event-stream", headers=SSE_HEADERS)

@@ -4,7 +4,9 @@ The camera never rules on a reading it is unsure of: it asks (``vision.table.to_
 Prompt``: a message plus the event one tap would send). The board keeps each game's open
 questions in memory and publishes the whole list on the hub's ``prompts`` topic after every
 change, so every open tablet shows the same list and a question answered on one tablet
-disappears from the others (a tablet that missed a message catches up with the next one).
+disappears from the others. A tablet that missed a message (Wi-Fi down, a restart) gets the
+whole list, even empty, when its stream reopens (``web/blueprints/live.py``), and a tap on a
+question gone meanwhile is a 404 that takes it off that tablet (prompts.js).
 
 Accepting sends the suggested event — or the event of another answer the question offers,
 named by ``answer`` — with its original ``t_ns`` and ``source`` kept, through
@@ -26,6 +28,7 @@ every other seat (``web/app.py``), so a press is never asked about twice.
 from __future__ import annotations
 
 import itertools
+import secrets
 import threading
 import time
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
@@ -201,6 +204,14 @@ def chosen_event(prompt: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     return dict(event)
 
 
+def first_id() -> int:
+    """Where a run's question ids start: at random, not at 1, so an id a tablet still shows
+    from before a restart (the board is not stored) names no new question, and a tap on it
+    is a 404, not an answer to another question. Two runs' ranges meet about once in 10⁶;
+    small numbers (a hand-typed URL's) are never ids."""
+    return 1_000_000 + secrets.randbelow(1 << 31)
+
+
 class PromptBoard:
     def __init__(self, hub: Hub, limit: int = MAX_OPEN, max_games: int = MAX_GAMES) -> None:
         self.hub = hub
@@ -208,7 +219,7 @@ class PromptBoard:
         self.max_games = max_games
         self._lock = threading.Lock()
         self._open: dict[int, OpenPrompt] = {}
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(first_id())
 
     def add(
         self,

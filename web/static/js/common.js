@@ -9,6 +9,12 @@ const TT = (() => {
      (six live tabs) or sends into a dead Wi-Fi would otherwise wait for minutes, and a tap on
      Send would show nothing. */
   const API_TIMEOUT_MS = 10000;
+  /* A change that got no answer (timed out, a network error, the connection dropped as the
+     server died) may have been stored all the same: a second Send would repeat it. A GET
+     changes nothing; an answer the server gave (4xx/5xx) says what happened. */
+  function unknownOutcome(method) {
+    return method === "GET" ? "" : "; it may have been recorded: check before sending it again";
+  }
   async function api(method, url, data, opts) {
     const timeoutMs = (opts && opts.timeoutMs) || API_TIMEOUT_MS;
     const abort = new AbortController();
@@ -25,9 +31,7 @@ const TT = (() => {
       json = await res.json().catch(() => null);
     } catch (err) {
       const why = abort.signal.aborted ? "no answer in " + Math.round(timeoutMs / 1000) + " s" : String(err);
-      /* a change the server was still storing may have been stored: a second Send repeats it */
-      const check = abort.signal.aborted && method !== "GET" ? "; it may have been recorded: check before sending it again" : "";
-      return { ok: false, status: 0, data: { error: "the referee cannot be reached: " + why + check } };
+      return { ok: false, status: 0, data: { error: "the referee cannot be reached: " + why + unknownOutcome(method) } };
     } finally {
       clearTimeout(timer);
     }
@@ -185,11 +189,17 @@ const TT = (() => {
       clearTimeout(lostTimer);
       watchdog = lostTimer = null;
     }
-    /* ``resume``: catch up from what is held (its id as ?last=); else start from nothing */
+    /* ``resume``: catch up from what is held (its id as ?last=); else start from nothing.
+       Every stream after the page's first gives ?last= (empty when nothing is held): the
+       server then always sends the list of open questions, even empty, so one answered
+       while this page was away leaves it (live.py) */
+    let opened = false;
     function open(resume) {
       shut();
       if (!resume || !held || !lastId) { held = null; lastId = ""; }
-      const source = es = new EventSource(lastId ? url + "&last=" + encodeURIComponent(lastId) : url);
+      const again = opened;
+      opened = true;
+      const source = es = new EventSource(lastId || again ? url + "&last=" + encodeURIComponent(lastId) : url);
       heard(true);
       for (const [name, handle] of Object.entries(on)) {
         source.addEventListener(name, (e) => {

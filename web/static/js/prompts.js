@@ -4,12 +4,13 @@
    on one tablet disappears on every other. Accept sends the suggested event (its original
    time) through the API, another answer's button that answer's event (a take-back question's
    "Another G7 was played"); a play seen while nobody was on turn gets one button per player
-   instead. Dismiss only clears the question. */
+   instead. Dismiss only clears the question. A tap on a question the server no longer has
+   (a 404: answered while this page was away) takes it off this page. */
 "use strict";
 (() => {
   const { el, api, toast } = TT;
   const $ = (id) => document.getElementById(id);
-  let game = null, seen = null, opened = 0;
+  let game = null, seen = null, opened = 0, shown = [];
 
   function who(seat) {
     return seat === null || seat === undefined ? "nobody" : TT.seatName(game ? { game } : null, seat);
@@ -29,10 +30,19 @@
 
   async function answer(p, action, body) {
     const r = await api("POST", "/api/games/" + p.game_id + "/prompts/" + p.id + "/" + action, body || {});
+    if (r.status === 404) { gone(p); return; }
     if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return; }
     if (action === "accept") {
       toast("#" + r.data.seq + " " + ((r.data.verdicts || []).map((v) => v.reason).join(" · ") || "recorded"), "ok");
     }
+  }
+
+  /* The server has no such open question: answered on another tablet (or dismissed, or
+     lost with a restart) while this page missed the list that said so. It leaves the list
+     here, else it could never be cleared. */
+  function gone(p) {
+    toast("already answered on another tablet", "warn");
+    TT.showPrompts({ game_id: p.game_id, prompts: shown.filter((q) => q.id !== p.id) });
   }
 
   /* A play the camera saw while nobody was on turn names no player: the tablet asks whose. */
@@ -99,6 +109,7 @@
     const opening = seen === null && (!opened || Date.now() - opened < 1500);
     const fresh = opening ? [] : items.filter((p) => !(seen && seen.has(p.game_id + ":" + p.id)));
     seen = new Set(items.map((p) => p.game_id + ":" + p.id));
+    shown = items;
     if (fresh.length) TT.say(fresh.map((p) => (p.asker === "pads" ? "The referee asks: " : "The camera asks: ") + p.message).join(" "));
     list.replaceChildren(...items.slice().reverse().map(item));
     panel.classList.toggle("hidden", items.length === 0);
