@@ -89,6 +89,17 @@ def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
     return trigger, deadline
 
 
+def _races(game: str) -> bool:
+    """Whether a game of these rules can hold a slap race (takes ``slap`` events): a restart
+    replays only those (a family's Deck Dash and DOS games left running cost it nothing)."""
+    from referee.registry import UnknownGameError, find_game
+
+    try:
+        return "slap" in find_game(game).event_kinds()
+    except UnknownGameError:
+        return False
+
+
 def _stand_in(snap: Mapping[str, Any], trigger: int) -> bool:
     """Whether the race's start is one of its slaps, standing in for a Hand card entered
     with no time (HTD-14), rather than the card's own time."""
@@ -162,7 +173,7 @@ class RaceTimer:
         ``race_close`` to that game alone; the pads still press into the latest. The older
         games come first, ``current`` last, so that its replay is the one left cached."""
         try:
-            running = [r.id for r in self.games.records() if r.ended_at is None]
+            running = [r.id for r in self.games.records() if r.ended_at is None and _races(r.game)]
         except Exception:  # a locked database: at least the pads' game
             log.exception("race timer: could not list the running games")
             running = []
