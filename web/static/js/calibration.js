@@ -2,7 +2,11 @@
    pointer: "Add corner" adds one a little way from the last, and every corner is a slider over
    the picture that the arrow keys move (Shift: further), kept inside the picture as a tap is;
    "Save zones" keeps them. "Close zone" refuses a zone with no area (its corners on top of each
-   other, or in one line): it could never hold a card, and the server refuses it too. */
+   other, or in one line): it could never hold a card, and the server refuses it too.
+   A zone drawn, moved or deleted is only kept by "Save zones": until then the list marks it
+   "(not saved)", a line under the button says so and leaving the page asks first. A camera
+   that sends no picture says why above it (and is asked again every few seconds); a nearly
+   black picture asks about the lens. */
 "use strict";
 (() => {
   const { el, api, toast, say } = TT;
@@ -10,6 +14,12 @@
   const canvas = $("calib"), ctx = canvas.getContext("2d");
   const img = new Image();
   let zones = [], current = [], frame = { width: 640, height: 480 };
+  /* the points of each zone as the server last kept them (name -> JSON): what "(not saved)"
+     and the leaving warning compare with */
+  let saved = new Map();
+  const pointsOf = (list) => new Map(list.map((z) => [z.name, JSON.stringify(z.points)]));
+  const notSaved = (z) => saved.get(z.name) !== JSON.stringify(z.points);
+  const unsaved = () => zones.length !== saved.size || zones.some(notSaved);
   const COLORS = { draw_pile: "#00c8ff", discard_pile: "#ffc800", seat_area: "#00dc00", dryer: "#ff00ff", dryer_bar: "#ff64b4" };
   const kindOf = (name) => name === "draw_pile" ? "draw_pile" : name.startsWith("discard") ? "discard_pile"
     : name.includes("_bar_") ? "dryer_bar" : name.endsWith("_dryer") ? "dryer" : "seat_area";
@@ -46,8 +56,16 @@
 
   function list() {
     $("zone-list").replaceChildren(...zones.map((z) => el("li", {}, el("strong", { text: labelOf(z.name) }), " ",
-      el("span", { class: "muted", text: z.points.length + " points" }))));
+      el("span", { class: "muted", text: z.points.length + " points" }),
+      ...(notSaved(z) ? [" ", el("em", { class: "not-saved", text: "(not saved)" })] : []))));
+    $("calib-unsaved").classList.toggle("hidden", !unsaved());
   }
+  /* a reload, another page or closing the tab would throw the unsaved zones away */
+  window.addEventListener("beforeunload", (e) => {
+    if (!unsaved()) return;
+    e.preventDefault();
+    e.returnValue = "";  /* older Chromium asks only when this is set */
+  });
 
   /* the corners, one focusable slider each, over where the canvas draws them (pointer events
      pass through them to the canvas); its value reads "20% across, 35% down" */
@@ -66,7 +84,7 @@
     e.preventDefault();  /* the arrow moves the corner, not the page */
     const step = e.shiftKey ? FAR : STEP;
     p[0] = inside(p[0] + d[0] * step); p[1] = inside(p[1] + d[1] * step);
-    place(handle, p); draw();
+    place(handle, p); draw(); list();
   }
   function handles() {
     const owners = zones.map((z) => [z.points, labelOf(z.name)]).concat([[current, "Zone being drawn"]]);
@@ -129,26 +147,64 @@
     zones = zones.filter((z) => z.name !== name); draw(); list(); handles();
   });
   $("save-zones").addEventListener("click", async () => {
+    const sent = pointsOf(zones);  /* a corner moved while the answer comes stays unsaved */
     const r = await api("POST", "/api/zones", { frame, zones });
+    if (r.ok) { saved = sent; list(); }
     const msg = $("calib-msg");
     msg.className = "banner " + (r.ok ? "ok" : "bad");
     const n = r.ok ? r.data.zones.length : 0;
     msg.textContent = r.ok ? "Saved " + n + (n === 1 ? " zone." : " zones.") : (r.data.error || "error");
     say(msg.textContent, !r.ok);
   });
+  /* what the camera says above the picture; "" hides it. The line is a live region: it is
+     only rewritten when the words change, so a retry that fails again is not read out again. */
+  function cameraSays(text) {
+    const line = $("calib-camera");
+    if (text !== line.textContent) line.textContent = text;
+    line.classList.toggle("hidden", !text);
+  }
+  /* the picture's mean brightness (0..255), read from a small copy: a covered lens or a dark
+     room gives a picture too dark to draw zones on */
+  const DARK = 25;
+  function brightness() {
+    const small = document.createElement("canvas");
+    small.width = 32; small.height = 24;
+    const c = small.getContext("2d", { willReadFrequently: true });
+    c.drawImage(img, 0, 0, small.width, small.height);
+    const px = c.getImageData(0, 0, small.width, small.height).data;
+    let sum = 0;
+    for (let i = 0; i < px.length; i += 4) sum += (px[i] + px[i + 1] + px[i + 2]) / 3;
+    return sum / (px.length / 4);
+  }
+  /* no picture: the server's answer says why (no camera yet, camera lost); asked again every
+     RETRY_MS until one comes, so a camera plugged in late appears by itself */
+  const RETRY_MS = 3000;
+  let retry = null;
+  async function noPicture(src) {
+    draw();
+    const asked = img.src;
+    const r = await api("GET", src);
+    if (img.src !== asked) return;  /* "New snapshot" asked again meanwhile */
+    const why = r.data.error ? " (" + r.data.error + ")" : "";
+    cameraSays("The camera sends no picture" + why + ": trying again every few seconds.");
+    retry = setTimeout(snapshot, RETRY_MS);
+  }
   function snapshot() {
     const src = canvas.dataset.snapshot;
+    clearTimeout(retry);
     if (!src) { draw(); return; }
     img.onload = () => {
       frame = { width: img.naturalWidth, height: img.naturalHeight };
       canvas.width = img.naturalWidth; canvas.height = img.naturalHeight; draw();
+      cameraSays(brightness() < DARK ? "The picture is nearly black: is the lens covered or the light off?" : "");
     };
-    img.onerror = () => draw();
+    img.onerror = () => noPicture(src);
     img.src = src + "?t=" + Date.now();
   }
   $("refresh-snap").addEventListener("click", snapshot);
   api("GET", "/api/zones").then((r) => {
     zones = (r.data.zones || []).map((z) => ({ name: z.name, points: z.points }));
+    saved = pointsOf(zones);
     list(); handles(); snapshot();
   });
 })();
