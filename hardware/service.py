@@ -8,6 +8,7 @@ from web to hardware). The dashboard calls the call button "button"; names are d
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -15,6 +16,14 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from hardware.bus import EventBus
+from hardware.config import (
+    DEVICES,
+    FIXED_PULL_UP,
+    GPIO_PINS,
+    MAX_SEATS,
+    HardwareConfig,
+    SeatPins,
+)
 from hardware.padevents import PadEvent, event_kind
 from hardware.table import Table
 
@@ -107,6 +116,39 @@ class PadsService:
         with self._lock:
             return list(self._recent)
 
+    def grow(self, seats: int) -> None:
+        """Virtual pads only: add every seat below ``seats`` the pin map lacks (a game may
+        seat 8 players, the default map wires 6), so each player taps their own pad on the
+        dashboard. Real pads stay the seats that are wired. Call it before the first press:
+        the table is reopened with the seats added (the old one is kept if that fails)."""
+        grown = with_virtual_seats(self.table.config, seats)
+        if not self.virtual or grown is self.table.config:
+            return
+        table = Table.open(grown, "virtual")  # its own mock pins: none is the old table's
+        self._unsubscribe()
+        self.table.close()
+        self.table = table
+        self._unsubscribe = table.bus.subscribe(self._on_event)
+
     def close(self) -> None:
         self._unsubscribe()
         self.table.close()
+
+
+def with_virtual_seats(config: HardwareConfig, seats: int) -> HardwareConfig:
+    """``config`` with a pad and a call button for each seat below ``seats`` (at most
+    ``MAX_SEATS``) it lacks, on pins it leaves free (mock pins: no wire is meant); the same
+    object when none is missing. Seats the free pins cannot cover are left out."""
+    have = set(config.seat_numbers)
+    missing = [seat for seat in range(min(seats, MAX_SEATS)) if seat not in have]
+    if not missing:
+        return config
+    used = {pin for s in config.seats for d in DEVICES if (pin := s.pin(d)) is not None}
+    taken = used | {config.buzzer} | (set() if config.pull_up else set(FIXED_PULL_UP))
+    free = [pin for pin in GPIO_PINS if pin not in taken]
+    added = [
+        SeatPins(seat, pad=free[2 * i], call=free[2 * i + 1])
+        for i, seat in enumerate(missing[: len(free) // 2])
+    ]
+    every = sorted((*config.seats, *added), key=lambda s: s.seat)
+    return dataclasses.replace(config, seats=tuple(every))

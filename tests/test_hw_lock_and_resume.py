@@ -235,9 +235,9 @@ class FakeGames:
 
     def records(self) -> list[Any]:
         return [
-            SimpleNamespace(id=1, ended_at=None),
-            SimpleNamespace(id=2, ended_at=1.0),
-            SimpleNamespace(id=3, ended_at=None),
+            SimpleNamespace(id=1, game="hit-the-deck", ended_at=None),
+            SimpleNamespace(id=2, game="hit-the-deck", ended_at=1.0),
+            SimpleNamespace(id=3, game="hit-the-deck", ended_at=None),
         ]
 
     def snapshot(self, game_id: int) -> dict[str, Any]:

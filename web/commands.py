@@ -96,13 +96,16 @@ def _serve(args: argparse.Namespace) -> int:
         if not _hold_database(cfg.db_path, taken):
             return 2
         cfg.pads = _hardware_pads(args.config)
+        _seat_every_player(cfg.pads, cfg.seats)
         taken.callback(_close_pads, cfg.pads)
         app = _open_app(cfg)
         if app is None:
             return 2
         services = app.extensions["tabletop"]
         taken.callback(_close_database, services)
-        taken.callback(_close, services)  # first: the streams end before the connections
+        # the camera, the pads, the timers (the streams were ended before waitress's threads
+        # were waited for, ``_workers``); before the sockets and the lock
+        taken.callback(_close, services)
         server = _listen(app, cfg, taken)
         if server is None:
             return 2
@@ -159,14 +162,14 @@ def _listen(app: Any, cfg: Any, taken: contextlib.ExitStack) -> Any | None:
 
     import waitress
     from waitress import wasyncore
-    from waitress.task import ThreadedTaskDispatcher
 
     logging.basicConfig()  # waitress logs its warnings (as waitress.serve would set up)
     sockets: dict[int, Any] = {}
     # ``_dispatcher`` is waitress's test shim (3.0.2, pinned in models/constraints.txt); a
     # waitress without it makes its own, whose threads a failed bind leaves to the exit
     shim = "_dispatcher" in inspect.signature(waitress.create_server).parameters
-    workers = ThreadedTaskDispatcher() if shim else None  # no thread until the port is bound
+    # no thread until the port is bound
+    workers = _workers(app.extensions["tabletop"]) if shim else None
     taken.callback(wasyncore.close_all, sockets)
     try:
         server = waitress.create_server(
@@ -190,6 +193,21 @@ def _listen(app: Any, cfg: Any, taken: contextlib.ExitStack) -> Any | None:
     if dispatcher is not None:
         taken.callback(dispatcher.shutdown, timeout=2.0)
     return server
+
+
+def _workers(services: Any) -> Any:
+    """waitress's worker threads, which end the live streams as they are shut down: Ctrl-C
+    and SIGTERM end waitress's loop, which then waits up to 5 s for its threads, and a
+    tablet's open stream (SSE, MJPEG) holds one until it is told to end, so a stop took 8 s
+    and a restart meanwhile found the database still held."""
+    from waitress.task import ThreadedTaskDispatcher
+
+    class Workers(ThreadedTaskDispatcher):
+        def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
+            services.hub.close()  # the streams finish, their threads with them
+            return super().shutdown(cancel_pending, timeout)
+
+    return Workers()
 
 
 def _announce(cfg: Any, services: Any) -> None:
@@ -836,6 +854,20 @@ def _stop_on_sigterm() -> None:
 
     with contextlib.suppress(ValueError):  # not the main thread (embedded): leave it alone
         signal.signal(signal.SIGTERM, stop)
+
+
+def _seat_every_player(pads: object | None, seats: int) -> None:
+    """Virtual pads for every seat below ``seats`` (``[web] seats``): the default pin map
+    wires 6 seats, DOS and Deck Dash seat 8. Real pads stay the ones wired."""
+    grow = getattr(pads, "grow", None)
+    if not callable(grow):
+        return
+    try:
+        grow(seats)
+    except Exception as exc:  # as ``_hardware_pads``: say so, keep serving the map's seats
+        print(
+            f"tabletop serve: no virtual pads beyond the pin map's seats ({exc})", file=sys.stderr
+        )
 
 
 def _hardware_pads(config: str | None) -> object | None:

@@ -43,7 +43,9 @@ class WebConfig:
     # Pad device -> event kind appended to the running game (when the game knows the kind);
     # empty: the pads service decides per game (slap; call, or Wash Dash's done).
     pad_events: dict[str, str] = field(default_factory=dict)
-    seats: int = 6  # virtual pads
+    # Virtual pads and the calibration page's seat zones: every seat a game may fill (DOS
+    # and Deck Dash seat 8). Real pads are the [hardware] pin map's, whatever this says.
+    seats: int = 8
     # With a camera, the camera referees the running game (cards on piles become events or
     # tablet prompts); ``tabletop serve --no-camera-referee`` turns it off.
     camera_referee: bool = True

@@ -21,6 +21,7 @@ import logging
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +57,27 @@ ENDED = "this game has ended; start a new one on the Setup page"
 P = ParamSpec("P")
 R = TypeVar("R")
 T = TypeVar("T")
+
+
+def name_key(name: str) -> str:
+    """Who a name is, for telling players apart: "Ann", "ann" and "Ａｎｎ" are one person
+    (Unicode NFKC, then case folded, as Python's ``str.casefold`` does)."""
+    folded = unicodedata.normalize("NFKC", name).strip().casefold()
+    return unicodedata.normalize("NFKC", folded)  # casefold can undo NFKC ("ǰ"): once more
+
+
+def _check_names_differ(players: Sequence[str]) -> None:
+    """A new game's names must tell its players apart once capitals and width are set aside
+    (WEB-14): History counts "Ann" and "ann" as one person. Only here, at creation: a stored
+    game holding both replays as it was (the log's own check is of exact names)."""
+    seen: dict[str, str] = {}
+    for name in players:
+        key = name_key(name)
+        first = seen.setdefault(key, name)
+        if name and first != name:  # an empty or exact repeat: the log's check says so
+            raise BadInput(
+                f"'{first}' and '{name}' are the same name: tell them apart, e.g. '{first} B'"
+            )
 
 
 def storage_error(exc: sqlite3.Error, db_path: Path | None = None) -> BadInput:
@@ -451,6 +473,7 @@ class GameService:
         except GameError as exc:
             raise BadInput(str(exc)) from None
         players = [p.strip() for p in players]
+        _check_names_differ(players)
         # the game and its start on the pads' clock together: a press listed against the new
         # game always finds its start (``current_id``)
         with self._lock:

@@ -11,7 +11,7 @@ from typing import Any
 
 from referee.eventlog import GameUnreadable, LogEntry
 from web.errors import BadInput
-from web.services.games import GameService
+from web.services.games import GameService, name_key
 
 
 def iso(t: float | None) -> str:
@@ -139,19 +139,27 @@ def _exported(entry: LogEntry, body: str | None) -> dict[str, Any]:
 
 
 def player_stats(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per player name: games played, games over (ended on the console, early or not, or
+    """Per player: games played, games over (ended on the console, early or not, or
     finished by the rules) and won; only games over count wins, and a game every player
     won (all level: a Deck Dash stopped before any Dash was counted, an old early end)
-    counts a win for nobody, as WEB-1 records none."""
+    counts a win for nobody, as WEB-1 records none. Names equal but for capitals or width
+    are one player (``name_key``, WEB-14), shown as the latest game spells it; a game that
+    seats such a name twice (stored before WEB-14) counts once for them."""
     stats: dict[str, dict[str, Any]] = {}
+    latest: dict[str, int] = {}  # key -> the game whose spelling the row shows
     for s in summaries:
         everyone = len(set(s["winners"])) >= len(s["players"])
+        seats: dict[str, list[int]] = {}
         for seat, name in enumerate(s["players"]):
-            row = stats.setdefault(name, {"player": name, "games": 0, "wins": 0, "ended": 0})
+            seats.setdefault(name_key(name), []).append(seat)
+        for key, taken in seats.items():
+            row = stats.setdefault(key, {"player": "", "games": 0, "wins": 0, "ended": 0})
+            if s["id"] >= latest.get(key, s["id"]):
+                row["player"], latest[key] = s["players"][taken[0]], s["id"]
             row["games"] += 1
             if s["over"]:
                 row["ended"] += 1
-                if seat in s["winners"] and not everyone:
+                if not everyone and any(seat in s["winners"] for seat in taken):
                     row["wins"] += 1
     return sorted(stats.values(), key=lambda r: (-r["wins"], -r["games"], r["player"]))
 
