@@ -261,3 +261,22 @@ def test_restore_into_a_new_place_and_backup_help_names_it(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["backup", "--help"])
     assert "tabletop restore FILE" in " ".join(capsys.readouterr().out.split())
+
+
+def test_restore_keeps_the_databases_permissions(tmp_path, capsys):
+    """A database a service account writes through its group (660) came back 644."""
+    db, backup = backed_up(tmp_path, capsys)
+    db.chmod(0o660)
+    code, _, err = run(["restore", str(backup), "--db", str(db)], capsys)
+    assert (code, err) == (0, "")
+    assert db.stat().st_mode & 0o777 == 0o660
+
+
+def test_restore_refuses_a_backup_at_its_own_staging_place_and_keeps_it(tmp_path, capsys):
+    """A backup named <db>.restoring was deleted before being copied onto itself."""
+    db, backup = backed_up(tmp_path, capsys)
+    staging = tmp_path / "tabletop.db.restoring"
+    backup.rename(staging)
+    code, _, err = run(["restore", str(staging), "--db", str(db)], capsys)
+    assert code == 2 and "where a restore copies the backup first" in err
+    assert staging.is_file() and games_of(staging) == [(1, "tally"), (2, "tally")]

@@ -212,3 +212,14 @@ def test_the_dashboard_says_a_broken_deck_in_one_json_line(tmp_path, use_deck):
     assert "deck.json: card T01: unknown pin 'rde'" in json.dumps(r.json)
     r = t.client.get(f"/api/games/{game_id}")
     assert r.status_code == 409 and "unknown pin 'rde'" in json.dumps(r.json)
+
+
+def test_a_piece_on_two_pins_must_hang_on_pins_of_its_own():
+    from referee.washdash.checker import satisfies
+    from referee.washdash.dryer import Dryer
+    from referee.washdash.tasks import Task
+
+    got = satisfies(
+        Task.parse("pants:red+yellow"), Dryer.parse("pants:red+yellow shirt:yellow / - / -"), ()
+    )
+    assert not got.ok and "the blue pants must hang on pins of its own" in got.reason

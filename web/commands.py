@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -578,13 +579,15 @@ def _restore(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as taken:  # the server lock, given back on every way out
         if not _hold_for_restore(db, taken):
             return 2
-        staged = Path(f"{db.resolve()}.restoring")
+        staged = _staging(db)
         counts = _stage_backup(backup, staged)
         if counts is None:
             return 2
         try:
+            # the database's permissions stay (a service account may write through its group)
+            mode = stat.S_IMODE(db.stat().st_mode) if db.exists() else None
             aside = _keep_aside(db.resolve())
-            _put_in_place(staged, db.resolve())
+            _put_in_place(staged, db.resolve(), mode)
         except (sqlite3.Error, OSError) as exc:  # a full disk, a database locked meanwhile
             _remove_copy(staged)
             why = _storage_why(exc, db)
@@ -596,6 +599,11 @@ def _restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _staging(db: Path) -> Path:
+    """Where a restore copies and checks the backup: beside the database, one rename away."""
+    return Path(f"{db.resolve()}.restoring")
+
+
 def _restore_refused(backup: Path, db: Path) -> str | None:
     """Why ``backup`` cannot be restored to ``db``, said before anything is touched; else
     None."""
@@ -605,6 +613,8 @@ def _restore_refused(backup: Path, db: Path) -> str | None:
         return f"{db} is not a database file (--db names one)"
     if db.is_file() and os.path.samefile(backup, db):
         return f"{backup} is the database itself: nothing to restore"
+    if backup.resolve() == _staging(db):
+        return f"{backup} is where a restore copies the backup first: rename it, then restore it"
     if _foreign_database(db):  # as serve and pin reset: never over another program's file
         return f"{db} is another program's database, not a Tabletop Referee one"
     return None
@@ -709,11 +719,13 @@ def _free_name(db: Path) -> Path:
     return name
 
 
-def _put_in_place(staged: Path, db: Path) -> None:
-    """Rename the checked copy over the database, and sync the folder so the rename outlives
-    a power cut. The old database's ``-wal``/``-shm`` (kept aside with it) go first: stopped
-    between the two, the database is an older state of itself, never its old ``-wal`` read
-    into the restored file."""
+def _put_in_place(staged: Path, db: Path, mode: int | None = None) -> None:
+    """Rename the checked copy over the database (with ``mode``, the database's before),
+    and sync the folder so the rename outlives a power cut. The old database's
+    ``-wal``/``-shm`` (kept aside with it) go first: stopped between the two, the database is
+    an older state of itself, never its old ``-wal`` read into the restored file."""
+    if mode is not None:
+        os.chmod(staged, mode)
     for side in _side_files(db):
         side.unlink(missing_ok=True)
     os.replace(staged, db)

@@ -47,7 +47,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "race_window_ms",
         3000,
-        "how long after a Hand card a slap still counts",
+        "how long after a Hand card a slap still counts, in milliseconds (3000 = 3 s); "
+        "who has not slapped by then is last",
         ruling="HTD-13",
         minimum=1,
         maximum=MAX_RACE_WINDOW_MS,
@@ -55,7 +56,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "race_tie_ns",
         1000,
-        "slaps closer than this (ns) are a tie for last",
+        "slaps closer together than this tie for last, in nanoseconds (1 000 000 = 1 ms; "
+        "the default 1000 ties only slaps the pads cannot tell apart)",
         ruling="HTD-16",
         minimum=0,
         maximum=MAX_RACE_TIE_NS,
@@ -63,14 +65,15 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "race_tie",
         "all",
-        "on a tie for last: 'all' tied seats draw 4, or 'none' does",
+        "when players tie for last: 'all' — each of them draws 4; 'none' — nobody draws",
         choices=("all", "none"),
         ruling="HTD-16",
     ),
     OptionSpec(
         "early_lockout_ms",
         0,
-        "a slap this long before the Hand card locks the seat out of the race (0 = off)",
+        "a slap this many milliseconds before the Hand card locks that player out of the "
+        "race (0 = off)",
         ruling="HTD-15",
         minimum=0,
         maximum=MAX_EARLY_LOCKOUT_MS,
@@ -78,13 +81,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "must_play_if_able",
         True,
-        "a player who can play may not draw instead (when the referee sees the hand)",
+        "a player who can play may not draw instead (checked when the referee knows the hand)",
         ruling="HTD-10",
     ),
     OptionSpec(
         "strict_deck",
         True,
-        "a deal must account for exactly the 110 cards of deck.json",
+        "a deal typed on the tablet must account for every card in the box (110), so a "
+        "card missing or typed twice is caught",
         ruling="HTD-1",
     ),
 )

@@ -147,9 +147,8 @@ def _pin_sharing(want: TaskGraph, have: TaskGraph) -> str | None:
             {have.pieces[o] for q in shared for o in have.pieces_of(q)} - partners - {spec}
         )
         if extra and not partners:
-            return (
-                f"the {Piece(spec).label} must hang on a pin of its own, not with {_pieces(extra)}"
-            )
+            own = "pins of its own" if len(want.pins_of(p)) > 1 else "a pin of its own"
+            return f"the {Piece(spec).label} must hang on {own}, not with {_pieces(extra)}"
         if extra:
             return f"the {Piece(spec).label} must not share a pin with {_pieces(extra)}"
     return None
