@@ -6,6 +6,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from werkzeug.exceptions import BadHost
 
 from web.blueprints.common import game_arg, services
+from web.errors import BadInput
 from web.services import history as hist
 from web.services.zones import zone_label, zone_names
 
@@ -70,6 +71,21 @@ def live() -> str:
 @bp.get("/setup")
 def setup() -> str:
     return render_template("setup.html", game_id=services().games.current_id(), page="setup")
+
+
+@bp.get("/rulings/<rid>")
+def ruling(rid: str) -> str:
+    """One ruling, as docs/RULINGS.md words it: what a game option's tag on Setup stands for."""
+    from web.services.rulings import paragraphs, rulings
+
+    found = rulings().get(rid.upper())
+    if found is None:
+        known = bool(rulings())
+        raise BadInput(
+            f"there is no ruling {rid[:20]!r}" if known else "the rulings file is not installed",
+            404,
+        )
+    return render_template("ruling.html", ruling=found, paragraphs=paragraphs(found), page="")
 
 
 @bp.get("/history")
