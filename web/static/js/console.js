@@ -159,6 +159,16 @@
     $("cancel-overrule").classList.add("hidden");
   }
 
+  /* A button that changes the game is locked from its tap until the server answers: a double
+     tap sent its request twice (an event logged twice, the second refused in the permanent
+     log). aria-disabled, not disabled: a disabled button drops the keyboard focus to the page
+     (and render() owns Send's disabled: not the referee, the game ended). */
+  async function once(button, action) {
+    if (button.getAttribute("aria-disabled") === "true") return null;
+    button.setAttribute("aria-disabled", "true");
+    try { return await action(); } finally { button.removeAttribute("aria-disabled"); }
+  }
+
   /* to game ``gameId``: the one the tap was meant for, which need not be the one shown now */
   async function post(gameId, path, data, okMsg) {
     if (gameId === null || gameId === undefined) return null;
@@ -211,13 +221,13 @@
     const buttons = [], gameId = snap.game.id;
     if (TT.referee && !snap.game.ended_at) {
       if (!isMeta && item.verdicts.length && item.status !== "undone" && item.review !== "accepted")
-        buttons.push(el("button", { class: "small ok", "data-action": "accept", title: "The verdict stands: mark it reviewed (the game does not change)", onclick: () => post(gameId, "/accept", { seq: item.seq }, "accepted #" + item.seq) }, "Accept"));
+        buttons.push(el("button", { class: "small ok", "data-action": "accept", title: "The verdict stands: mark it reviewed (the game does not change)", onclick: (e) => once(e.currentTarget, () => post(gameId, "/accept", { seq: item.seq }, "accepted #" + item.seq)) }, "Accept"));
       if (!isMeta && item.event && item.status !== "undone")
         buttons.push(el("button", { class: "small", "data-action": "overrule", onclick: () => startOverrule(item) }, "Overrule"));
       /* an overruled entry's undo would change nothing (the overrule's event stands): the
          overrule's own entry has the Undo */
       if (item.status !== "undone" && item.status !== "meta-undone" && item.status !== "overruled" && item.event)
-        buttons.push(el("button", { class: "small danger", "data-action": "undo", onclick: () => post(gameId, "/undo", { target: item.seq }, "undid #" + item.seq) }, "Undo"));
+        buttons.push(el("button", { class: "small danger", "data-action": "undo", onclick: (e) => once(e.currentTarget, () => post(gameId, "/undo", { target: item.seq }, "undid #" + item.seq)) }, "Undo"));
     }
     return el("li", { class: item.status, "data-seq": item.seq },
       el("div", {}, el("span", { class: "seq", text: "#" + item.seq }),
@@ -353,6 +363,11 @@
         + " at this table: enter their " + use[1] + " here, with the time stamped." : "";
   }
 
+  /* whose turn it is: nobody's once the game is over (won by the rules, or ended) */
+  function turnOf(s) {
+    return s.scoreboard.finished || s.game.ended_at ? null : s.scoreboard.turn;
+  }
+
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
     if (snap && first) switched(snap.game.id, s.game.id);
@@ -367,10 +382,11 @@
     $("c-title").textContent = s.game.title + " · game " + s.game.id + (s.game.ended_at ? " (ended)" : "");
     const sb = s.scoreboard;
     if (sb) {
-      $("c-meta").textContent = "Round " + sb.round + (sb.turn !== null && sb.turn !== undefined ? " · " + sb.players[sb.turn] + " to play" : "")
+      const turn = turnOf(s);
+      $("c-meta").textContent = "Round " + sb.round + (turn !== null && turn !== undefined ? " · " + sb.players[turn] + " to play" : "")
         + (sb.finished && !s.game.ended_at ? " · game over: End game files it in History" : "")
         + (owedForfeit(sb) && !s.game.ended_at ? " · " + owedForfeit(sb) : "");
-      $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (sb.turn === i ? " turn" : ""), "data-seat": i },
+      $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (turn === i ? " turn" : ""), "data-seat": i },
         el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
     }
     $("c-table").replaceChildren(...tableLines(s.table));
@@ -402,7 +418,7 @@
     }
     if (dropped.length) toast("Now showing game " + to + ": " + dropped.join("; ") + ".", "warn");
   }
-  $("send").addEventListener("click", send);
+  $("send").addEventListener("click", () => once($("send"), send));
   /* Enter in a one-line field of the form sends it, as a form's submit would (the payload box
      is several lines: Enter there is a new line); a disabled Send ignores the click */
   $("entry-panel").addEventListener("keydown", (e) => {

@@ -38,7 +38,9 @@
       refStatus.textContent = "Camera referee: " + (ref.enabled ? ref.state : "off") +
         (ref.message ? " — " + ref.message : "") + " · " + ref.events + " events, " + ref.prompts + " questions" +
         scaleText(ref.card_scale);
-      refToggle.checked = ref.enabled;
+      /* available again (after a restart, a Wi-Fi blip): the referee's to switch once more */
+      refToggle.disabled = !TT.referee;
+      if (!busy(refToggle)) refToggle.checked = ref.enabled;  /* not while a tap is on its way */
     }
     dryerStatus(ref && ref.dryers);
     setTimeout(refereeStatus, 3000);
@@ -74,18 +76,31 @@
     dryerText.textContent = "Dryers — " + (d.waiting_for_empty ? "waiting for a still look at the empty dryers · " : "") +
       seats.concat(d.problems).join(" · ");
   }
+  /* A control that changes something is locked from its tap until the server answers (a
+     double tap sent its request twice). aria-disabled, not disabled: a disabled control drops
+     the keyboard focus to the page. */
+  const busy = (control) => control.getAttribute("aria-disabled") === "true";
+  function lock(control, on) {
+    if (on) control.setAttribute("aria-disabled", "true"); else control.removeAttribute("aria-disabled");
+  }
   if (dryersEmpty) {
     dryersEmpty.addEventListener("click", async () => {
+      if (busy(dryersEmpty)) return;
+      lock(dryersEmpty, true);
       const r = await TT.api("POST", "/api/camera/dryers/empty", {});
+      lock(dryersEmpty, false);
       if (!r.ok) { TT.toast(r.data.error || "error", "bad"); return; }
       TT.toast("The camera takes the empty dryers at its next still look.", "ok");
       dryerStatus(r.data.dryers);
     });
   }
   if (refStatus && refToggle) {
+    refToggle.addEventListener("click", (e) => { if (busy(refToggle)) e.preventDefault(); });  /* stays as it is */
     refToggle.addEventListener("change", async () => {
+      lock(refToggle, true);
       const r = await TT.api("POST", "/api/camera/referee", { enabled: refToggle.checked });
       if (!r.ok) { TT.toast(r.data.error || "error", "bad"); refToggle.checked = !refToggle.checked; }
+      lock(refToggle, false);
     });
     refereeStatus();
   }

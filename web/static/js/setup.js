@@ -77,17 +77,28 @@
     return out;
   }
 
+  /* Start game is locked from the tap until the server answers (a double tap started two
+     games), and stays locked once the game is made: the page is on its way to the console.
+     aria-disabled, not disabled: a disabled button drops the keyboard focus to the page. */
   async function start() {
+    const button = $("start");
+    if (button.getAttribute("aria-disabled") === "true") return;
     if (!game) { toast("choose a game", "bad"); return; }
+    button.setAttribute("aria-disabled", "true");
+    if (!(await create())) button.removeAttribute("aria-disabled");
+  }
+
+  async function create() {
     const names = players.map((p) => p.trim());
     const r = await api("POST", "/api/games", { game: game.name, players: names, options: readOptions() });
     if (!r.ok) {
       $("setup-error").textContent = r.data.error || ("error " + r.status);
       $("setup-error").classList.remove("hidden");
-      return;
+      return false;
     }
     localStorage.setItem("tt-players", JSON.stringify(names));
     location.href = "/console?game=" + r.data.id;
+    return true;
   }
 
   /* The game to offer ending: the latest, while it runs; once it has ended, an older game
@@ -132,6 +143,8 @@
     if (players.length > (game ? game.min_players : 1)) { players.pop(); renderPlayers(); }
   });
   $("start").addEventListener("click", start);
+  /* back from the console (the browser's page cache): the page it left is ready for another */
+  window.addEventListener("pageshow", (e) => { if (e.persisted) $("start").removeAttribute("aria-disabled"); });
 
   api("GET", "/api/catalogue").then((r) => {
     games = r.data.games || [];
