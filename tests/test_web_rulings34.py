@@ -3,6 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.serving import ServedApp
+from tests.test_web_browser import LANDSCAPE, Screen
 from tests.test_web_routes import Tablet, make_app
 from web.services.rulings import RULINGS_FILE, paragraphs, rulings
 
@@ -32,3 +39,42 @@ def test_every_option_of_every_game_names_a_ruling_that_exists(tmp_path):
             if option.get("ruling"):
                 assert option["ruling"] in known, (game["name"], option["name"])
                 assert paragraphs(known[option["ruling"]])
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: Any) -> Iterator[tuple[str, Any]]:
+    app = make_app(tmp_path_factory.mktemp("rulings34"), race_timer=False)
+    with ServedApp(app, threads=8) as server:
+        yield server.url, app
+        app.extensions["tabletop"].end_streams()
+
+
+@pytest.mark.browser
+def test_an_options_tag_on_setup_opens_its_ruling(served, browser):
+    screen = Screen(browser, served[0], LANDSCAPE)
+    page = screen.go("/setup")
+    page.click("#game-choices button:has-text('Hit the Deck')")
+    tag = page.locator("#options a.tag", has_text="HTD-16").first
+    assert tag.get_attribute("href") == "/rulings/HTD-16"
+    with screen.ctx.expect_page() as opened:
+        tag.click()
+    ruling = opened.value
+    ruling.wait_for_load_state()
+    assert "A tie for last" in ruling.locator("h1").inner_text()
+    screen.close()
+
+
+@pytest.mark.browser
+def test_an_ended_games_scoreboard_marks_nobodys_turn(served, browser):
+    tablet = Tablet(served[1])
+    tablet.set_pin()
+    game_id = tablet.new_game("dos", ("Ana", "Bob"))
+    deal = {"kind": "deal", "payload": {"hands": [14, 14], "piles": ["R3", "B5"]}}
+    assert tablet.send(game_id, deal).status_code == 201
+    screen = Screen(browser, served[0], LANDSCAPE)
+    page = screen.go(f"/scoreboard?game={game_id}")
+    page.wait_for_selector("#players .player.turn")  # a running game: someone's turn
+    assert tablet.post(f"/api/games/{game_id}/end", {}).status_code == 200
+    page.wait_for_function("document.getElementById('sb-status').textContent.includes('ended')")
+    assert page.locator("#players .player.turn, #players .turn-tag").count() == 0
+    screen.close()

@@ -28,11 +28,13 @@
     else if (sb.turn !== null && sb.turn !== undefined) status = "· " + sb.players[sb.turn] + " to play";
     document.getElementById("sb-status").textContent = status;
     const box = document.getElementById("players");
+    // an ended or finished game is nobody's turn
+    const onTurn = (i) => sb.turn === i && !sb.finished && !snap.game.ended_at;
     // a star for whoever is ahead; when everyone is level (as every game starts) nobody is
     const ahead = sb.leaders.length < sb.players.length ? sb.leaders : [];
     box.replaceChildren(...sb.players.map((name, i) => {
       const cls = ["player"];
-      if (sb.turn === i && !sb.finished) cls.push("turn");
+      if (onTurn(i)) cls.push("turn");
       if (ahead.includes(i)) cls.push("leader");
       if (sb.winners.includes(i)) cls.push("winner");
       if (lastTotals && lastTotals[i] !== sb.totals[i]) cls.push("flash");
@@ -40,7 +42,7 @@
         .filter(([, v]) => Array.isArray(v) && v.length === sb.players.length)
         .map(([k, v]) => k.replace(/_/g, " ") + ": " + v[i]).join(" · ");
       return el("div", { class: cls.join(" "), "data-seat": i },
-        sb.turn === i && !sb.finished ? el("span", { class: "turn-tag", text: "turn" }) : null,
+        onTurn(i) ? el("span", { class: "turn-tag", text: "turn" }) : null,
         sb.winners.includes(i) ? el("span", { class: "win-tag", text: "winner" }) : null,
         el("div", { class: "name", text: name }),
         el("div", { class: "total", text: sb.totals[i] }),

@@ -30,7 +30,9 @@
     }
     return el("div", { class: "panel" },
       el("label", { for: id, class: o.type === "bool" ? "check" : null }, el("strong", { text: o.name.replace(/_/g, " ") }),
-        o.ruling ? el("span", { class: "tag", text: o.ruling }) : null),
+        /* the tag opens the ruling the option tunes, in words (a new tab: the form stays) */
+        o.ruling ? el("a", { class: "tag", href: "/rulings/" + o.ruling, target: "_blank",
+          title: "What " + o.ruling + " says", text: o.ruling }) : null),
       input, el("div", { class: "muted", text: o.description }));
   }
 
