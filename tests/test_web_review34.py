@@ -211,3 +211,31 @@ def test_a_dropped_connection_says_the_change_may_have_been_recorded(served, bro
     assert read.startswith("the referee cannot be reached") and "recorded" not in read
     page.unroute("**/api/dropped")
     screen.close()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_double_tap_on_a_question_answers_it_once(served, other, browser):
+    """Before: the second tap's request found the question gone and said "already answered
+    on another tablet"."""
+    from playwright.sync_api import expect
+
+    base, app = served
+    board = app.extensions["tabletop"]
+    game_id = other.new_game()
+    assert other.send(game_id, DEAL).status_code == 201
+    screen = Screen(browser, base, LANDSCAPE)
+    unlock(screen, app)
+    page = screen.go(f"/console?game={game_id}")
+    page.wait_for_selector("body[data-live='1']")
+    board.prompts.add(game_id, QUESTION)
+    expect(page.locator("#prompts li.prompt")).to_have_count(1, timeout=5000)
+    posts: list[str] = []
+    page.on(
+        "request", lambda r: r.method == "POST" and "/prompts/" in r.url and posts.append(r.url)
+    )
+    page.locator("#prompts button[data-action='dismiss']").dblclick()
+    expect(page.locator("#prompt-panel")).to_be_hidden(timeout=5000)
+    page.wait_for_timeout(300)
+    assert len(posts) == 1, posts
+    screen.close()

@@ -28,8 +28,19 @@
     return [ev.kind, ev.seat === undefined ? null : who(ev.seat), ...parts].filter(Boolean).join(" · ");
   }
 
+  /* One answer per question at a time: a double tap's second request found the question
+     gone and said "already answered on another tablet". */
+  const answering = new Set();
+
   async function answer(p, action, body) {
-    const r = await api("POST", "/api/games/" + p.game_id + "/prompts/" + p.id + "/" + action, body || {});
+    if (answering.has(p.id)) return;
+    answering.add(p.id);
+    let r;
+    try {
+      r = await api("POST", "/api/games/" + p.game_id + "/prompts/" + p.id + "/" + action, body || {});
+    } finally {
+      answering.delete(p.id);
+    }
     if (r.status === 404) { gone(p); return; }
     if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return; }
     if (action === "accept") {
