@@ -33,7 +33,12 @@ class OptionSpec:
     ``minimum`` / ``maximum`` bound a whole-number option (both included). The minimum and
     64 bits hold for every set-up, a log replayed included; the maximum, the largest number
     a table could use (a race window of a minute, not of a thousand years), is checked when
-    a game is set up (``check_new_options``), so a game stored before it still replays."""
+    a game is set up (``check_new_options``), so a game stored before it still replays.
+
+    ``default`` is what a stored game whose options lack the key gets: the rule as it was
+    before the option existed, so its log replays as it did. ``new_default``, when set, is
+    what a game being set up gets instead (``new_game_options``): a new reading of a rule
+    reaches new games only."""
 
     name: str
     default: Any
@@ -42,6 +47,12 @@ class OptionSpec:
     ruling: str | None = None
     minimum: int | None = None
     maximum: int | None = None
+    new_default: Any = None
+
+    @property
+    def setup_default(self) -> Any:
+        """What a game set up now gets when the option is not given."""
+        return self.default if self.new_default is None else self.new_default
 
     def validate(self, value: Any) -> Any:
         if self.choices and value not in self.choices:
@@ -89,6 +100,18 @@ def check_new_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | No
         low_ok = spec.minimum is None or value >= spec.minimum
         if not low_ok or (spec.maximum is not None and value > spec.maximum):
             raise GameError(spec.out_of_range(value))
+
+
+def new_game_options(
+    specs: Sequence[OptionSpec], given: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """``given`` plus each option's ``new_default`` that it lacks, for a game being set up:
+    stored with the game, so its replays keep the reading it was set up with."""
+    out = dict(given or {})
+    for spec in specs:
+        if spec.new_default is not None and spec.name not in out:
+            out[spec.name] = spec.new_default
+    return out
 
 
 def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> dict[str, Any]:

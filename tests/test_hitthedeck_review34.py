@@ -87,6 +87,49 @@ def test_ruling_htd14_the_echo_of_a_lone_early_slap_is_paid_once() -> None:
     assert _penalties(t) == [(BOB, "last_slap")] and t.sizes() == [1, 8, 2]
 
 
+def test_ruling_htd14_an_echo_reported_after_the_card_is_isolated_with_its_slap() -> None:
+    """The camera's report of Bob's early slap (200.04 s) arrives after Ann's untimed Hand
+    card but before anyone slaps at it. It is the same slap, so it is set aside with the
+    pad's: Bob pays 2 once and slapped last, as without the echo. Before, the echo (seen
+    after the card) could not be isolated and stood in for the card: Ann and Cat drew 4."""
+    t = _ann_to_play_a_hand_card()
+    t.ok("slap", BOB, t_ns=200 * S)
+    t.ok("play", ANN, card="HAND")
+    t.ok("slap", BOB, t_ns=200 * S + 40 * MS)  # the camera's report, late
+    assert _penalties(t) == []
+    t.ok("slap", ANN, t_ns=205_200 * MS)
+    assert _penalties(t) == [(BOB, "fake_out")]
+    assert t.state.race is not None and t.state.race.trigger_ns == 205_200 * MS
+    t.ok("slap", CAT, t_ns=205_300 * MS)
+    t.ok("slap", BOB, t_ns=205_900 * MS)
+    assert _penalties(t) == [(BOB, "last_slap")] and t.sizes() == [1, 8, 2]
+
+
+def test_htd14_an_echo_timed_before_its_pad_slap_is_isolated_with_it_too() -> None:
+    """The camera's clock puts the echo 40 ms before the pad's slap: the times decide."""
+    t = _ann_to_play_a_hand_card()
+    t.ok("slap", BOB, t_ns=200 * S)
+    t.ok("play", ANN, card="HAND")
+    t.ok("slap", BOB, t_ns=200 * S - 40 * MS)
+    out = []
+    for seat, t_ns in ((ANN, 205_200 * MS), (CAT, 205_300 * MS), (BOB, 205_900 * MS)):
+        t.ok("slap", seat, t_ns=t_ns)
+        out += _penalties(t)
+    assert out == [(BOB, "fake_out"), (BOB, "last_slap")] and t.sizes() == [1, 8, 2]
+
+
+def test_htd14_an_echo_of_a_slap_at_the_card_still_stands_in() -> None:
+    """Bob's pad slap at the card is seen before it and its echo after it; Ann and Cat slap
+    within the window: Bob's slap stands in and Cat, last, draws 4."""
+    t = _ann_to_play_a_hand_card()
+    t.ok("slap", BOB, t_ns=205 * S)
+    t.ok("play", ANN, card="HAND")
+    t.ok("slap", BOB, t_ns=205 * S + 40 * MS)
+    t.ok("slap", ANN, t_ns=205_200 * MS)
+    t.ok("slap", CAT, t_ns=205_300 * MS)
+    assert _penalties(t) == [(CAT, "last_slap")] and t.sizes() == [1, 2, 6]
+
+
 def test_htd14_slaps_seen_together_before_an_untimed_card_still_stand_in_for_it() -> None:
     """Ann and Cat slapped before the card was typed; Bob slaps 4 s later. Ann's slap has
     company within the window, so it stands in as before and Bob is the late one."""

@@ -55,7 +55,9 @@ its action was voided all the same (HTD-20); slaps for a Hand card that the pads
 before the camera, right after another race was judged, were dropped (HTD-15, HTD-17). The
 book also keeps the fake-outs paid since the last timed turn action (HTD-15, see
 tests/test_htd_review.py): a slap timed before that action is judged with them, so it no
-longer joins an untimed Hand card's race played after it.
+longer joins an untimed Hand card's race played after it. The camera's echo of a slap the
+pads reported before an untimed Hand card, reported after the card, is of that slap's cluster
+(HTD-14): a lone early slap's echo no longer stood in for the card.
 
 Ad hoc: ``.venv/bin/python -m tests.test_htd_playthrough 2000 [first]`` plays 2 000 more
 games (in chunks of 50 seeded ``200000 + first``, ``+ 1``, ...) and prints the tallies.
@@ -383,6 +385,8 @@ class World:
             and (seat, t) in self.isolated([*race.presses, (seat, t)], race.seen | {(seat, t)})
         ):
             return True
+        if any(s == seat and abs(u - t) <= self.window for s, u in race.seen & {*race.presses}):
+            race.seen.add((seat, t))  # an echo of a slap seen before the card: one cluster
         end = self.deadline(race)
         if end is None or t <= end:
             return False
@@ -1154,9 +1158,14 @@ class Family:
                 if self.plan:
                     seat_, t = self.plan.pop(0)
                     self.send(Event("slap", seat_, t_ns=t, source=Source.PAD), "legal")
+        held = [(p.seat, p.t_ns) for p in self.state.held]
         self.send(Event("play", seat, payload, t_ns, Source.CAMERA), "legal")
         if self.state.race is None:  # judged at once (everyone slapped already)
             self.leftover, self.plan = self.plan or [], None
+        elif t_ns is None and held and self.plan is not None and rng.random() < 0.3:
+            seat_, t = rng.choice(held)  # the camera repeats a slap the pads reported first
+            self.plan.insert(0, (seat_, t + rng.randint(-50, 80) * MS))
+            self.stats["plan: an echo of a slap seen before an untimed card"] += 1
 
     def make_plan(self, trigger: int | None) -> list[tuple[int, int]]:
         """When each seat slaps for a Hand card that hit the pile at ``trigger``."""

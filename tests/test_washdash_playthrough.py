@@ -5,8 +5,8 @@ here holds the *true* cards and dryers: a shuffled box, the cards put back in it
 pile, the cards on the table and each player's pile of won cards, and what really hangs on
 each dryer. The referee sees them as the mode allows: ``scripted`` gives it the deck order
 (reveals name their cards or not), at a ``table`` it only counts the pile and learns each card
-as it is revealed. 2 to 6 players, every option (``wrong_done``, ``extra_items``) or its
-default.
+as it is revealed. 2 to 6 players, every option (``wrong_done``, ``extra_items``,
+``impossible_reading``) or its default.
 
 The family plays plausibly: the active player reveals (one card more while only events show,
 WD-9; what is left in the last round, WD-16); players build a task card on their dryer
@@ -165,7 +165,8 @@ def completes(shape: Shape, bars: Bars, forbid: bool) -> bool:
 
 def impossible(bars: Bars) -> bool:
     """A reading that cannot be real: a piece twice, a pin twice on a piece, a pin on two
-    bars. It judges no claim and names no card (WD-12): the dryer is asked for again."""
+    bars. With ``impossible_reading: ask`` it judges no claim and names no card (WD-12): the
+    dryer is asked for again; with ``judge`` it completes no card, as before day 34."""
     hung = [(b, piece, pins) for b, bar in enumerate(bars) for piece, pins in bar]
     pieces = [piece for _, piece, _ in hung]
     if len(set(pieces)) != len(pieces) or any(len(set(p)) != len(p) for *_, p in hung):
@@ -378,12 +379,23 @@ class Config:
     def forbid(self) -> bool:
         return self.options.get("extra_items") == "forbid"
 
+    @property
+    def ask(self) -> bool:
+        """WD-12 ``impossible_reading: ask``: a reading that cannot be real judges nothing.
+        Without the key (a game stored before day 34) such a reading is judged, and fails."""
+        return self.options.get("impossible_reading") == "ask"
+
+    def set_aside(self, reading: Bars | None) -> bool:
+        """Whether this reading judges and names nothing (WD-12, ``ask`` only)."""
+        return self.ask and reading is not None and impossible(reading)
+
 
 def random_config(rng: random.Random) -> Config:
     n = rng.choice([2, 2, 3, 3, 4, 4, 5, 6])
     options: dict[str, Any] = {
         "wrong_done": rng.choice(["penalty", "retry"]),
         "extra_items": rng.choice(["ignore", "forbid"]),
+        "impossible_reading": rng.choice(["ask", "judge"]),
     }
     for name in list(options):
         if rng.random() < 0.25:
@@ -782,7 +794,7 @@ class Family:
             unchecked = [c for c in r.claims if c.status == "unchecked"]
             if unchecked and (self.game_over() or rng.random() < 0.6):
                 claim = rng.choice(unchecked)
-                if self.game_over() and impossible(self.true[claim.seat] or ()):
+                if self.game_over() and self.cfg.set_aside(self.true[claim.seat] or ()):
                     self.mistake(claim.seat)  # a child's mess no reading judges: declared
                     return
                 self.reading(claim.seat, late=True)
@@ -953,8 +965,8 @@ class Family:
             want = [c for c in r.open() if completes(target(c, events), reading, forbid)]
             dryer = Dryer.from_dict(dryer_dict(reading))
             assert list(GAME.open_tasks_done_by(self.state, dryer)) == want, (reading, want)
-        carried = reading  # shown; an impossible one names and judges nothing (WD-12)
-        if reading is not None and impossible(reading):
+        carried = reading  # shown; with ``ask`` an impossible one names and judges nothing
+        if self.cfg.set_aside(reading):
             reading = None
             self.stats["impossible readings set aside"] += 1
         if card is None:
@@ -1054,7 +1066,7 @@ class Family:
         assert r is not None
         claim = r.claim_of(seat)
         assert claim is not None and claim.status == "unchecked"
-        if impossible(bars):  # WD-12: judges nothing; the dryer is asked for again
+        if self.cfg.set_aside(bars):  # WD-12: judges nothing; the dryer is asked for again
 
             def aside() -> None:
                 self.shown[seat] = bars

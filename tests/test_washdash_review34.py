@@ -5,6 +5,8 @@
   dryer; the reading then made it a mistake (or, with ``retry``, put the card back).
 * B: a reading the referee itself calls impossible (a tablet typo: a pin on two bars)
   judged the claim, a mistake by default, and the corrected reading was then only shown.
+  The new reading is the option ``impossible_reading: ask``, what a game set up now gets;
+  stored games without it judge as before (``tests/test_washdash_oldlogs34.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ EVENTS = list(DECK.event_ids)
 PILE = TASKS[14:]  # 2–4 players: the events and 14 tasks go back in the box
 ORDER = EVENTS + TASKS[:14] + PILE
 EMPTY = {"bars": [[], [], []]}  # an empty dryer completes no task
+ASK = {"impossible_reading": "ask"}  # WD-12's reading for games set up from day 34
 
 
 def solved(card: str) -> dict[str, Any]:
@@ -151,7 +154,7 @@ def test_ruling_wd12_an_impossible_reading_judges_nothing_and_the_next_one_does(
         *three_players_round_two({"card": card}),
         Event("dryer", seat=1, payload={"dryer": impossible(card)}),
     ]
-    typo = run(["Ann", "Bob", "Cy"], events)
+    typo = run(["Ann", "Bob", "Cy"], events, ASK)
     (ask,) = said(typo.steps[-1], Outcome.PROMPT)
     assert ask.startswith("Bob's dryer reading cannot be right: the ")
     assert ask.endswith(
@@ -163,7 +166,9 @@ def test_ruling_wd12_an_impossible_reading_judges_nothing_and_the_next_one_does(
     assert GAME.view(typo.state)["dryers"][1] == impossible(card)  # shown as read
 
     fixed = run(
-        ["Ann", "Bob", "Cy"], [*events, Event("dryer", seat=1, payload={"dryer": solved(card)})]
+        ["Ann", "Bob", "Cy"],
+        [*events, Event("dryer", seat=1, payload={"dryer": solved(card)})],
+        ASK,
     )
     assert said(fixed.steps[-1], Outcome.LEGAL)[0].startswith(f"Bob's {card} is done.")
     assert claims(fixed.state) == [(1, card, "ok")]
@@ -173,7 +178,7 @@ def test_ruling_wd12_a_done_carrying_an_impossible_reading_waits_for_another():
     """Default and ``retry`` alike: taken, unchecked, and the dryer asked for again (it was
     a mistake by default, and refused with ``retry``)."""
     card = PILE[2]
-    for options in ({}, {"wrong_done": "retry"}):
+    for options in (ASK, {**ASK, "wrong_done": "retry"}):
         done = run(
             ["Ann", "Bob", "Cy"],
             three_players_round_two({"card": card, "dryer": impossible(card)}),
@@ -190,7 +195,7 @@ def test_ruling_wd12_a_press_s_impossible_reading_is_not_kept_to_judge_its_card(
     (WD-17): the card named later waits for a reading (a mistake before; refused with
     ``retry``, as if the reading completed none of the cards)."""
     card = PILE[2]
-    for options in ({}, {"wrong_done": "retry"}):
+    for options in (ASK, {**ASK, "wrong_done": "retry"}):
         events = three_players_round_two({"dryer": impossible(card)})
         held = run(["Ann", "Bob", "Cy"], events, options)
         outcomes = [v.outcome for v in held.steps[-1].verdicts]

@@ -239,7 +239,7 @@ def test_fuzzed_path_parameters(table, game_id, prompt_id):
 
 
 def test_every_route_with_every_method_and_no_body(table):
-    ids = {"game_id": str(table.running), "prompt_id": "1", "filename": "app.js"}
+    ids = {"game_id": str(table.running), "prompt_id": "1", "filename": "app.js", "rid": "HTD-16"}
     checked = 0
     for rule in table.app.url_map.iter_rules():
         url = rule.rule

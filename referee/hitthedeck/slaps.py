@@ -100,13 +100,14 @@ def close_if_everyone_slapped(state: HtdState) -> Result:
 
 def slap(state: HtdState, seat: int, t_ns: int) -> Result:
     """One slap, from a pad, the camera or the tablet."""
-    press = Press(seat, t_ns)
+    press = joining = Press(seat, t_ns)
     verdicts: list[Verdict] = []
     race = state.race
     if race is not None and joins_untimed(state, race, t_ns):
         if echoes_fake_out(state, race, press):
             return early_slap(state, press)
-        state, verdicts = reanchor(state, press)
+        joining = echo_of_seen_before(state, race, press)
+        state, verdicts = reanchor(state, joining)
         race = state.race
     if race is not None:
         end = deadline(state, race)
@@ -120,7 +121,7 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         elif not race.timed and before_action(state, t_ns):
             return batch_slap(state, press)  # not at a Hand card played after that action
         else:
-            state, more = join_race(state, race, press)
+            state, more = join_race(state, race, joining)
             return state, [*verdicts, *more]
     closed = state.closed_race
     if closed is not None and closed.timed and before_card(state, closed.trigger_ns, t_ns):
@@ -195,7 +196,8 @@ def isolated(presses: Sequence[Press], window_ns: int) -> tuple[Press, ...]:
     """The slaps seen before an untimed Hand card that start its race on their own: no other
     seat slapped within the window after them, and a later slap came after that window.
     Everyone slaps at a Hand card, so such a slap came before the card: a fake-out, not the
-    card's stand-in (HTD-14). A slap seen after the card never is: it came after the card."""
+    card's stand-in (HTD-14). A slap seen after the card never is: it came after the card
+    (unless it echoes a slap of its seat seen before, ``echo_of_seen_before``)."""
     ordered = sorted(presses, key=lambda p: (p.t_ns, p.seat))
     out: list[Press] = []
     for i, press in enumerate(ordered):
@@ -269,6 +271,22 @@ def echoes_fake_out(state: HtdState, race: Race, press: Press) -> bool:
         return False
     seen = SeenBefore(press.seat, press.t_ns)
     return seen in isolated((*race.presses, seen), state.race_rules().window_ns)
+
+
+def echo_of_seen_before(state: HtdState, race: Race, press: Press) -> Press:
+    """A slap reported after an untimed Hand card, timed within the window of a slap of the
+    same seat seen before the card, is of that slap's cluster (the camera echoing a pad, a
+    bounce): it is taken as seen before too, so it is isolated with it, costs nothing more
+    and does not stand in for the card when that slap does not (HTD-14; HTD-15: the times
+    decide, not the arrival order). Another seat's slap between them gives that slap company
+    within its window, so it is never isolated then."""
+    window = state.race_rules().window_ns
+    if any(
+        isinstance(p, SeenBefore) and p.seat == press.seat and abs(press.t_ns - p.t_ns) <= window
+        for p in race.presses
+    ):
+        return SeenBefore(press.seat, press.t_ns)
+    return press
 
 
 def stand_in(race: Race, t_ns: int) -> int:

@@ -52,6 +52,11 @@ from referee.words import and_list, points
 
 PENALTY = "penalty"
 RETRY = "retry"
+# WD-12, a dryer reading that cannot be real: ask for the dryer again (games set up from
+# day 34), or judge the claim on it, failing (stored games set up before)
+ASK = "ask"
+JUDGE = "judge"
+
 
 _EVENT_KINDS = {
     "setup": "{order?: [54 card ids, top first] (omit in table mode), first?: seat of the "
@@ -133,6 +138,16 @@ class WashDash:
                 choices=(EXTRA_IGNORE, EXTRA_FORBID),
                 ruling="WD-4",
             ),
+            OptionSpec(
+                "impossible_reading",
+                JUDGE,
+                "a dryer reading that cannot be real (a piece twice, a pin on two bars): "
+                "'ask' (judge nothing and ask for the dryer again) or 'judge' (judge the claim "
+                "on it, a failed check: games set up before day 34)",
+                choices=(ASK, JUDGE),
+                ruling="WD-12",
+                new_default=ASK,
+            ),
         )
 
     def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> WashDashState:
@@ -145,6 +160,7 @@ class WashDash:
             extra_items=opts["extra_items"],
             won=((),) * n,
             dryers=(None,) * n,
+            impossible_reading=opts["impossible_reading"],
         )
 
     def event_kinds(self) -> Mapping[str, str]:
@@ -368,9 +384,10 @@ class WashDash:
         # (stamped when it was tapped, or not at all) only names the card.
         press = rnd.press_of(seat)
         t_ns = press[1] if press is not None and press[1] is not None else event.t_ns
-        # WD-12: a reading that cannot be real (a misread, a typo) names and judges nothing;
-        # the done is taken as one without a reading, and the dryer is asked for again
-        why = _impossible(dryer)
+        # WD-12 (``impossible_reading: ask``): a reading that cannot be real (a misread, a
+        # typo) names and judges nothing; the done is taken as one without a reading, and
+        # the dryer is asked for again
+        why = _impossible(state, dryer)
         usable = None if why else dryer
         if named is None:
             resolved = self._card_for_press(state, seat, usable)
@@ -599,7 +616,7 @@ class WashDash:
         claim = rnd.claim_of(seat) if rnd is not None else None
         if rnd is None or claim is None or claim.status != UNCHECKED:
             return new, [info(f"{who}'s dryer: {dryer.to_text()}.", seat)]
-        why = _impossible(dryer)
+        why = _impossible(state, dryer)
         if why is not None:  # WD-12: judges nothing; the claim waits for a reading
             claims = _replace_claim(rnd, evolve(claim, reason=_waiting_reason(why)))
             new = evolve(new, current=evolve(rnd, claims=claims))
@@ -841,7 +858,11 @@ class WashDash:
             "dryers": [None if d is None else d.to_dict() for d in state.dryers],
             "owed_forfeit": list(alloc.owed),
             "first_bonus_to": alloc.first_bonus_to,
-            "options": {"wrong_done": state.wrong_done, "extra_items": state.extra_items},
+            "options": {
+                "wrong_done": state.wrong_done,
+                "extra_items": state.extra_items,
+                "impossible_reading": state.impossible_reading,
+            },
         }
 
     @staticmethod
@@ -879,8 +900,12 @@ def _set(items: tuple[Dryer | None, ...], seat: int, value: Dryer) -> tuple[Drye
     return items[:seat] + (value,) + items[seat + 1 :]
 
 
-def _impossible(dryer: Dryer | None) -> str | None:
-    """Why a reading cannot be real (each player has one of each piece and pin), or None."""
+def _impossible(state: WashDashState, dryer: Dryer | None) -> str | None:
+    """Why a reading cannot be real (each player has one of each piece and pin), or None.
+    Only with ``impossible_reading: ask`` (WD-12); with ``judge`` (stored games set up
+    before day 34) the claim is judged on it and fails, so old logs replay as they did."""
+    if state.impossible_reading != ASK:
+        return None
     problems = [] if dryer is None else dryer.problems()
     return "; ".join(problems) if problems else None
 

@@ -133,6 +133,9 @@ class WashDashState:
     rounds: tuple[tuple[int, ...], ...] = ()  # committed round scores
     current: Round | None = None
     dryers: tuple[Dryer | None, ...] = ()  # latest reading per seat, this round
+    # WD-12: a dryer reading that cannot be real is asked for again ("ask", games set up
+    # from day 34) or judges its claim ("judge": a stored game set up before keeps it)
+    impossible_reading: str = "judge"
 
     @property
     def n(self) -> int:
@@ -308,4 +311,5 @@ def commit(state: WashDashState, deck: Deck) -> WashDashState:
         rounds=(*state.rounds, alloc.scores),
         current=None,
         dryers=(None,) * state.n,
+        impossible_reading=state.impossible_reading,
     )

@@ -40,7 +40,14 @@ from referee.eventlog import (
     storage_problem,
 )
 from referee.events import Event, EventError, Source
-from referee.game import Game, GameError, OptionSpec, Scoreboard, check_new_options
+from referee.game import (
+    Game,
+    GameError,
+    OptionSpec,
+    Scoreboard,
+    check_new_options,
+    new_game_options,
+)
 from referee.registry import UnknownGameError, find_game, game_names
 from referee.replay import META_KINDS, ReplayError, ReplayResult, Step, replay
 from web.errors import BadInput
@@ -141,7 +148,8 @@ def describe_game(game: Game[Any]) -> dict[str, Any]:
         "options": [
             {
                 "name": s.name,
-                "default": _jsonable(s.default),
+                # what a game set up now gets (a stored game without it keeps ``default``)
+                "default": _jsonable(s.setup_default),
                 "description": s.description,
                 "choices": _jsonable(list(s.choices)),
                 "ruling": s.ruling,
@@ -472,6 +480,9 @@ class GameService:
             check_new_options(list(specs.values()), typed)
         except GameError as exc:
             raise BadInput(str(exc)) from None
+        # a rule's new reading (an option's ``new_default``) is stored with the new game, so
+        # its replays keep it, while games stored without the key keep the old reading
+        typed = new_game_options(list(specs.values()), typed)
         players = [p.strip() for p in players]
         _check_names_differ(players)
         # the game and its start on the pads' clock together: a press listed against the new
