@@ -205,3 +205,15 @@ def test_ruling_wd12_a_press_s_impossible_reading_is_not_kept_to_judge_its_card(
             ["Ann", "Bob", "Cy"], [*events, Event("done", seat=1, payload={"card": card})], options
         )
         assert claims(named.state) == [(1, card, "unchecked")], options
+
+
+def test_a_late_reading_that_changes_nothing_confirms_the_result():
+    """A done that stood was read right after the round: the result is said again as
+    "confirmed", not "corrected" (nothing changed)."""
+    path = Path(__file__).parent / "data" / "washdash" / "done-then-dryer-reading.jsonl"
+    lines = path.read_text().splitlines()[1:]
+    events = [Event.from_json(line) for line in lines if line.startswith("{")]
+    result = replay(GAME, ["Ann", "Bob", "Cy"], {}, events)
+    texts = [v.reason for step in result.steps for v in step.verdicts]
+    assert any(t.startswith("Round 1 result, confirmed: Bob +1 (T02)") for t in texts), texts
+    assert not any("corrected" in t for t in texts)

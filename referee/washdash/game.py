@@ -643,7 +643,8 @@ class WashDash:
             verdicts = [self._mistake_verdict(state, seat, claim.card, check.reason)]
         new = evolve(new, current=evolve(rnd, claims=claims))
         if was_over and round_over(new, deck):
-            verdicts.extend(self._round_end(new, update=True))
+            before = allocation(state, deck).scores
+            verdicts.extend(self._round_end(new, update=True, before=before))
         elif was_over:
             verdicts.append(info(f"Round {rnd.number} goes on: {claim.card} is open again."))
         return new, verdicts
@@ -720,12 +721,22 @@ class WashDash:
         )
 
     # --- round end -----------------------------------------------------------------
-    def _round_end(self, state: WashDashState, update: bool = False) -> list[Verdict]:
+    def _round_end(
+        self,
+        state: WashDashState,
+        update: bool = False,
+        before: tuple[int, ...] | None = None,
+    ) -> list[Verdict]:
+        """The round's result; ``update``: said again after a late reading or a mistake,
+        "confirmed" when the scores are ``before``'s (a done that stood was read right)."""
         deck = self.deck
         rnd = state.current
         assert rnd is not None
         alloc = allocation(state, deck)
-        verb = "Round {n} result, corrected" if update else "Round {n} is over"
+        verb = "Round {n} is over"
+        if update:
+            same = before is not None and tuple(before) == tuple(alloc.scores)
+            verb = "Round {n} result, confirmed" if same else "Round {n} result, corrected"
         parts = []
         for s, cards in enumerate(alloc.gained):
             if cards:
