@@ -182,3 +182,19 @@ def test_ruling_tbl7_the_dryer_watcher_asks_about_a_lone_piece_with_no_pin_too()
     (question,) = out
     assert isinstance(question, Prompt)
     assert "no pin seen on the yellow shirt" in question.message
+
+
+def test_dryers_are_empty_now_pressed_during_a_round_is_answered_with_round_on(tmp_path):
+    """The Live page warns when the button is pressed mid-round: pieces hanging then become
+    the dryers' background."""
+    from tests.test_web_camera_dryer import start_round
+
+    table = Table()
+    tablet, referee, game_id = dryer_app(tmp_path, table)
+    hold(referee, table, "empty", "empty", n=8)
+    answer = tablet.post("/api/camera/dryers/empty")
+    assert answer.status_code == 200 and answer.json["dryers"]["round_on"] is False
+    start_round(tablet, game_id)
+    hold(referee, table, "empty", "empty", n=2)
+    answer = tablet.post("/api/camera/dryers/empty")
+    assert answer.status_code == 200 and answer.json["dryers"]["round_on"] is True

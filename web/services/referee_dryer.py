@@ -322,6 +322,9 @@ class DryerReferee:
             "seats": [s.status() for n, s in sorted(self._seats.items()) if self._in_game(n)],
             "waiting_for_empty": awaiting or self._empty_asked,
             "problems": list(self.problems),
+            # a round runs: "Dryers are empty now" pressed now takes whatever hangs on the
+            # dryers as their background, so the Live page warns
+            "round_on": self._game is not None and self._game.view.get("phase") in RACING,
         }
 
     def message(self) -> str:

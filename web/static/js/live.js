@@ -90,7 +90,13 @@
       const r = await TT.api("POST", "/api/camera/dryers/empty", {});
       lock(dryersEmpty, false);
       if (!r.ok) { TT.toast(r.data.error || "error", "bad"); return; }
-      TT.toast("The camera takes the empty dryers at its next still look.", "ok");
+      /* mid-round the pieces hanging now would become the dryers' background */
+      if (r.data.dryers && r.data.dryers.round_on) {
+        TT.toast("A round is on: the camera takes the dryers as they are at its next still " +
+          "look, as empty. If pieces hang on them, empty them first.", "warn");
+      } else {
+        TT.toast("The camera takes the empty dryers at its next still look.", "ok");
+      }
       dryerStatus(r.data.dryers);
     });
   }
