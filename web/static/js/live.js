@@ -92,8 +92,8 @@
       if (!r.ok) { TT.toast(r.data.error || "error", "bad"); return; }
       /* mid-round the pieces hanging now would become the dryers' background */
       if (r.data.dryers && r.data.dryers.round_on) {
-        TT.toast("A round is on: the camera takes the dryers as they are at its next still " +
-          "look, as empty. If pieces hang on them, empty them first.", "warn");
+        TT.toast("A round is on: the camera takes the empty dryers at its next still look, " +
+          "and pieces hanging then become their background: empty them first.", "warn");
       } else {
         TT.toast("The camera takes the empty dryers at its next still look.", "ok");
       }
