@@ -51,6 +51,12 @@ CREATE TABLE IF NOT EXISTS boots (
     offset_ns   INTEGER NOT NULL,
     started_at  REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sends (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    key     TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    PRIMARY KEY (game_id, key)
+);
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
@@ -79,6 +85,15 @@ class GameEnded(LogError):
     it, and it is not ended again."""
 
 
+class AlreadyStored(Exception):
+    """An append whose send key the game already holds: that send was stored (its answer
+    was lost), as entry ``seq``; nothing is stored again (LOG-4)."""
+
+    def __init__(self, game_id: int, key: str, seq: int) -> None:
+        super().__init__(f"game {game_id}: send {key!r} was stored as event {seq}")
+        self.seq = seq
+
+
 class GameUnreadable(LogError):
     """Part of a game's row cannot be read (a damaged file, a hand edit, a newer referee):
     the message names the game and what."""
@@ -90,6 +105,7 @@ COLUMNS = {
     "games": {"id", "game", "options", "created_at", "ended_at", "result"},
     "players": {"game_id", "seat", "name"},
     "events": {"game_id", "seq", "body", "recorded_at"},
+    "sends": {"game_id", "key", "seq"},
 }
 
 
@@ -595,28 +611,56 @@ class EventLog:
         return offset if offset > MIN_REBOOT_GAP_NS else 0
 
     # -- events ------------------------------------------------------------------------
-    def append(self, game_id: int, event: Event, *, after: int | None = None) -> int:
+    def append(
+        self, game_id: int, event: Event, *, after: int | None = None, key: str | None = None
+    ) -> int:
         """Store ``event`` as the game's next entry and return its sequence number.
 
         ``after``: the head the caller checked ``event`` against; when another writer (a
         second process on the file) has appended since, nothing is stored and
         ``LogConflict`` says so, so that the caller checks it again on the new head. A game
         that has ended (here, or by that other writer meanwhile) takes nothing: ``GameEnded``
-        (LOG-1)."""
+        (LOG-1).
+
+        ``key``: the send's key (a tablet's Send, sent again after its answer was lost): it
+        is stored with the event, in the same transaction; when the game already holds it,
+        nothing is stored and ``AlreadyStored`` names the entry it was stored as (checked
+        first: that send's event is in the log, whatever the game's head or end) (LOG-4)."""
         with self._write_lock:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
+                if key is not None:
+                    stored = self._sent(conn, game_id, key)
+                    if stored is not None:
+                        raise AlreadyStored(game_id, key, stored)
                 seq = self._check_open(conn, game_id, after) + 1
                 conn.execute(
                     "INSERT INTO events (game_id, seq, body, recorded_at) VALUES (?, ?, ?, ?)",
                     (game_id, seq, event.to_json(), time.time()),
                 )
+                if key is not None:
+                    conn.execute(
+                        "INSERT INTO sends (game_id, key, seq) VALUES (?, ?, ?)",
+                        (game_id, key, seq),
+                    )
                 conn.execute("COMMIT")
             except BaseException:
                 _rollback(conn)
                 raise
         return seq
+
+    @staticmethod
+    def _sent(conn: sqlite3.Connection, game_id: int, key: str) -> int | None:
+        row = conn.execute(
+            "SELECT seq FROM sends WHERE game_id = ? AND key = ?", (game_id, key)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def sent(self, game_id: int, key: str) -> int | None:
+        """The entry the send ``key`` was stored as in the game, None if it holds no such
+        send (LOG-4)."""
+        return self._sent(self._conn(), game_id, key)
 
     def head(self, game_id: int) -> int:
         """The game's last sequence number (0 before its first event): what a cached state

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, jsonify, request
 
 from referee.events import Event, EventError, Source
 from web.blueprints.common import int_field, json_body, services
@@ -78,11 +79,34 @@ def _event(data: Any) -> Event:
         raise BadInput(str(exc)) from None
 
 
+# A send's key (LOG-4): printable ASCII, as a header's value may hold
+_SEND_KEY = re.compile(r"[\x20-\x7e]{1,100}")
+BAD_SEND_KEY = "a send key must be 1 to 100 printable ASCII characters"
+
+
+def _send_key(data: dict[str, Any]) -> str | None:
+    """The send's key, from the ``Idempotency-Key`` header or the body's ``send_key`` (taken
+    out of ``data``: it is no part of the event); 400 when it is no such key."""
+    header = request.headers.get("Idempotency-Key")
+    field = data.pop("send_key", None)
+    key = header if header is not None else field
+    if key is None:
+        return None
+    if not isinstance(key, str) or not _SEND_KEY.fullmatch(key):
+        raise BadInput(BAD_SEND_KEY)
+    if header is not None and field is not None and field != header:
+        raise BadInput("the send key of the header and of the body differ")
+    return key
+
+
 @bp.post("/games/<int:game_id>/events")
 @referee_required
 def append(game_id: int) -> tuple[Response, int]:
-    event = _event(json_body())
-    return jsonify(services().games.append(game_id, event)), 201
+    data = json_body()
+    key = _send_key(data)
+    event = _event(data)
+    out = services().games.append(game_id, event, key)
+    return jsonify(out), 200 if out.get("duplicate") else 201
 
 
 @bp.post("/games/<int:game_id>/undo")

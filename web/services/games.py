@@ -30,6 +30,7 @@ from typing import Any, Generic, ParamSpec, TypeVar
 
 from hardware.bus import Outbox
 from referee.eventlog import (
+    AlreadyStored,
     EventLog,
     GameEnded,
     GameRecord,
@@ -625,23 +626,44 @@ class GameService:
         return record
 
     @storage_guarded
-    def append(self, game_id: int, event: Event) -> dict[str, Any]:
+    def append(self, game_id: int, event: Event, key: str | None = None) -> dict[str, Any]:
         """Check ``event`` against the rules, then store and announce it. Checked against
         the head it is stored after: when another writer moved the head meanwhile, it is
-        checked again on the new one (``LogConflict``), never stored on a stale state."""
+        checked again on the new one (``LogConflict``), never stored on a stale state.
+
+        ``key``: the send's key (LOG-4). A send the game already holds (a tablet sending
+        again what it got no answer for) is not checked nor stored again: the answer is the
+        entry it was stored as, its verdicts as the feed shows them, and ``duplicate``."""
+        if key is not None:
+            self.record(game_id)  # no such game: 404, as without a key
+            stored = self.log.sent(game_id, key)
+            if stored is not None:
+                return self._already(game_id, stored)
         add = self._append_meta if event.kind in META_KINDS else self._append_play
         for _ in range(APPEND_TRIES):
             try:
-                out = add(game_id, event)
+                out = add(game_id, event, key)
             except LogConflict:
                 continue
+            except AlreadyStored as exc:  # sent again while its first send was being stored
+                return self._already(game_id, exc.seq)
             except GameEnded:  # another server ended it after it was checked (LOG-1)
                 raise BadInput(ENDED, 409) from None
             self._publish(game_id, "event")
             return out
         raise BadInput("another server keeps writing to this game's log; try again", 503)
 
-    def _append_play(self, game_id: int, event: Event) -> dict[str, Any]:
+    def _already(self, game_id: int, seq: int) -> dict[str, Any]:
+        """The answer to a send already stored as entry ``seq`` (LOG-4)."""
+        try:
+            feed = self.snapshot(game_id).get("feed", [])
+        except BadInput:  # a game whose rules cannot be read: stored all the same
+            feed = []
+        item = next((i for i in feed if i["seq"] == seq), None)
+        verdicts = item["verdicts"] if item is not None else []
+        return {"seq": seq, "verdicts": verdicts, "duplicate": True}
+
+    def _append_play(self, game_id: int, event: Event, key: str | None) -> dict[str, Any]:
         with self._lock:
             record = self._open_record(game_id)
             rules = self.rules(record.game)
@@ -655,7 +677,7 @@ class GameService:
                 raise BadInput(
                     f"{event.kind}: the referee could not read this event ({exc})"
                 ) from None
-            seq = self.log.append(game_id, event, after=head)
+            seq = self.log.append(game_id, event, after=head, key=key)
             # a new result, not the cached one changed: a snapshot being built from it on
             # another thread (outside the lock) must not see its state and steps move apart
             steps = [*result.steps, Step(seq, event, tuple(verdicts))]
@@ -663,7 +685,7 @@ class GameService:
             self._cache.put(game_id, _Cached(seq, grown))
         return {"seq": seq, "verdicts": [_jsonable(v.to_dict()) for v in verdicts]}
 
-    def _append_meta(self, game_id: int, event: Event) -> dict[str, Any]:
+    def _append_meta(self, game_id: int, event: Event, key: str | None) -> dict[str, Any]:
         with self._lock:
             record = self._open_record(game_id)
             rules = self.rules(record.game)
@@ -690,7 +712,7 @@ class GameService:
             except Exception as exc:
                 log.exception("replay with %r failed", event)
                 raise BadInput(f"{event.kind}: the referee could not replay this ({exc})") from None
-            stored = self.log.append(game_id, event, after=seq - 1)
+            stored = self.log.append(game_id, event, after=seq - 1, key=key)
             self._cache.put(game_id, _Cached(stored, result))
         target = event.get("target")
         verdicts = [_jsonable(v.to_dict()) for s, v in result.verdicts if s == target]

@@ -178,6 +178,15 @@
     return r.data;
   }
 
+  /* the last Send that got no answer: {game, body, key} */
+  let unanswered = null;
+  function sendKey() {  /* randomUUID is only in a secure context (https, localhost) */
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
   async function send() {
     let payload;
     try { payload = JSON.parse($("payload").value || "{}"); } catch (e) { toast("the payload is not valid JSON", "bad"); return; }
@@ -194,12 +203,24 @@
       const r = await post(overruleGame, "/overrule", { target: overruleTarget, event }, "overruled #" + overruleTarget);
       if (r) stopOverrule();
     } else {
-      const r = await post(snap && snap.game.id, "/events", event, null);
-      if (r) {
-        mine.add(r.seq);  /* its toast says it: the feed does not say it again */
-        const tone = TT.tone(r.verdicts);  /* bad: refused (stored, not played); warn: a penalty */
-        toast("#" + r.seq + " " + (tone === "bad" ? "refused: " : tone === "warn" ? "penalty: " : "") + (r.verdicts.map((v) => v.reason).join(" · ") || "recorded"), tone);
-      }
+      const gameId = snap && snap.game.id;
+      if (gameId === null || gameId === undefined) return;
+      /* Each Send carries a key (LOG-4). One that got no answer (the server died, the Wi-Fi
+         dropped, no answer in time) may have been stored: the same event sent again to the
+         same game carries the same key, and the server stores it once ("already recorded").
+         An answer forgets it. common.js's api() takes no headers: the key is in the body. */
+      const body = JSON.stringify(event);
+      const same = unanswered && unanswered.game === gameId && unanswered.body === body;
+      const key = same ? unanswered.key : sendKey();
+      const r = await api("POST", "/api/games/" + gameId + "/events", { ...event, send_key: key });
+      if (r.status === 0 || r.status >= 500) unanswered = { game: gameId, body, key };
+      else unanswered = null;
+      if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return; }
+      mine.add(r.data.seq);  /* its toast says it: the feed does not say it again */
+      const tone = TT.tone(r.data.verdicts);  /* bad: refused (stored, not played); warn: a penalty */
+      const said = r.data.verdicts.map((v) => v.reason).join(" · ");
+      if (r.data.duplicate) toast("already recorded as #" + r.data.seq + (said ? ": " + said : ""), tone);
+      else toast("#" + r.data.seq + " " + (tone === "bad" ? "refused: " : tone === "warn" ? "penalty: " : "") + (said || "recorded"), tone);
     }
   }
 
