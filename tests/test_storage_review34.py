@@ -280,3 +280,20 @@ def test_restore_refuses_a_backup_at_its_own_staging_place_and_keeps_it(tmp_path
     code, _, err = run(["restore", str(staging), "--db", str(db)], capsys)
     assert code == 2 and "where a restore copies the backup first" in err
     assert staging.is_file() and games_of(staging) == [(1, "tally"), (2, "tally")]
+
+
+def test_restore_keeps_the_databases_group_and_keeps_the_old_one_as_private(tmp_path, capsys):
+    """The restored file took the restorer's group (a service account writing through its
+    group lost the database); the copy kept aside (every game, the PIN hash) was 0644."""
+    import os
+
+    db, backup = backed_up(tmp_path, capsys)
+    if os.geteuid() == 0:  # root restores a database a service group owns
+        os.chown(db, -1, 65534)
+    db.chmod(0o600)
+    want_gid = db.stat().st_gid
+    code, _, err = run(["restore", str(backup), "--db", str(db)], capsys)
+    assert (code, err) == (0, "")
+    (aside,) = tmp_path.glob("tabletop.db.before-restore-*")
+    assert db.stat().st_mode & 0o777 == 0o600 and aside.stat().st_mode & 0o777 == 0o600
+    assert db.stat().st_gid == want_gid

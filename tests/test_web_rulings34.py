@@ -78,3 +78,26 @@ def test_an_ended_games_scoreboard_marks_nobodys_turn(served, browser):
     page.wait_for_function("document.getElementById('sb-status').textContent.includes('ended')")
     assert page.locator("#players .player.turn, #players .turn-tag").count() == 0
     screen.close()
+
+
+def test_a_ruling_whose_file_lists_tests_shows_none_of_them(tmp_path):
+    """DASH-10 says "**Tests:**": its test names were shown to the family."""
+    page = Tablet(make_app(tmp_path)).client.get("/rulings/DASH-10").get_data(as_text=True)
+    assert "DASH-10" in page and "test_" not in page
+
+
+@pytest.mark.browser
+def test_start_game_goes_on_when_the_browser_cannot_store_the_names(served, browser):
+    """Private mode or a full quota: localStorage.setItem throws; Start game stayed locked."""
+    screen = Screen(browser, served[0], LANDSCAPE)
+    from tests.test_web_browser import unlock
+
+    unlock(screen, served[1])
+    page = screen.go("/setup")
+    page.evaluate("() => { Storage.prototype.setItem = () => { throw new Error('quota'); }; }")
+    page.click("#game-choices button:has-text('DOS')")
+    for box, name in zip(page.locator("#player-list input").all(), ("Ana", "Bob"), strict=False):
+        box.fill(name)
+    page.click("#start")
+    page.wait_for_url("**/console?game=*")
+    screen.close()

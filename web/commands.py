@@ -585,9 +585,9 @@ def _restore(args: argparse.Namespace) -> int:
             return 2
         try:
             # the database's permissions stay (a service account may write through its group)
-            mode = stat.S_IMODE(db.stat().st_mode) if db.exists() else None
+            before = db.stat() if db.exists() else None
             aside = _keep_aside(db.resolve())
-            _put_in_place(staged, db.resolve(), mode)
+            _put_in_place(staged, db.resolve(), before)
         except (sqlite3.Error, OSError) as exc:  # a full disk, a database locked meanwhile
             _remove_copy(staged)
             why = _storage_why(exc, db)
@@ -700,6 +700,7 @@ def _keep_aside(db: Path) -> tuple[Path, bool] | None:
         if is_storage_error(exc) or "locked" in str(exc):
             raise
     else:
+        _same_owner(db.stat(), aside)  # every game, the PIN hash: as private as the database
         return aside, False
     for suffix in ("", *JOURNALS):  # the -shm is an index SQLite rebuilds: it goes
         if os.path.lexists(f"{db}{suffix}"):
@@ -719,13 +720,14 @@ def _free_name(db: Path) -> Path:
     return name
 
 
-def _put_in_place(staged: Path, db: Path, mode: int | None = None) -> None:
-    """Rename the checked copy over the database (with ``mode``, the database's before),
-    and sync the folder so the rename outlives a power cut. The old database's
-    ``-wal``/``-shm`` (kept aside with it) go first: stopped between the two, the database is
-    an older state of itself, never its old ``-wal`` read into the restored file."""
-    if mode is not None:
-        os.chmod(staged, mode)
+def _put_in_place(staged: Path, db: Path, before: os.stat_result | None = None) -> None:
+    """Rename the checked copy over the database (with the permissions and group the
+    database had, ``before``), and sync the folder so the rename outlives a power cut. The
+    old database's ``-wal``/``-shm`` (kept aside with it) go first: stopped between the two,
+    the database is an older state of itself, never its old ``-wal`` read into the restored
+    file."""
+    if before is not None:
+        _same_owner(before, staged)
     for side in _side_files(db):
         side.unlink(missing_ok=True)
     os.replace(staged, db)
@@ -741,6 +743,14 @@ def _put_in_place(staged: Path, db: Path, mode: int | None = None) -> None:
         pass
     finally:
         os.close(folder)
+
+
+def _same_owner(st: os.stat_result, path: Path) -> None:
+    """Give ``path`` the permissions ``st`` says and, where this process may (root), its
+    owner and group: a service account may write the database through its group."""
+    os.chmod(path, stat.S_IMODE(st.st_mode))
+    with contextlib.suppress(OSError, AttributeError):  # not root, or no chown here
+        os.chown(path, st.st_uid if os.geteuid() == 0 else -1, st.st_gid)
 
 
 def _aside_said(aside: tuple[Path, bool] | None) -> str:

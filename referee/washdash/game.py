@@ -143,7 +143,7 @@ class WashDash:
                 JUDGE,
                 "a dryer reading that cannot be real (a piece twice, a pin on two bars): "
                 "'ask' (judge nothing and ask for the dryer again) or 'judge' (judge the claim "
-                "on it, a failed check: games set up before day 34)",
+                "on it, a failed check, as games set up before this option existed do)",
                 choices=(ASK, JUDGE),
                 ruling="WD-12",
                 new_default=ASK,

@@ -51,7 +51,7 @@ def paragraphs(ruling: Ruling) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for block in re.split(r"\n\s*\n", ruling.text):
         text = " ".join(line.strip() for line in block.splitlines() if line.strip())
-        text = re.sub(r"\s*\*\*Test:\*\*.*$", "", text).replace("**", "").replace("`", "")
+        text = re.sub(r"\s*\*\*Tests?:\*\*.*$", "", text).replace("**", "").replace("`", "")
         if not text:
             continue
         if text.startswith(">"):

@@ -98,7 +98,8 @@
       $("setup-error").classList.remove("hidden");
       return false;
     }
-    localStorage.setItem("tt-players", JSON.stringify(names));
+    /* remembered for next time where the browser lets it (private mode, a full quota: not) */
+    try { localStorage.setItem("tt-players", JSON.stringify(names)); } catch (e) { /* fine */ }
     location.href = "/console?game=" + r.data.id;
     return true;
   }
