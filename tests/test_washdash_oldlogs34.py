@@ -17,29 +17,11 @@ from referee.events import Event
 from referee.game import new_game_options
 from referee.replay import replay
 from referee.verdicts import Outcome
-from referee.washdash.checker import example_dryer
-from referee.washdash.deck import default_deck
 from referee.washdash.game import GAME
+from tests.test_washdash_review34 import DECK, ORDER, PILE, impossible, solved
 from tests.test_web_routes import Tablet, make_app
 
-DECK = default_deck()
-TASKS = list(DECK.task_ids)
-EVENTS = list(DECK.event_ids)
-PILE = TASKS[14:]  # 2–4 players: the events and 14 tasks go back in the box
-ORDER = EVENTS + TASKS[:14] + PILE
 ILLEGAL = Outcome.ILLEGAL
-
-
-def solved(card: str) -> dict[str, Any]:
-    return example_dryer(DECK[card].task, ()).to_dict()  # type: ignore[arg-type]
-
-
-def impossible(card: str) -> dict[str, Any]:
-    """The card's dryer with its first piece typed again on the next bar: a piece twice."""
-    bars = solved(card)["bars"]
-    b = next(i for i, bar in enumerate(bars) if bar)
-    bars[(b + 1) % 3] = [*bars[(b + 1) % 3], {"piece": bars[b][0]["piece"], "pins": []}]
-    return {"bars": bars}
 
 
 def done(seat: int, card: str, dryer: dict[str, Any]) -> Event:
