@@ -141,21 +141,29 @@ def other(served: tuple[str, Any]) -> Tablet:
     return t
 
 
-def away_from(browser: Any, served: tuple[str, Any], other: Tablet) -> tuple[Screen, Any, int]:
-    """A referee's console showing a question, then hidden (its stream closed, as with its
-    Wi-Fi down), while the other tablet dismisses the question."""
+def asking(browser: Any, served: tuple[str, Any], other: Tablet) -> tuple[Screen, Any, int, Any]:
+    """A referee's console on a new game, showing one question: (screen, page, game, it)."""
     from playwright.sync_api import expect
 
     base, app = served
-    board = app.extensions["tabletop"]
     game_id = other.new_game()
     assert other.send(game_id, DEAL).status_code == 201
     screen = Screen(browser, base, LANDSCAPE)
     unlock(screen, app)
     page = screen.go(f"/console?game={game_id}")
     page.wait_for_selector("body[data-live='1']")
-    q = board.prompts.add(game_id, QUESTION)
+    q = app.extensions["tabletop"].prompts.add(game_id, QUESTION)
     expect(page.locator("#prompts li.prompt")).to_have_count(1, timeout=5000)
+    return screen, page, game_id, q
+
+
+def away_from(browser: Any, served: tuple[str, Any], other: Tablet) -> tuple[Screen, Any, int]:
+    """A referee's console showing a question, then hidden (its stream closed, as with its
+    Wi-Fi down), while the other tablet dismisses the question."""
+    from playwright.sync_api import expect
+
+    board = served[1].extensions["tabletop"]
+    screen, page, game_id, q = asking(browser, served, other)
     page.evaluate(HIDE, True)
     assert eventually(lambda: board.streams.active == 0), "the hidden tab kept its stream"
     assert other.post(f"/api/games/{game_id}/prompts/{q.id}/dismiss").status_code == 200
@@ -220,16 +228,7 @@ def test_a_double_tap_on_a_question_answers_it_once(served, other, browser):
     on another tablet"."""
     from playwright.sync_api import expect
 
-    base, app = served
-    board = app.extensions["tabletop"]
-    game_id = other.new_game()
-    assert other.send(game_id, DEAL).status_code == 201
-    screen = Screen(browser, base, LANDSCAPE)
-    unlock(screen, app)
-    page = screen.go(f"/console?game={game_id}")
-    page.wait_for_selector("body[data-live='1']")
-    board.prompts.add(game_id, QUESTION)
-    expect(page.locator("#prompts li.prompt")).to_have_count(1, timeout=5000)
+    screen, page, _, _ = asking(browser, served, other)
     posts: list[str] = []
     page.on(
         "request", lambda r: r.method == "POST" and "/prompts/" in r.url and posts.append(r.url)

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.serving import ServedApp
-from tests.test_web_browser import LANDSCAPE, PHONE, Screen, unlock
+from tests.test_web_browser import LANDSCAPE, PHONE, Screen
+from tests.test_web_review33 import console, referee_screen
 from tests.test_web_routes import BOB_FINISHES, Tablet, make_app, write_images
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -35,18 +36,6 @@ def tablet(served: tuple[str, Any]) -> Tablet:
     t = Tablet(served[1])
     assert t.set_pin().status_code == 302
     return t
-
-
-def referee_screen(browser: Any, served: tuple[str, Any], viewport: dict[str, int]) -> Screen:
-    screen = Screen(browser, served[0], viewport)
-    unlock(screen, served[1])
-    return screen
-
-
-def console(screen: Screen, game_id: int) -> Any:
-    page = screen.go(f"/console?game={game_id}")
-    page.wait_for_selector("#kinds button")
-    return page
 
 
 class HeldPosts:
