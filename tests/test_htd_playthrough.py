@@ -192,7 +192,6 @@ class MRace:
     presses: list[tuple[int, int]]
     faked: set[int]
     yell: bool = False  # already penalised for the forgotten yell
-    seen: set[tuple[int, int]] = field(default_factory=set)  # seen before an untimed card
 
 
 @dataclass
@@ -329,18 +328,18 @@ class World:
             self.held += claimed
             self.stats["slaps after a race claimed by an untimed Hand card"] += len(claimed)
         trigger = t_ns
-        seen = set(self.held) if t_ns is None else set()
         if trigger is None and self.held:
             # HTD-14: the first slap by time that is not a lone one long before the others
-            alone = self.isolated(self.held, seen)
+            alone = self.isolated(self.held)
             trigger = min(t for p in self.held if p not in alone for t in [p[1]])
         joined = list(self.held)
         faked: set[int] = set()
+        late: list[tuple[int, int]] = []
         if trigger is not None:
-            early = [
-                p for p in self.held if not trigger - self.lock <= p[1] <= trigger + self.window
-            ]
-            joined = [p for p in self.held if p not in early]
+            # after the window: late slaps at this card (HTD-17), and the race is over
+            late = [p for p in self.held if p[1] > trigger + self.window]
+            early = [p for p in self.held if p[1] < trigger - self.lock]
+            joined = [p for p in self.held if p not in early and p not in late]
             already = self.paid_seats(self.action, trigger - self.lock)
             faked = {s for s, _ in early} | already
             self.fake_outs(early, already)
@@ -348,50 +347,49 @@ class World:
             claimed = [p for p in self.after if t_ns - self.lock <= p[1] <= t_ns + self.window]
             joined += claimed
             self.stats["slaps after a race claimed by the next Hand card"] += len(claimed)
-        self.after = []
-        self.race = MRace(by, trigger, t_ns is not None, joined, faked, seen=seen)
+        self.after = late
+        self.race = MRace(by, trigger, t_ns is not None, joined, faked)
         self.held = []
         self.closed = None
         self.stats["races"] += 1
         if not yelled:
             self.forgot_yell(by)
         self.close_if_all()
+        if self.race is not None and late:
+            self.stats["race closed by a late slap seen before its card"] += 1
+            self.judge(None)
 
-    def isolated(
-        self, presses: list[tuple[int, int]], seen: set[tuple[int, int]]
-    ) -> list[tuple[int, int]]:
-        """HTD-14 (day 34): slaps seen before an untimed Hand card with no other seat's slap
-        within the window after them, and a slap after that window: fake-outs."""
+    def isolated(self, presses: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """HTD-14 (day 35): slaps of an untimed Hand card's race, by time alone, with no other
+        seat's slap within the window after them and a slap after that window: fake-outs."""
         ordered = sorted(presses, key=lambda p: (p[1], p[0]))
         out = []
         for i, (seat, t) in enumerate(ordered):
             rest, end = ordered[i + 1 :], t + self.window
-            if (
-                (seat, t) not in seen
-                or any(s != seat and u <= end for s, u in rest)
-                or all(u <= end for _, u in rest)
-            ):
+            if any(s != seat and u <= end for s, u in rest) or all(u <= end for _, u in rest):
                 break
             out.append((seat, t))
         return out
 
     def reanchor(self, race: MRace, seat: int, t: int) -> bool:
-        """HTD-14 (day 34) for a slap joining an untimed race; True if it was an echo of a
-        fake-out already paid at this card."""
+        """HTD-14 for a slap joining an untimed race; True if it was a lone one before the
+        race's start (a fake-out, or locked out inside the early-lockout span)."""
         if (
             race.trigger is not None
             and t < race.trigger
-            and seat in race.faked
-            and (seat, t) in self.isolated([*race.presses, (seat, t)], race.seen | {(seat, t)})
+            and (seat, t) in self.isolated([*race.presses, (seat, t)])
         ):
+            if t < race.trigger - self.lock:
+                self.early(seat)
+            else:
+                race.presses.append((seat, t))
+            self.stats["a lone slap before an untimed race's start"] += 1
             return True
-        if any(s == seat and abs(u - t) <= self.window for s, u in race.seen & {*race.presses}):
-            race.seen.add((seat, t))  # an echo of a slap seen before the card: one cluster
         end = self.deadline(race)
         if end is None or t <= end:
             return False
         every = [*race.presses, (seat, t)]
-        alone = self.isolated(every, race.seen)
+        alone = self.isolated(every)
         if alone:
             start = min(u for p in every if p not in alone for u in [p[1]])
             early = [p for p in alone if not start - self.lock <= p[1]]
@@ -457,8 +455,14 @@ class World:
     def judged_slap(self, seat: int, t: int) -> None:
         judged = self.judged
         assert judged is not None
-        if judged.timed and t < judged.trigger - self.lock:
+        if self.came_before(judged, t):
             self.early(seat, judged)
+
+    def came_before(self, race: MClosed, t: int) -> bool:
+        """Timed before the judged race's card: an untimed one's start is its first slap."""
+        if race.timed:
+            return t < race.trigger - self.lock
+        return t < race.trigger - self.window - self.lock
 
     def slap(self, seat: int, t: int) -> None:
         if self.phase != "play":
@@ -497,7 +501,7 @@ class World:
                 self.close_if_all()
                 return
         closed = self.closed
-        if closed is not None and closed.timed and t < closed.trigger - self.lock:
+        if closed is not None and self.came_before(closed, t):
             if self.earlier(t):
                 self.judged_slap(seat, t)
             else:
@@ -611,7 +615,8 @@ class World:
         if kind in NEXT_ACTIONS:
             self.reopen = None
         getattr(self, "on_" + kind)(event, before, verdicts)
-        if kind in TURN_KINDS:  # slapped after the action: held (HTD-15); before: ignored
+        opened = self.race is not None or self.closed is not None  # by this Hand card
+        if kind in TURN_KINDS and not opened:  # after the action: held (HTD-15); else ignored
             t_ns = event.t_ns
             self.held += [p for p in self.after if t_ns is not None and p[1] >= t_ns]
             self.after = []
@@ -1153,7 +1158,13 @@ class Family:
         card_time = t_ns if t_ns is not None else self.tick()
         self.plan = self.make_plan(card_time)
         first = 0.5 if self.state.closed_race is not None else 0.2
-        if rng.random() < first:  # the pads report before the camera sees the card
+        if t_ns is None and self.plan and rng.random() < 0.15:
+            # the tablet's entry comes after the whole race (late slaps too, HTD-14, HTD-17)
+            self.stats["plan: an untimed Hand card entered after every slap"] += 1
+            while self.plan:
+                seat_, t = self.plan.pop(0)
+                self.send(Event("slap", seat_, t_ns=t, source=Source.PAD), "legal")
+        elif rng.random() < first:  # the pads report before the camera sees the card
             for _ in range(rng.randint(1, 2)):
                 if self.plan:
                     seat_, t = self.plan.pop(0)

@@ -812,7 +812,8 @@ def apply(state: HtdState, event: Event) -> Result:
             state = evolve(state, reopen=None)  # too late to report the yell now (HTD-18)
         state, more = handler(state, event)
         verdicts += more
-        if event.kind in TURN_KINDS and state.after_race:
+        opened = state.race is not None or state.closed_race is not None  # a Hand card's
+        if event.kind in TURN_KINDS and state.after_race and not opened:
             state = slaps.release_after_race(state, event.t_ns)  # no Hand card claimed them
         _not_too_many(state, named)
         if event.kind in TURN_KINDS and event.kind != "deal":

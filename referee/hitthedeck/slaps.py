@@ -9,7 +9,6 @@ the slaps' source timestamps; its evidence goes into the verdict for the dashboa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from referee.frozen import evolve
 from referee.hitthedeck.state import ClosedRace, HtdState, Race
@@ -21,12 +20,6 @@ YELL_PENALTY = 4  # forgetting to yell "Hit the Deck With A Hand" draws four
 FAKE_OUT_PENALTY = 2  # slapping when no Hand card was played draws two
 
 Result = tuple[HtdState, list[Verdict]]
-
-
-@dataclass(frozen=True)
-class SeenBefore(Press):
-    """A slap seen before its Hand card, in the race of a card with no time: it stands in
-    for the card, unless a later slap shows it came before the card (``isolated``, HTD-14)."""
 
 
 def owe(state: HtdState, seat: int, cards: int) -> HtdState:
@@ -62,16 +55,20 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
         )
     ]
     if t_ns is None:
-        held = tuple(SeenBefore(p.seat, p.t_ns) for p in (*held, *after_judged_window(state)))
+        held = (*held, *after_judged_window(state))
     trigger = t_ns
     if trigger is None and held:
         trigger = start_of(held, rules.window_ns)  # HTD-14: a slap stands in for the card
         verdicts += not_at_card(state, isolated(held, rules.window_ns))
     joined: tuple[Press, ...] = held
     faked: tuple[int, ...] = ()
+    late: tuple[Press, ...] = ()
     if trigger is not None:
-        early = fake_outs(held, [trigger], rules)
-        joined = tuple(p for p in held if p not in early)
+        # Slaps after the window were late slaps at this card, not fake-outs (HTD-17): kept
+        # as if reported after the race, which they show is over (HTD-13).
+        late = tuple(p for p in held if p.t_ns > trigger + rules.window_ns)
+        early = tuple(p for p in fake_outs(held, [trigger], rules) if p not in late)
+        joined = tuple(p for p in held if p not in early and p not in late)
         # a seat that already paid for a slap since the last turn action pays once (HTD-15)
         already = paid_since_action(state, trigger - (rules.early_lockout_ns or 0))
         faked = tuple(sorted({p.seat for p in early} | already))
@@ -83,12 +80,16 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
         lo, hi = t_ns - (rules.early_lockout_ns or 0), t_ns + rules.window_ns
         joined += tuple(p for p in state.after_race if lo <= p.t_ns <= hi)
     race = Race(by, trigger, joined, timed=t_ns is not None, faked=faked)
-    state = evolve(state, held=(), after_race=(), race=race, closed_race=None)
+    state = evolve(state, held=(), after_race=late, race=race, closed_race=None)
     if not yelled:
         state, more = forgot_yell(state, by)
         verdicts += more
     state, more = close_if_everyone_slapped(state)
-    return state, verdicts + more
+    verdicts += more
+    if state.race is not None and late:
+        state, more = close_race(state)
+        verdicts += more
+    return state, verdicts
 
 
 def close_if_everyone_slapped(state: HtdState) -> Result:
@@ -100,14 +101,13 @@ def close_if_everyone_slapped(state: HtdState) -> Result:
 
 def slap(state: HtdState, seat: int, t_ns: int) -> Result:
     """One slap, from a pad, the camera or the tablet."""
-    press = joining = Press(seat, t_ns)
+    press = Press(seat, t_ns)
     verdicts: list[Verdict] = []
     race = state.race
     if race is not None and joins_untimed(state, race, t_ns):
-        if echoes_fake_out(state, race, press):
-            return early_slap(state, press)
-        joining = echo_of_seen_before(state, race, press)
-        state, verdicts = reanchor(state, joining)
+        if alone_before_start(state, race, press):
+            return slap_alone_before_start(state, race, press)
+        state, verdicts = reanchor(state, press)
         race = state.race
     if race is not None:
         end = deadline(state, race)
@@ -121,10 +121,10 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         elif not race.timed and before_action(state, t_ns):
             return batch_slap(state, press)  # not at a Hand card played after that action
         else:
-            state, more = join_race(state, race, joining)
+            state, more = join_race(state, race, press)
             return state, [*verdicts, *more]
     closed = state.closed_race
-    if closed is not None and closed.timed and before_card(state, closed.trigger_ns, t_ns):
+    if closed is not None and came_before(state, closed, t_ns):
         state, more = (
             judged_slap(state, press) if earlier(state, t_ns) else early_slap(state, press)
         )
@@ -193,18 +193,18 @@ def before_card(state: HtdState, trigger_ns: int | None, t_ns: int) -> bool:
 
 
 def isolated(presses: Sequence[Press], window_ns: int) -> tuple[Press, ...]:
-    """The slaps seen before an untimed Hand card that start its race on their own: no other
-    seat slapped within the window after them, and a later slap came after that window.
+    """The slaps of an untimed Hand card's race that start it on their own: no other seat
+    slapped within the window after them, and a later slap came after that window.
     Everyone slaps at a Hand card, so such a slap came before the card: a fake-out, not the
-    card's stand-in (HTD-14). A slap seen after the card never is: it came after the card
-    (unless it echoes a slap of its seat seen before, ``echo_of_seen_before``)."""
+    card's stand-in (HTD-14). Their times decide, not whether they were reported before or
+    after the card (HTD-15)."""
     ordered = sorted(presses, key=lambda p: (p.t_ns, p.seat))
     out: list[Press] = []
     for i, press in enumerate(ordered):
         end = press.t_ns + window_ns
         rest = ordered[i + 1 :]
         company = any(q.seat != press.seat and q.t_ns <= end for q in rest)
-        if not isinstance(press, SeenBefore) or company or all(q.t_ns <= end for q in rest):
+        if company or all(q.t_ns <= end for q in rest):
             break
         out.append(press)
     return tuple(out)
@@ -235,8 +235,8 @@ def not_at_card(state: HtdState, alone: Sequence[Press]) -> list[Verdict]:
 
 
 def reanchor(state: HtdState, press: Press) -> Result:
-    """A slap after an untimed race's window that leaves the slaps seen before the card on
-    their own (``isolated``): those were fake-outs, and the first slap left stands in for
+    """A slap after an untimed race's window that leaves its first slaps on their own
+    (``isolated``): those were fake-outs, and the first slap left stands in for
     the card (HTD-14). A seat already paying at this card pays once (HTD-15); a slap inside
     the early-lockout span of the new start locks its seat out instead, as at a timed card."""
     race = state.race
@@ -262,31 +262,36 @@ def reanchor(state: HtdState, press: Press) -> Result:
     return state, not_at_card(state, alone) + verdicts
 
 
-def echoes_fake_out(state: HtdState, race: Race, press: Press) -> bool:
-    """Whether a slap, reported after an untimed race started, repeats a slap already paid
-    as a fake-out at this card (the camera echoing a pad): timed before the race's start,
-    by a seat paying at this card, and as isolated as a slap seen before the card would be."""
+def alone_before_start(state: HtdState, race: Race, press: Press) -> bool:
+    """Whether a slap reported during an untimed race, timed before its start, is a lone
+    one long before the others (``isolated``): it came before the card, so it does not drag
+    the start back to it, whether it was reported before or after the card (HTD-14, HTD-15;
+    a camera echoing a fake-out already paid costs nothing more)."""
     start = race.trigger_ns
-    if start is None or press.t_ns >= start or press.seat not in race.faked:
+    if start is None or press.t_ns >= start:
         return False
-    seen = SeenBefore(press.seat, press.t_ns)
-    return seen in isolated((*race.presses, seen), state.race_rules().window_ns)
+    return press in isolated((*race.presses, press), state.race_rules().window_ns)
 
 
-def echo_of_seen_before(state: HtdState, race: Race, press: Press) -> Press:
-    """A slap reported after an untimed Hand card, timed within the window of a slap of the
-    same seat seen before the card, is of that slap's cluster (the camera echoing a pad, a
-    bounce): it is taken as seen before too, so it is isolated with it, costs nothing more
-    and does not stand in for the card when that slap does not (HTD-14; HTD-15: the times
-    decide, not the arrival order). Another seat's slap between them gives that slap company
-    within its window, so it is never isolated then."""
-    window = state.race_rules().window_ns
-    if any(
-        isinstance(p, SeenBefore) and p.seat == press.seat and abs(press.t_ns - p.t_ns) <= window
-        for p in race.presses
-    ):
-        return SeenBefore(press.seat, press.t_ns)
-    return press
+def slap_alone_before_start(state: HtdState, race: Race, press: Press) -> Result:
+    """A lone slap before an untimed race's start: a fake-out, or inside the early-lockout
+    span of the start, a slap that locks its seat out of the race (HTD-15)."""
+    assert race.trigger_ns is not None
+    if before_card(state, race.trigger_ns, press.t_ns):
+        return early_slap(state, press)
+    race = evolve(race, presses=(*race.presses, press))
+    note = f"{state.players[press.seat]} slapped just before the others: locked out (HTD-15)."
+    return evolve(state, race=race), [info(note, press.seat, t_ns=press.t_ns)]
+
+
+def came_before(state: HtdState, race: ClosedRace, t_ns: int) -> bool:
+    """Whether a slap reported after a race was judged was timed before its Hand card: a
+    timed card's own time decides; an untimed card's start is its first slap, so a slap more
+    than a window (and any early-lockout span) before that came before the card (HTD-14)."""
+    if race.timed:
+        return before_card(state, race.trigger_ns, t_ns)
+    rules = state.race_rules()
+    return t_ns < race.trigger_ns - rules.window_ns - (rules.early_lockout_ns or 0)
 
 
 def stand_in(race: Race, t_ns: int) -> int:
@@ -338,7 +343,7 @@ def judged_slap(state: HtdState, press: Press) -> Result:
     before that race's card a fake-out (HTD-15), otherwise the race's and ignored (HTD-17)."""
     judged = state.judged
     assert judged is not None
-    if judged.timed and before_card(state, judged.trigger_ns, press.t_ns):
+    if came_before(state, judged, press.t_ns):
         return early_slap(state, press, "judged")
     return state, [
         info(
