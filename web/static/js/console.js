@@ -84,6 +84,9 @@
 
   function chooseKind(k, preset) {
     kind = k;
+    /* a deal's seat names its dealer (DOS-24): the seat of the last Send would override the
+       rotation unasked, so a deal starts from "no seat" unless an overrule presets one */
+    if (k === "deal" && !preset) chooseSeat(null);
     document.querySelectorAll("#kinds button").forEach((b) => {
       b.classList.toggle("selected", b.dataset.kind === k);
       b.setAttribute("aria-pressed", String(b.dataset.kind === k));
@@ -115,9 +118,10 @@
 
   function chooseSeat(s) {
     seat = s;
+    const chosen = s === null || s === undefined ? "" : String(s);  /* "": the "no seat" button */
     document.querySelectorAll("#seats button").forEach((b) => {
-      b.classList.toggle("selected", String(s) === b.dataset.seat);
-      b.setAttribute("aria-pressed", String(String(s) === b.dataset.seat));
+      b.classList.toggle("selected", chosen === b.dataset.seat);
+      b.setAttribute("aria-pressed", String(chosen === b.dataset.seat));
     });
   }
 
@@ -129,7 +133,7 @@
     $("seats").replaceChildren(
       el("button", { class: "small", "data-seat": "", onclick: () => chooseSeat(null) }, "no seat"),
       ...players.map((p, i) => el("button", { class: "small", "data-seat": i, onclick: () => chooseSeat(i) }, p)));
-    chooseSeat(seat);
+    chooseSeat(null);  /* a new game: the last game's seat means nothing here */
     if (kind && kinds.includes(kind)) chooseKind(kind); else if (kinds.length) chooseKind(kinds[0]);
   }
 
