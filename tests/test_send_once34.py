@@ -245,3 +245,24 @@ def test_ruling_log4_a_send_whose_answer_was_lost_sent_again_is_recorded_once(se
     expect(page.locator("#toast")).not_to_contain_text("already recorded", timeout=5000)
     assert len(keys) == 3 and keys[2] != keys[0], keys
     screen.close()
+
+
+def test_ruling_log4_an_undo_overrule_or_accept_sent_again_stores_nothing_more(tablet):
+    """They need no key: the same undo or overrule again is refused (409, nothing stored) and
+    an accept again changes nothing, so a tap repeated after a lost answer is harmless."""
+    game_id = tablet.new_game()
+    assert tablet.send(game_id, DEAL).status_code == 201
+    redeal = {**DEAL, "payload": {**DEAL["payload"], "hands": [11, 11]}}
+    overrule = {"target": 1, "event": redeal}
+    assert tablet.post(f"/api/games/{game_id}/overrule", overrule).status_code == 201
+    again = tablet.post(f"/api/games/{game_id}/overrule", overrule)
+    assert again.status_code == 409 and "overruled (event 2)" in again.json["error"]
+    assert tablet.post(f"/api/games/{game_id}/undo", {"target": 2}).status_code == 201
+    again = tablet.post(f"/api/games/{game_id}/undo", {"target": 2})
+    assert again.status_code == 409 and "already undone (event 3)" in again.json["error"]
+    for _ in range(2):
+        assert tablet.post(f"/api/games/{game_id}/accept", {"seq": 1}).json == {
+            "ok": True,
+            "seq": 1,
+        }
+    assert head(tablet, game_id) == 3
