@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -246,10 +247,45 @@ def _eval(args: argparse.Namespace) -> int:
 
 def write_new_file(path: Path, text: str) -> None:
     """Write ``text`` to ``path``, never over a regular file (CLI-1: FileExistsError); a
-    device such as /dev/null is written to."""
-    mode = "w" if path.exists() and not path.is_file() else "x"
-    with path.open(mode, encoding="utf-8") as file:
-        file.write(text)
+    device such as /dev/null is written to. The file appears whole or not at all: a write
+    that fails (a full disk) must not leave half a report that CLI-1 then keeps."""
+    import tempfile
+
+    from vision.files import PLAIN_MODE
+
+    if path.exists() and not path.is_file():
+        with path.open("w", encoding="utf-8") as file:
+            file.write(text)
+        return
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    part = Path(name)
+    try:
+        with open(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.chmod(part, PLAIN_MODE)  # mkstemp's 0600 would hide the report from others
+        _link_new(part, path, text)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def _link_new(part: Path, path: Path, text: str) -> None:
+    """``part`` also named ``path``: a link, unlike a rename, refuses a name that exists
+    (FileExistsError). Where links fail (a FAT stick has none) ``text`` goes into a new file
+    instead, removed again if the write fails."""
+    try:
+        os.link(part, path)
+        return
+    except FileExistsError:
+        raise
+    except OSError:
+        pass
+    with path.open("x", encoding="utf-8") as file:  # "x": the file is ours to remove
+        try:
+            file.write(text)
+            file.flush()
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
 
 
 # ``vision render OUT`` writes what it rendered (kind, styles, decks, n, seed) here first: the
@@ -277,6 +313,14 @@ def render_refusal(out: Path, recipe: dict) -> str | None:
         f"{out} holds another render (its kind, style, decks, --n or --seed differ): name a"
         " new or empty folder"
     )
+
+
+def _unwritten(out: Path, exc: OSError) -> str:
+    """What ``vision render`` could not write into ``out``, and why: the file and the
+    system's reason, not OSError's ``[Errno N] …`` text."""
+    if out.exists() and not out.is_dir():
+        return f"{out}: not a folder"
+    return f"{exc.filename or out}: {exc.strerror or exc}"
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -317,9 +361,11 @@ def _render(args: argparse.Namespace) -> int:
         out = write_eval_dataset(
             Path(args.out), args.n, args.seed, decks, styles, empty=args.kind == "empty"
         )
-    except OSError as exc:  # OUT is a file, or not writable
-        why = "not a folder" if Path(args.out).exists() and not Path(args.out).is_dir() else exc
-        print(f"tabletop vision render: cannot write {args.out}: {why}", file=sys.stderr)
+    except OSError as exc:  # OUT is a file, or not writable, or the disk is full
+        print(
+            f"tabletop vision render: cannot write {_unwritten(Path(args.out), exc)}",
+            file=sys.stderr,
+        )
         return 2
     print(out)
     return 0

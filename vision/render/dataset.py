@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.decks import COLOR_CLASSES, COLORS, SYMBOL_CLASSES, SYMBOLS, DeckProfile
+from vision.files import written_whole
 from vision.render.scenes import (
     FRAME_H,
     FRAME_W,
@@ -48,6 +50,27 @@ def _poly_line(cls: int, quad: np.ndarray, w: int, h: int) -> str:
     q[:, 0] = np.clip(q[:, 0] / w, 0, 1)
     q[:, 1] = np.clip(q[:, 1] / h, 0, 1)
     return f"{cls} " + " ".join(f"{v:.5f}" for v in q.ravel())
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """``data`` at ``path``, whole or not at all; an OSError names ``path`` (not the
+    temporary file beside it), so that "cannot write …" says which file."""
+    try:
+        with written_whole(path) as part:
+            part.write_bytes(data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+
+
+def _write_image(path: Path, rgb: np.ndarray, params: Sequence[int] = ()) -> None:
+    """``rgb`` saved at ``path`` in the format its suffix names. Raises OSError when it cannot
+    be: ``cv2.imwrite`` only returns False, and a full disk silently lost scenes that
+    ``vision eval`` then did not score."""
+    bgr = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)
+    ok, data = cv2.imencode(path.suffix, bgr, list(params))
+    if not ok:
+        raise OSError(None, "OpenCV could not encode the image", str(path))
+    _write_whole(path, data.tobytes())
 
 
 def _yaml(path: Path, root: Path, names: list[str] | tuple[str, ...], splits: dict) -> None:
@@ -84,16 +107,14 @@ def write_scenes(
     for i in range(n):
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
         stem = f"{seed}_{i:05d}"
-        cv2.imwrite(
-            str(img_dir / f"{stem}.jpg"),
-            cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
-            [cv2.IMWRITE_JPEG_QUALITY, 92],
-        )
+        # the image first, so that no label is left without its image
+        _write_image(img_dir / f"{stem}.jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         lines = []
         for o in scene.objects:
             nm = identity_name(o.kind, o.meta) if identity_labels else "card"
             lines.append(_poly_line(index[nm], o.quad, FRAME_W, FRAME_H))
-        (lab_dir / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+        text = "\n".join(lines) + ("\n" if lines else "")
+        _write_whole(lab_dir / f"{stem}.txt", text.encode())
     return out
 
 
@@ -187,7 +208,7 @@ def write_crops(
         else:  # "back" or "other": no colour to learn
             value, color = target.kind, None
         path = out / "symbol" / split / value / f"{seed}_{done:06d}.png"
-        cv2.imwrite(str(path), cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2BGR))
+        _write_image(path, crop)
         if color is not None:
             os.link(path, out / "color" / split / color / path.name)
         done += 1

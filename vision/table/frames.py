@@ -9,6 +9,7 @@ that starts at ``start_ns`` and advances by the frame interval.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,13 +29,22 @@ class CameraError(RuntimeError):
     """The camera could not be opened or stopped delivering frames."""
 
 
+# FFmpeg's own log level (AV_LOG_QUIET). FFmpeg prints straight to stderr, past OpenCV's log
+# ("[png @ 0x…] Invalid PNG signature" for a file that is no video, "[mjpeg @ 0x…] overread
+# 8" while a cut one is read); OpenCV reads this variable once per process, the first time
+# it uses FFmpeg, so it is set before every capture opens (a later change does nothing).
+FFMPEG_LOGLEVEL = ("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
+
 @contextmanager
 def opencv_quiet() -> Iterator[None]:
     """OpenCV's own log silenced while a camera or video is opened: a missing camera made
     its backends print a dozen lines of warnings and exception text on every reconnection
-    try; our ``CameraError`` says it once, in one line."""
+    try; our ``CameraError`` says it once, in one line. FFmpeg is silenced for good (it
+    also speaks while frames are read), unless the variable is set already (to debug)."""
     import cv2
 
+    os.environ.setdefault(*FFMPEG_LOGLEVEL)
     log = cv2.utils.logging
     before = log.getLogLevel()
     log.setLogLevel(log.LOG_LEVEL_SILENT)
