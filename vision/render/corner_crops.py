@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.decks import DeckProfile
+from vision.render.dataset import write_image
 from vision.render.scene_crops import table_boxes
 from vision.render.scenes import Placed, render_scene
 from vision.runtime.corners import NONE, corner_patches
@@ -84,6 +84,6 @@ def write_corner_crops(
                     continue
                 path = out / "corner" / split / label / f"t{seed}_{i:05d}_{b}_{k}.png"
                 path.parent.mkdir(parents=True, exist_ok=True)
-                cv2.imwrite(str(path), cv2.cvtColor(patch, cv2.COLOR_RGB2BGR))
+                write_image(path, patch)  # raises when it cannot: no crop silently missing
                 made += 1
     return made

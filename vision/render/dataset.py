@@ -62,7 +62,7 @@ def _write_whole(path: Path, data: bytes) -> None:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
-def _write_image(path: Path, rgb: np.ndarray, params: Sequence[int] = ()) -> None:
+def write_image(path: Path, rgb: np.ndarray, params: Sequence[int] = ()) -> None:
     """``rgb`` saved at ``path`` in the format its suffix names. Raises OSError when it cannot
     be: ``cv2.imwrite`` only returns False, and a full disk silently lost scenes that
     ``vision eval`` then did not score."""
@@ -108,7 +108,7 @@ def write_scenes(
         scene = render_scene(decks, rng, styles, empty=rng.random() < empty_fraction)
         stem = f"{seed}_{i:05d}"
         # the image first, so that no label is left without its image
-        _write_image(img_dir / f"{stem}.jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        write_image(img_dir / f"{stem}.jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         lines = []
         for o in scene.objects:
             nm = identity_name(o.kind, o.meta) if identity_labels else "card"
@@ -208,7 +208,7 @@ def write_crops(
         else:  # "back" or "other": no colour to learn
             value, color = target.kind, None
         path = out / "symbol" / split / value / f"{seed}_{done:06d}.png"
-        _write_image(path, crop)
+        write_image(path, crop)
         if color is not None:
             os.link(path, out / "color" / split / color / path.name)
         done += 1

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.decks import DeckProfile
-from vision.render.dataset import CROP_SIZE, jittered_obb
+from vision.render.dataset import CROP_SIZE, jittered_obb, write_image
 from vision.render.scenes import FRAME_H, FRAME_W, Canvas, Scene, _degrade, _light, render_scene
 from vision.render.tables import occluder, table
 from vision.runtime.geometry import polygon_iou
@@ -70,7 +70,7 @@ def _file_as_other(path: Path, crop: np.ndarray, rng: np.random.Generator) -> No
     """Save an RGB crop, turned 180° half of the time (the runtime's crops may be)."""
     if rng.random() < 0.5:
         crop = crop[::-1, ::-1]
-    cv2.imwrite(str(path), cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2BGR))
+    write_image(path, crop)  # raises when it cannot: no crop silently missing
 
 
 def clutter_quad(alpha: np.ndarray) -> np.ndarray | None:

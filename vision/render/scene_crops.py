@@ -14,11 +14,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.decks import DeckProfile
-from vision.render.dataset import CROP_SIZE, jittered_obb, make_class_folders
+from vision.render.dataset import CROP_SIZE, jittered_obb, make_class_folders, write_image
 from vision.render.scenes import Placed, Scene, render_scene
 from vision.runtime.geometry import polygon_iou
 from vision.runtime.rectify import box_corners, rectify
@@ -80,7 +79,7 @@ def write_scene_crops(
                 crop = crop[::-1, ::-1]
             symbol, color = crop_labels(obj)
             path = out / "symbol" / split / symbol / f"t{seed}_{i:05d}_{k}.png"
-            cv2.imwrite(str(path), cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2BGR))
+            write_image(path, crop)  # raises when it cannot: no crop silently missing
             if color is not None:
                 os.link(path, out / "color" / split / color / path.name)
             made += 1
