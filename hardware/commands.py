@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from referee.cli_args import bounce_pairs, nonempty_path, replay_speed, seconds
 
 if TYPE_CHECKING:
-    from hardware.padlog import ReplayCheck
+    from hardware.padlog import PadLog, ReplayCheck
+    from hardware.table import Table
 
 
 def _config(args: argparse.Namespace):  # -> HardwareConfig
@@ -100,6 +101,9 @@ def _record(args: argparse.Namespace) -> int:
                     print("tabletop hw record: --script needs --mock", file=sys.stderr)
                     return 2
                 script = parse_script(args.script, table)
+            elif table.is_virtual and not args.mock:
+                print(f"tabletop hw record: {_nothing_to_record(table)}", file=sys.stderr)
+                return 2
             with PadRecorder(table, args.out) as rec:
                 table.bus.subscribe(
                     lambda e: print(f"seat {e.seat} {e.device} t={e.t_ns}", file=sys.stderr)
@@ -107,7 +111,10 @@ def _record(args: argparse.Namespace) -> int:
                 if script is not None:
                     play_script(table, script, bounces=args.bounce, stop=rec.failed)
                 elif not rec.failed.is_set():
-                    print(f"recording for {args.seconds:g} s to {args.out} …", file=sys.stderr)
+                    print(
+                        f"recording {_pads(table)} for {args.seconds:g} s to {args.out} …",
+                        file=sys.stderr,
+                    )
                     rec.failed.wait(args.seconds)  # a write that fails ends it at once
     except _errors() as exc:
         print(f"tabletop hw record: {_why(exc, args.out, 'write')}", file=sys.stderr)
@@ -115,6 +122,26 @@ def _record(args: argparse.Namespace) -> int:
     if rec.error is not None:
         return _recording_failed(args.out, rec.error, rec.edges_written)
     return 0
+
+
+def _pads(table: Table) -> str:
+    """Which pads a recording hears: the table's, or the virtual ones ``--mock`` asked for
+    (no dashboard here to tap them, as ``Table.describe`` says for ``serve``)."""
+    return "virtual pads (--mock)" if table.is_virtual else table.describe()
+
+
+def _nothing_to_record(table: Table) -> str:
+    """Why virtual pads the user did not ask for (no ``--mock``) cannot be recorded: no
+    script and no dashboard presses them, so the file would hold a header and no edge."""
+    why = (
+        'the config sets mode = "virtual"'
+        if table.config.mode == "virtual"
+        else "no /dev/gpiochip* on this machine"
+    )
+    return (
+        f"the pads are virtual ({why}) and nothing would press them: record at the table, "
+        "or play presses with --mock --script"
+    )
 
 
 def _recording_failed(path: str, error: OSError, edges: int) -> int:
@@ -145,19 +172,34 @@ def _replay(args: argparse.Namespace) -> int:
     for warning in log.warnings:  # a recording cut short: what came before it is replayed
         print(f"tabletop hw replay: warning: {warning}", file=sys.stderr)
     check = check_replay(log, outcome)
+    unjudged = _fake_outs_unjudged(log)
     if args.json:
-        print(json.dumps({**outcome.to_dict(), **check.to_dict()}))
+        out = {**outcome.to_dict(), **check.to_dict()}
+        if unjudged is not None:
+            out["fake_outs"] = None  # not judged: no empty list that reads as "none"
+        print(json.dumps(out))
     else:
+        fakes = unjudged or f"{len(outcome.fake_outs)} fake-outs"
         print(
             f"{len(log.edges)} edges → {len(outcome.events)} presses, "
-            f"{len(outcome.decisions)} races, {len(outcome.fake_outs)} fake-outs"
+            f"{len(outcome.decisions)} races, {fakes}"
         )
         for d in outcome.decisions:
             print(f"  {d.kind}: {d.reason}")
-        for e in outcome.fake_outs:
+        for e in outcome.fake_outs if unjudged is None else ():
             print(f"  fake-out: seat {e.seat} slapped with no card at t={e.t_ns}")
         _print_check(check)
     return 1 if check.identical is False else 0
+
+
+def _fake_outs_unjudged(log: PadLog) -> str | None:
+    """Why the log's slaps cannot be judged as fake-outs, or None: a fake-out is a slap with
+    no Hand card (HW-5), and a log without last-slapper marks (what ``hw record`` writes)
+    does not say where the cards were, so every slap would read as one."""
+    if any(m.race == "last_slapper" for m in log.marks):
+        return None
+    marks = "no race marks" if not log.marks else "no last-slapper race marks"
+    return f"{marks}: fake-outs not judged"
 
 
 def _print_compared(what: str, differ: Sequence[str], compared: int, unit: str) -> None:

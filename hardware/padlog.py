@@ -147,21 +147,53 @@ class PadLog:
 
 def decide(marks: Iterable[RaceMark], events: Iterable[PadEvent]) -> list[RaceDecision]:
     """Judge every race mark from the accepted presses. A race sees the presses of its
-    device after the previous race of that device closed, up to its own window's end."""
+    device after the previous race of that device closed, up to its own close (``_closes_at``)."""
     events = sorted(events, key=lambda e: (e.t_ns, e.seat))
+    ordered = sorted(marks, key=lambda m: m.t_ns)
     closed: dict[str, int] = {}
     out = []
-    for mark in sorted(marks, key=lambda m: m.t_ns):
-        end = mark.t_ns + mark.rules.window_ns
+    for i, mark in enumerate(ordered):
         since = closed.get(mark.device)
         presses = [
             e.to_press()
             for e in events
-            if e.device == mark.device and e.t_ns <= end and (since is None or e.t_ns > since)
+            if e.device == mark.device and (since is None or e.t_ns > since)
         ]
-        out.append(RACES[mark.race](mark.t_ns, mark.seats, presses, mark.rules))
+        end = _closes_at(mark, presses, _next_start(ordered[i + 1 :], mark.device))
+        counted = [p for p in presses if p.t_ns <= end]
+        out.append(RACES[mark.race](mark.t_ns, mark.seats, counted, mark.rules))
         closed[mark.device] = end
     return out
+
+
+def _next_start(later: Iterable[RaceMark], device: str) -> int | None:
+    """Where the next race on ``device`` begins to claim presses: its trigger, less its
+    early-lockout span (a slap there is that race's, HTD-17); None when there is none."""
+    for mark in later:
+        if mark.device == device:
+            return mark.t_ns - (mark.rules.early_lockout_ns or 0)
+    return None
+
+
+def _closes_at(mark: RaceMark, presses: Sequence[Press], next_start: int | None) -> int:
+    """The last time a race takes a press: its window's end; for a last-slapper race
+    sooner, as the Hit the Deck referee closes it (HTD-13): the press that gives every seat
+    a slap in the window, or just before the next race on its device begins (the next Hand
+    card's slaps are that card's, HTD-17). ``presses`` in time order."""
+    end = mark.t_ns + mark.rules.window_ns
+    if mark.race != "last_slapper":
+        return end
+    if next_start is not None and next_start > mark.t_ns:  # a mark at the same time: no cut
+        end = min(end, next_start - 1)
+    waiting = set(mark.seats)
+    for press in presses:
+        if press.t_ns > end:
+            break
+        if press.t_ns >= mark.t_ns:
+            waiting.discard(press.seat)
+            if not waiting:
+                return press.t_ns
+    return end
 
 
 def fake_outs(marks: Iterable[RaceMark], events: Iterable[PadEvent]) -> list[PadEvent]:
@@ -360,13 +392,13 @@ def _read_edge(e: Any, config: HardwareConfig, where: str) -> Edge:
 RULE_KEYS = ("window_ns", "tie_ns", "early_lockout_ns")
 
 
-def _read_rules(raw: Any, where: str) -> RaceRules:
-    """A mark's rules: JSON integers (``true`` is no 1 ns window), ``early_lockout_ns`` may be
-    null; a rule left out keeps its default."""
+def _read_rules(raw: Any, where: str, whose: str = "a mark's") -> RaceRules:
+    """A mark's (or decision's) rules: JSON integers (``true`` is no 1 ns window),
+    ``early_lockout_ns`` may be null; a rule left out keeps its default."""
     if raw is None:
         return RaceRules()
     if not isinstance(raw, dict):
-        raise PadLogError(f"{where}: bad entry: a mark's rules must be a JSON object")
+        raise PadLogError(f"{where}: bad entry: {whose} rules must be a JSON object")
     unknown = [k for k in raw if k not in RULE_KEYS]
     if unknown:
         raise PadLogError(
@@ -412,7 +444,8 @@ DECISION_KEYS = ("kind", "seats", "tie", "reason", "trigger_ns", "rules", "evide
 def _read_decision(d: Any, where: str) -> dict[str, Any]:
     """A recorded decision, compared with the replay's of the same race and trigger
     (``check_replay``): one that is no object, lacks a key or names no race it could be
-    matched with would only read as "DECISIONS DIFFER"."""
+    matched with would only read as "DECISIONS DIFFER"; a value of the wrong shape (rules
+    that are no object of integers) would end the comparison in a traceback."""
     if not isinstance(d, dict):
         raise PadLogError(f"{where}: bad entry: a decision must be a JSON object")
     missing = [k for k in DECISION_KEYS if k not in d]
@@ -422,7 +455,28 @@ def _read_decision(d: Any, where: str) -> dict[str, Any]:
         kind = d["kind"]
         raise PadLogError(f"{where}: bad entry (unknown race {kind!r}; known: {', '.join(RACES)})")
     _json_ns(d, "trigger_ns", where)
+    if d["rules"] is None:  # _read_rules takes null for "the defaults": a decision has its own
+        raise PadLogError(f"{where}: bad entry: a decision's rules must be a JSON object")
+    _read_rules(d["rules"], where, "a decision's")
+    _check_decided(d, where)
     return d
+
+
+def _check_decided(d: dict[str, Any], where: str) -> None:
+    """What a decision decided has the shape ``RaceDecision.to_dict`` gives it."""
+    seats = d["seats"]
+    if not isinstance(seats, list) or not all(
+        isinstance(s, int) and not isinstance(s, bool) for s in seats
+    ):
+        raise PadLogError(f"{where}: bad entry: a decision's seats must be a list of seat numbers")
+    _json_bool(d["tie"], "tie", where)
+    if not isinstance(d["reason"], str):
+        raise PadLogError(f"{where}: bad entry: a decision's reason must be a string")
+    evidence = d["evidence"]
+    if not isinstance(evidence, list) or not all(isinstance(e, dict) for e in evidence):
+        raise PadLogError(
+            f"{where}: bad entry: a decision's evidence must be a list of JSON objects"
+        )
 
 
 def _seat_key(key: str, what: str, where: str) -> int:
@@ -763,9 +817,10 @@ def _decision_differences(
 
 
 def _closes(decision: Mapping[str, Any]) -> int:
-    """When a decision's race closed: its trigger plus its window."""
-    rules = decision.get("rules") or {}
-    return int(decision["trigger_ns"]) + int(rules.get("window_ns") or 0)
+    """When a decision's race closed at the latest: its trigger plus its window (the reader
+    checked both: integers within 64 bits)."""
+    window = decision["rules"].get("window_ns", RaceRules().window_ns)
+    return int(decision["trigger_ns"]) + int(window)
 
 
 def check_replay(log: PadLog, outcome: ReplayOutcome) -> ReplayCheck:

@@ -220,9 +220,8 @@ def _serve_at_once(
 def test_serve_warns_at_start_when_the_camera_has_no_card_models(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """As serve goes on with virtual pads when the pads are unavailable (one line), it goes
-    on showing the camera without card models, and says so at once. Before: not a word until
-    the first card played was not seen."""
+    """Serve goes on showing the camera without card models, and says so at once. Before:
+    not a word until the first card played was not seen."""
     missing = tmp_path / "MISSING"
     code, out, err = _serve_at_once(tmp_path, monkeypatch, capsys, "--models", str(missing))
     assert code == 0 and "dashboard on" in out

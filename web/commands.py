@@ -96,7 +96,11 @@ def _serve(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as taken:  # given back on every way out, the lock last
         if not _hold_database(cfg.db_path, taken):
             return 2
-        cfg.pads = _hardware_pads(args.config)
+        try:
+            cfg.pads = _hardware_pads(args.config)
+        except PadsRefused as exc:  # a pin map or GPIO the table cannot use: no dead pads
+            print(f"tabletop serve: {exc}", file=sys.stderr)
+            return 2
         _seat_every_player(cfg.pads, cfg.seats)
         taken.callback(_close_pads, cfg.pads)
         app = _open_app(cfg)
@@ -245,8 +249,8 @@ def _pads_in_use(pads: object | None) -> str:
 
 def _warn_without_models(models_dir: str | None) -> None:
     """One line when the camera referee's card models are not there: serve goes on (the
-    camera still shows, as it goes on with virtual pads when the pads are unavailable), but the
-    family learns it now, not when the first card played is not seen."""
+    camera still shows), but the family learns it now, not when the first card played is
+    not seen."""
     from vision.runtime.reader import COLOR, DETECTOR, MODELS_DIR, SYMBOL
 
     folder = Path(models_dir) if models_dir else MODELS_DIR
@@ -886,26 +890,35 @@ def _seat_every_player(pads: object | None, seats: int) -> None:
         return
     try:
         grow(seats)
-    except Exception as exc:  # as ``_hardware_pads``: say so, keep serving the map's seats
+    except Exception as exc:  # extra virtual seats only: say so, keep serving the map's seats
         print(
             f"tabletop serve: no virtual pads beyond the pin map's seats ({exc})", file=sys.stderr
         )
 
 
+class PadsRefused(Exception):
+    """The table's pads cannot be used as the config asks (a pin-map error, a GPIO that
+    cannot be opened): ``serve`` stops with this one line."""
+
+
 def _hardware_pads(config: str | None) -> object | None:
-    """The hardware package's pads (GPIO, or virtual when there is none); None falls back
-    to the dashboard's own virtual pads."""
+    """The hardware package's pads: GPIO, or virtual where the config asks for them (mode
+    virtual) or mode auto finds no gpiochip at all. A bad pin map or a GPIO this user cannot
+    open raises PadsRefused: virtual pads there would leave the table's real pads dead while
+    the dashboard looks fine (docs/HARDWARE.md). None (no hardware package) falls back to the
+    dashboard's own virtual pads."""
     try:
-        from hardware.config import load_config
+        from hardware.config import PinMapError, load_config
         from hardware.service import PadsService
-        from hardware.table import Table
+        from hardware.table import HardwareError, Table
     except ImportError:
         return None
     try:
         return PadsService(Table.open(load_config(config)))
-    except Exception as exc:  # a bad pin map or no GPIO access: say so, keep serving
-        print(f"tabletop serve: pads unavailable ({exc}); using virtual pads", file=sys.stderr)
-        return None
+    except (PinMapError, HardwareError) as exc:  # each names the entry or what to check
+        raise PadsRefused(str(exc)) from exc
+    except Exception as exc:  # anything else: one line too, never virtual pads instead
+        raise PadsRefused(f"cannot open the pads ({type(exc).__name__}: {exc})") from exc
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
