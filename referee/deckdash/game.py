@@ -48,7 +48,7 @@ EVENT_KINDS: dict[str, str] = {
     "end: 'low' or 'high' for a Wild on a run (optional)",
     "play": "seat: the player; card: KEEP2, D2D1 or D4D3 (the draws follow as draw events)",
     "discard": "seat: the player; card: the card discarded; target: seat to Block or Skip "
-    "(optional, default the next player)",
+    "(optional, default the next player without a Block You in front of them)",
     "return_block": "seat: the blocked player, putting the Block You card on the discard pile",
     "steal": "seat: any player using Deck Steal on the top discard; card: that card (optional)",
     "reshuffle": "order: the new draw pile, a card list top first (scripted; optional in "
