@@ -1,5 +1,6 @@
-"""Round 35, the console in headless Chromium: a deal's seat is its dealer (DOS-24), so the
-seat of the last Send no longer rides along into the next deal, nor into another game."""
+"""Round 35 in headless Chromium: a deal's seat is its dealer (DOS-24), so the console's seat
+of the last Send no longer rides along into the next deal, nor into another game; the
+scoreboard says who plays a Deck Dash tie-break instead of listing seat numbers."""
 
 from __future__ import annotations
 
@@ -58,4 +59,25 @@ def test_another_game_starts_the_console_from_no_seat(served, tablet, browser):
     expect(page.locator("#c-title")).to_contain_text(f"game {started}")
     expect(page.locator("#kinds button[data-kind='play']")).to_be_visible()
     _no_seat_pressed(page)
+    screen.close()
+
+
+def test_the_scoreboard_marks_who_plays_the_tie_break_not_a_seat_number(served, tablet, browser):
+    """A one-Dash game ended level: both play a tie-break Dash. Each card says "in tiebreak";
+    before, the list of tied seats read as a score ("tiebreak: 0", "tiebreak: 1")."""
+    from playwright.sync_api import expect
+
+    table = {"game": "deck-dash", "players": ["Ann", "Bob"], "options": {"dash_count": 1}}
+    made = tablet.post("/api/games", table)
+    assert made.status_code == 201
+    game_id = made.json["id"]
+    deal = {"kind": "deal", "seat": 0, "payload": {"start": "R5", "hands": [12, 12]}}
+    assert tablet.send(game_id, deal).status_code == 201
+    assert tablet.send(game_id, {"kind": "end_dash"}).status_code == 201
+    screen = referee_screen(browser, served, TABLET)
+    page = screen.go("/scoreboard")
+    for seat in (0, 1):
+        sub = page.locator(f".player[data-seat='{seat}'] .sub")
+        expect(sub).to_contain_text("in tiebreak")
+        expect(sub).not_to_contain_text("tiebreak:")
     screen.close()

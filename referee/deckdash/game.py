@@ -103,7 +103,8 @@ class DeckDashGame:
                 "dash": rnd.dash if rnd is not None else None,
                 "level": s.level.value,
                 "points": s.points,
-                "tiebreak": list(state.tiebreak),
+                # per seat, as every list here is (a list of the tied seats read as a score)
+                "in_tiebreak": [seat in state.tiebreak for seat in range(state.n)],
             },
         )
 

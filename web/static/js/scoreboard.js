@@ -38,9 +38,10 @@
       if (ahead.includes(i)) cls.push("leader");
       if (sb.winners.includes(i)) cls.push("winner");
       if (lastTotals && lastTotals[i] !== sb.totals[i]) cls.push("flash");
+      /* a per-seat list: "dashes won: 2"; a per-seat flag: its name where set ("in tiebreak") */
       const extra = Object.entries(sb.extra || {})
-        .filter(([, v]) => Array.isArray(v) && v.length === sb.players.length)
-        .map(([k, v]) => k.replace(/_/g, " ") + ": " + v[i]).join(" · ");
+        .filter(([, v]) => Array.isArray(v) && v.length === sb.players.length && v[i] !== false)
+        .map(([k, v]) => k.replace(/_/g, " ") + (v[i] === true ? "" : ": " + v[i])).join(" · ");
       return el("div", { class: cls.join(" "), "data-seat": i },
         onTurn(i) ? el("span", { class: "turn-tag", text: "turn" }) : null,
         sb.winners.includes(i) ? el("span", { class: "win-tag", text: "winner" }) : null,
