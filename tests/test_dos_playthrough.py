@@ -613,7 +613,10 @@ class Family:
 
     def draw_again(self) -> Event | None:
         s = self.state
-        done = [p for p in (0, 1) if s.current.piles[p] is not PileTurn.OPEN]
+        # a draw for a pile played on is DOS-25's late draw: legal when the draw pile can
+        # have given the card played, so only piles already drawn for are drawn for again
+        drawn = (PileTurn.DRAWN, PileTurn.DRAWN_PLAYED)
+        done = [p for p in (0, 1) if s.current.piles[p] in drawn]
         return Event("draw", s.turn, {"pile": PILES[done[0]]}) if done else None
 
     def false_call(self) -> Event | None:

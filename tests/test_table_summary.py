@@ -48,7 +48,7 @@ def test_dos_a_pending_draw_four():
             "Cal must draw 4 for the blue Draw Four, or counter it with a blue Skip on the "
             "right pile",
         ),
-        ("Centre row", "left red Skip (2 cards) · right blue Draw Four (3 cards)"),
+        ("Piles", "left red Skip (2 cards) · right blue Draw Four (3 cards)"),
         ("Draw pile", "99 cards"),
         ("Hands", "Ann 2 · Bea 4 · Cal 4"),
         ("DOS", "Ann called DOS"),
@@ -58,24 +58,21 @@ def test_dos_a_pending_draw_four():
 def test_dos_mid_turn_and_a_closed_pile():
     assert lines_after("dos-example.jsonl", 9) == [
         ("Turn", "Cal (clockwise)"),
-        ("Centre row", "left red 4 (3 cards) · right blue Skip (4 cards)"),
+        ("Piles", "left red 4 (3 cards) · right blue Skip (4 cards)"),
         ("This turn", "left: played a red 4 · right: drew blue 7"),
         ("Draw pile", "98 cards"),
         ("Hands", "Ann 2 · Bea 4 · Cal 3"),
         ("DOS", "Ann called DOS"),
     ]
     closed = dict(lines_after("dos-example.jsonl", 4))
-    assert (
-        closed["Centre row"]
-        == "left red Skip (2 cards, closed by a Skip) · right green 5 (2 cards)"
-    )
+    assert closed["Piles"] == "left red Skip (2 cards, closed by a Skip) · right green 5 (2 cards)"
 
 
 def test_dos_cards_owed_wait_for_the_reshuffle():
     assert lines_after("dos/dos13_last_card_order.jsonl", 3) == [
         ("Turn", "Bea (clockwise)"),
         ("Owed", "Bea 1 — waiting for the reshuffle"),
-        ("Centre row", "left red Draw Two (2 cards) · right green 5 (2 cards)"),
+        ("Piles", "left red Draw Two (2 cards) · right green 5 (2 cards)"),
         (
             "Draw pile",
             "empty — shuffle the discard piles (keep both top cards) and enter the reshuffle",
@@ -339,7 +336,7 @@ def test_the_console_shows_the_table_above_the_raw_state(browser, tmp_path):
             assert width <= size["width"], width
             board = ctx.new_page()
             board.goto(f"{served.url}/scoreboard?game={game_id}", wait_until="domcontentloaded")
-            expect(board.locator("#sb-table")).to_contain_text("Centre row")
+            expect(board.locator("#sb-table")).to_contain_text("Piles")
             board.screenshot(path=str(SHOTS / f"scoreboard-{size['width']}.png"), full_page=True)
             assert not errors, errors
             ctx.close()

@@ -65,6 +65,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
+def standing(state: DosState) -> tuple[int, ...]:
+    """Who leads now, which WEB-1 makes the winners of a game ended early: the lowest total
+    of cards left, counting during a deal the cards each player holds now, as the rules' own
+    early ending does ("The person with the fewest amount of cards wins", DOS-15, DOS-17).
+    The totals alone would leave a one-deal game ended mid-deal without a winner."""
+    if state.phase is Phase.FINISHED:
+        return state.winners
+    now = state.totals
+    if state.phase is Phase.PLAY:
+        now = tuple(total + len(hand) for total, hand in zip(now, state.hands, strict=True))
+    low = min(now)
+    return tuple(seat for seat, cards in enumerate(now) if cards == low)
+
+
 class DosGame:
     name = "dos"
     title = "DOS"
@@ -103,6 +117,7 @@ class DosGame:
             finished=state.phase is Phase.FINISHED,
             winners=state.winners,
             lower_is_better=True,
+            leading=standing(state),  # DOS-15: the cards in hand count during a deal
             extra={
                 "cards_in_hand": [len(h) for h in state.hands],
                 "round_winners": [list(w) for w in state.round_winners],

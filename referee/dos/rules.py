@@ -482,8 +482,8 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
     )
     out.append(
         legal(
-            f"Round {state.round}: {size} cards each. Left pile {piles[0].words}, right pile "
-            f"{piles[1].words}. {state.name(state.turn)} starts.",
+            f"Round {state.round}: {count_cards(size)} each. Left pile {piles[0].words}, "
+            f"right pile {piles[1].words}. {state.name(state.turn)} starts.",
             dealer,
         )
     )
@@ -621,6 +621,8 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
     statuses[pile] = PileTurn.DRAWN_PLAYED if status is PileTurn.DRAWN else PileTurn.PLAYED
     played = list(cur.played)
     played[pile] = card
+    unseen = list(cur.played_unseen)
+    unseen[pile] = card not in hand.known
     state = evolve(
         state,
         piles=(piles[0], piles[1]),
@@ -628,6 +630,7 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
             cur,
             piles=(statuses[0], statuses[1]),
             played=(played[0], played[1]),
+            played_unseen=(unseen[0], unseen[1]),
         ),
     )
     state = _set_hand(state, seat, hand.remove(card), played=True)
@@ -677,8 +680,10 @@ def _draw(state: DosState, event: Event, out: Out) -> DosState:
     state = _start_turn(state, out)
     where = f"the {PILE_NAMES[pile]} pile"
     cur = state.current
+    if cur.piles[pile] is PileTurn.PLAYED:
+        return _drawn_and_played(state, seat, pile, given, out)
     if cur.piles[pile] is not PileTurn.OPEN:
-        did = "played on" if cur.piles[pile] in DONE else "drawn for"
+        did = "drawn for" if cur.piles[pile] is PileTurn.DRAWN else "drawn for and played on"
         raise Foul(f"You have already {did} {where} this turn.", seat)
     if pile in state.blocked and not state.options["draw_for_blocked_pile"]:
         raise Foul(f"{where.capitalize()} is closed by a Skip: there is nothing to draw for.", seat)
@@ -728,6 +733,78 @@ def _draw(state: DosState, event: Event, out: Out) -> DosState:
         ),
     )
     return _maybe_finish(state, out)
+
+
+def _drawn_and_played(
+    state: DosState, seat: int, pile: int, given: DosCard | None, out: Out
+) -> DosState:
+    """A draw entered after the play on its pile (DOS-25): the card played there was the
+    drawn one ("you may play it immediately"), seen by the camera before the draw was typed.
+    The turn's record becomes "drew and played" and the hand gets back the card the play
+    took from it, since the player's hand never gave it up. Strictly more permissive: only
+    a draw the old reading refused is read anew, so no stored event is refused for it."""
+    card = state.current.played[pile]
+    assert card is not None  # a pile played on this turn holds its card
+    where = f"the {PILE_NAMES[pile]} pile"
+    if given is not None and given != card:
+        raise Foul(
+            f"The card played on {where} this turn is {card.words}: if it was drawn for it, "
+            f"the card drawn is that one, not {given.words}.",
+            seat,
+        )
+    state, named = _take_played_from_stock(state, card, given is not None, where, seat)
+    unseen = state.current.played_unseen[pile]
+    hand = state.hands[seat].add(() if unseen else (card,), 1 if unseen else 0)
+    state = _set_hand(state, seat, hand, played=True)  # the drawn card's play came last
+    cur = state.current
+    statuses = list(cur.piles)
+    statuses[pile] = PileTurn.DRAWN_PLAYED
+    drawn = list(cur.drawn)
+    drawn[pile] = card if named else None  # as a draw entered in its place records it
+    state = evolve(
+        state,
+        current=evolve(cur, piles=(statuses[0], statuses[1]), drawn=(drawn[0], drawn[1])),
+    )
+    out.append(
+        legal(
+            f"{state.name(seat)} draws for {where}: the {card.words} played on it was the "
+            "card drawn.",
+            seat,
+            pile=pile,
+        )
+    )
+    _remind_dos(state, seat, out)
+    _empty_stock_note(state, out)
+    return state
+
+
+def _take_played_from_stock(
+    state: DosState, card: DosCard, named: bool, where: str, seat: int
+) -> tuple[DosState, bool]:
+    """The draw pile less ``card``, drawn from it and already played on ``where``, checked as
+    a draw entered in its place: a named top card must be ``card``; a draw that names it from
+    a pile reshuffled unseen must find it among the pile's cards (DOS-20; the copy count was
+    made when it was played). Also says whether the referee now knows the card drawn."""
+    stock = state.stock
+    if not len(stock):
+        raise Foul(f"The draw pile is empty: the {card.words} on {where} was not drawn.", seat)
+    if stock.known and stock.known[0] != card:
+        raise Foul(
+            f"The top card of the draw pile is {stock.known[0].words}, not the {card.words} "
+            f"played on {where}.",
+            seat,
+        )
+    pool = state.stock_pool
+    if named and not stock.known and pool is not None:
+        if card not in pool:
+            raise Foul(
+                "The draw pile was shuffled from the discard piles and held no "
+                f"{card.words}: check the card.",
+                seat,
+            )
+        at = pool.index(card)
+        state = evolve(state, stock_pool=pool[:at] + pool[at + 1 :])
+    return _take_from_stock(state, 1)[0], named or bool(stock.known)
 
 
 def _seen_drawn(state: DosState, card: DosCard, seat: int) -> DosState:
@@ -847,6 +924,9 @@ def _callout(state: DosState, event: Event, out: Out) -> DosState:
 
 
 def _reshuffle(state: DosState, event: Event, out: Out) -> DosState:
+    raw = event.get("stock")
+    # a malformed payload is an EventError (nothing stored) at any moment, as in a play
+    cards = None if raw is None else _card_list_or_count(raw, "stock")
     _need_play(state)
     if state.options["draw_pile_out_ends_game"]:
         raise Foul("With the 'draw pile runs out' ending the discard piles are not reshuffled.")
@@ -857,11 +937,9 @@ def _reshuffle(state: DosState, event: Event, out: Out) -> DosState:
     under = [c for p in state.piles for c in p[:-1]]
     if not under:
         raise Foul("There are no cards under the two top cards to reshuffle.")
-    raw = event.get("stock")
-    if raw is None:
+    if cards is None:
         stock: Hidden[DosCard] = Hidden(unknown=len(under))
     else:
-        cards = _card_list_or_count(raw, "stock")
         if isinstance(cards, int):
             if cards != len(under):
                 raise Foul(
@@ -905,7 +983,8 @@ EVENT_KINDS = {
     "play": "seat, {card: 'R7', pile: 'left'|'right'} — play a card on a pile "
     "(a same-colour Skip on your Draw Four is a counter)",
     "draw": "seat, {pile: 'left'|'right', card?: 'R7'} — draw one card for a pile you did "
-    "not play on (name the card if it is seen)",
+    "not play on (name the card if it is seen); entered after the play on that pile, the "
+    "card played there was the one drawn (DOS-25)",
     "end_turn": "seat — end the turn after playing on or drawing for each pile",
     "counter": "seat, {card: 'BSKIP', pile?: 'left'|'right'} — counter a Draw Four with a "
     "Skip of its colour",

@@ -38,6 +38,8 @@ class Turn:
     drawn: tuple[DosCard | None, DosCard | None] = (None, None)  # None: unknown or nothing
     drew_nothing: tuple[bool, bool] = (False, False)  # the draw found an empty pile
     started: bool = False  # the turn player has acted (pending Draw Fours are settled)
+    # the play took one of the hand's unknown cards: a late draw gives one back (DOS-25)
+    played_unseen: tuple[bool, bool] = (False, False)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def _play(state: DosState) -> list[TableLine]:
     lines = [TableLine("Turn", f"{state.name(state.turn)} ({way})")]
     lines += _draw_fours(state)
     lines += _owed(state)
-    lines.append(TableLine("Centre row", SEP.join(_pile(state, p) for p in (0, 1))))
+    lines.append(TableLine("Piles", SEP.join(_pile(state, p) for p in (0, 1))))
     lines += _this_turn(state)
     lines.append(TableLine("Draw pile", _draw_pile(state)))
     sizes = [len(h) for h in state.hands]

@@ -19,7 +19,9 @@ Per game (rulings TBL-2 … TBL-5):
   Block You put in front of a seat → the player on turn's ``discard`` aimed at it (TBL-11).
 * DOS: ``discard_1``/``discard_2`` are the left/right piles → ``play`` with ``pile``, by the
   player on turn; a Skip that counters a waiting Draw Four on that pile is the victim's
-  (DOS-10: they may counter out of turn, after a Reverse).
+  (DOS-10: they may counter out of turn, after a Reverse). Between deals nothing is proposed
+  (the deal names the new face-up cards); while the player on turn may have only their
+  ``end_turn`` left (a drawn card kept, or still to be played) the tablet says who played.
 * Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
   turn (the deal) → ``turn_up``.
 * Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer.watch.dryer_proposal``).
@@ -428,7 +430,11 @@ class EventMapper:
         poses = self._poses.setdefault(obs.zone, [])
         if not obs.after or obs.after[0] == BACK:
             return []  # pile picked up or turned over: not a play
+        if self._dos_phase() == "deal":
+            return []  # the next deal's face-up cards: the deal names them (TBL-3)
         card = obs.after[0]
+        if self._turn_may_be_over():
+            seat = None  # the player on turn may have kept their drawn card (TBL-3)
         if obs.moved:  # the same face again, lying elsewhere: another copy, or straightened?
             if poses:
                 poses[-1] = obs.pose
@@ -500,9 +506,8 @@ class EventMapper:
             )
             return [self._ask(obs.zone, prompt, card)]
         if seat is None and event.kind != "turn_up":
-            prompt = Prompt(
-                "who_played", f"Who played {card}?", obs.zone, obs.t_ns, obs.confidence, event
-            )
+            message = f"Who played {card}?{self._why_ask()}"
+            prompt = Prompt("who_played", message, obs.zone, obs.t_ns, obs.confidence, event)
             return [self._ask(obs.zone, prompt, card)]
         # an earlier play here is still asked about: the seat on turn may be wrong, so the
         # tablet names the player (TBL-19)
@@ -524,6 +529,39 @@ class EventMapper:
             prompt = Prompt("who_played", message, obs.zone, obs.t_ns, obs.confidence, event)
             return [self._ask(obs.zone, prompt, card)]
         return [event]
+
+    def _dos_phase(self) -> str | None:
+        """DOS's phase from the game's view ("deal" between deals); None in other games or
+        when the view is not known."""
+        phase = (self._view or {}).get("phase") if self.game == "dos" else None
+        return phase if isinstance(phase, str) else None
+
+    def _turn_may_be_over(self) -> bool:
+        """DOS: the player on turn has played on or drawn for both piles and a drawn card is
+        still theirs to play or keep, so only their ``end_turn`` may be left. A card landing
+        now may be their drawn card or the next player's: the game waits for ``end_turn``,
+        so the camera cannot tell whose it is (TBL-3)."""
+        if self._dos_phase() != "play":
+            return False
+        view = self._view or {}
+        piles = [p for p in view.get("piles") or () if isinstance(p, Mapping)]
+        draw_closed = bool((view.get("options") or {}).get("draw_for_blocked_pile", True))
+        for pile in piles:
+            # an open pile closed by a Skip needs nothing when no draw is owed for it (DOS-7)
+            if pile.get("this_turn") == "open" and (draw_closed or not pile.get("closed")):
+                return False
+        return len(piles) == 2 and any(p.get("this_turn") == "drawn" for p in piles)
+
+    def _why_ask(self) -> str:
+        """Why a DOS play is asked about although someone is on turn; "" otherwise."""
+        if not self._turn_may_be_over():
+            return ""
+        view = self._view or {}
+        turn, players = view.get("turn"), view.get("players") or ()
+        who = "The player on turn"
+        if isinstance(turn, int) and 0 <= turn < len(players):
+            who = players[turn].get("name") or who
+        return f" {who} has played on or drawn for both piles: it may be the next player's card."
 
     def pile_of(self, zone: str) -> str | None:
         """The pile a discard zone is in the game's events: DOS's ``left``/``right`` (TBL-3);
