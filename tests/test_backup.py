@@ -159,17 +159,17 @@ def test_ruling_cli1_backup_stopped_by_ctrl_c_leaves_nothing_of_its_copy(
 ):
     """Ctrl-C as the copy is checked (a large database takes a while): before, the copy
     whose check had not ended stayed, looking like a backup."""
-    import web.commands
+    import web.storage_commands
 
     _game_with_events(tmp_path)
     db, copy = tmp_path / "tabletop.db", tmp_path / "copy.db"
-    real = web.commands._copy_database
+    real = web.storage_commands._copy_database
 
     def interrupted(source: Path, target: Path) -> tuple[int, int]:
         real(source, target)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(web.commands, "_copy_database", interrupted)
+    monkeypatch.setattr(web.storage_commands, "_copy_database", interrupted)
     assert main(["backup", "--db", str(db), "-o", str(copy)]) == 130
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("copy")] == []
     assert capsys.readouterr().out == ""

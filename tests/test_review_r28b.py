@@ -19,9 +19,9 @@ def test_a_backup_of_a_database_locked_too_long_says_so_and_stops(
     """Another program holds the database locked past the wait: one line and exit 2. Before,
     SQLite's busy wait ended, then Python's ``Connection.backup`` retried a busy step every
     250 ms forever: ``tabletop backup`` hung (and a cron job's backups piled up)."""
-    import web.commands
+    import web.storage_commands
 
-    monkeypatch.setattr(web.commands, "BACKUP_BUSY_S", 0.2)
+    monkeypatch.setattr(web.storage_commands, "BACKUP_BUSY_S", 0.2)
     db, copy = tmp_path / "tabletop.db", tmp_path / "copy.db"
     log = EventLog(db)
     log.create_game("deck-dash", ["Ann", "Bob"], {})

@@ -25,13 +25,14 @@ from referee.events import Event, EventError
 from referee.jsonlines import json_lines
 from referee.registry import register_game
 from tests.cli_run import run
-from web.commands import _backup, _open_app
+from web.commands import _open_app
 from web.config import WebConfig
 from web.errors import BadInput
 from web.services import history
 from web.services.games import GameService
 from web.services.hub import Hub
 from web.services.settings import Settings
+from web.storage_commands import _backup
 
 register_game("tally", "tests.tally_game")
 
