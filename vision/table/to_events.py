@@ -17,17 +17,20 @@ Per game (rulings TBL-2 … TBL-5):
   Cards the game already has in that seat's groups (``note_area``: laid or handed off on
   the tablet, or before a watcher started on a round under way) count as lying there. A
   Block You put in front of a seat → the player on turn's ``discard`` aimed at it (TBL-11).
+  Between Dashes nothing is proposed on the pile: the deal names the start card.
 * DOS: ``discard_1``/``discard_2`` are the left/right piles → ``play`` with ``pile``, by the
   player on turn; a Skip that counters a waiting Draw Four on that pile is the victim's
   (DOS-10: they may counter out of turn, after a Reverse). Between deals nothing is proposed
   (the deal names the new face-up cards); while the player on turn may have only their
   ``end_turn`` left (a drawn card kept, or still to be played) the tablet says who played.
-* Hit the Deck: the discard pile's new top → ``play`` by the player on turn; with nobody on
-  turn (the deal) → ``turn_up``.
+* Hit the Deck: the discard pile's new top → ``play`` by the player on turn; while the game
+  waits for a card turned up (the deal, a Hand card shuffled back) or with nobody on turn →
+  ``turn_up``.
 * Wash Dash: a seat's dryer reading → ``dryer`` (see ``vision.dryer.watch.dryer_proposal``).
 
 What the camera sees is checked against what it already knows (rulings TBL-14 … TBL-19):
-the card it remembers on top coming back after the pile read empty is no new play (TBL-14);
+the card it remembers on top coming back after the pile read empty is no new play (TBL-14),
+unless the game emptied the pile meanwhile (``note_empty``: a reshuffle, a start card taken);
 a new face read where nothing touched the pile is a misreading asked about (TBL-15); in Deck
 Dash the top discard taken while the player on turn may draw is their draw (TBL-16), a Deck
 Steal on the pile a steal asked about (TBL-18), and a Dash laid card by card is proposed
@@ -236,6 +239,16 @@ class EventMapper:
         self._remember(zone, card, None)
         self._top_t.pop(zone, None)  # entered on the tablet: not seen laid
 
+    def note_empty(self, zone: str) -> None:
+        """The game says ``zone``'s pile is empty (Deck Dash: the start card taken, DD-18; a
+        reshuffle, DD-7; the end of a Dash. Hit the Deck: a Hand card turned up at the start
+        shuffled back): forget its remembered tops, where they lay and when, so the next card
+        laid there is a play like any other, even with the face last seen on top (TBL-14's
+        "seen again" is about a card still lying there). The family's word settles any
+        ruling and question on the pile, as a top typed on the tablet does (``note_top``)."""
+        for remembered in (self._tops, self._poses, self._top_t, self._ruled, self._asked):
+            remembered.pop(zone, None)
+
     def note_area(self, zone: str, cards: Iterable[str]) -> None:
         """The game says ``cards`` lie in seat area ``zone`` (that seat's groups, handoffs
         onto them included): a reading showing them is not a new ``lay`` or handoff, even
@@ -430,7 +443,7 @@ class EventMapper:
         poses = self._poses.setdefault(obs.zone, [])
         if not obs.after or obs.after[0] == BACK:
             return []  # pile picked up or turned over: not a play
-        if self._dos_phase() == "deal":
+        if self._between_deals():
             return []  # the next deal's face-up cards: the deal names them (TBL-3)
         card = obs.after[0]
         if self._turn_may_be_over():
@@ -536,6 +549,14 @@ class EventMapper:
         phase = (self._view or {}).get("phase") if self.game == "dos" else None
         return phase if isinstance(phase, str) else None
 
+    def _between_deals(self) -> bool:
+        """No deal is in play: DOS between deals, Deck Dash before a Dash is dealt (its view
+        has no round). A card turned up then is the next deal's, which names it (TBL-3).
+        False when the view is not known."""
+        if self.game == "deck-dash":
+            return self._view is not None and self._view.get("round") is None
+        return self._dos_phase() == "deal"
+
     def _turn_may_be_over(self) -> bool:
         """DOS: the player on turn has played on or drawn for both piles and a drawn card is
         still theirs to play or keep, so only their ``end_turn`` may be left. A card landing
@@ -579,11 +600,16 @@ class EventMapper:
             seat = seat if victim is None else victim
             return Event("play", seat, payload, t_ns, Source.CAMERA)
         if self.game == "hit-the-deck":
-            if seat is None:
+            if seat is None or self.turn_up_due():
                 return Event("turn_up", None, {"card": card}, t_ns, Source.CAMERA)
             return Event("play", seat, {"card": card}, t_ns, Source.CAMERA)
         kind = "play" if card in _DD_PLAYS else "discard"
         return Event(kind, seat, {"card": card}, t_ns, Source.CAMERA)
+
+    def turn_up_due(self) -> bool:
+        """Hit the Deck waits for a card turned up (the deal, a Hand card or a Flip shuffled
+        back): its view has a player on turn then, but the card is nobody's play (TBL-3)."""
+        return self.game == "hit-the-deck" and (self._view or {}).get("need") == "turn_up"
 
     def _counter_by(self, pile: str | None, card: str) -> int | None:
         """The seat whose waiting Draw Four on ``pile`` the Skip ``card`` counters (DOS-10):

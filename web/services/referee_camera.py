@@ -19,13 +19,18 @@ card would be proposed on every frame. Before a game's first event nothing is pr
 the dealer is setting up, and the deal names the starting card. Nor is it reset when the
 family's undo or overrule changes the top while the card the camera saw still lies there:
 their word stands for that pile until it visibly changes (``EventMapper.rule``), so the
-camera neither proposes that card again nor asks about it as taken back.
+camera neither proposes that card again nor asks about it as taken back. A pile the game
+empties (a reshuffle, a start card taken, a Dash over, Hit the Deck's turned-up Hand card
+shuffled back) is forgotten by the mapper (``EventMapper.note_empty``; the watcher keeps
+what it last settled there), so the next card laid there is a play even with the old top's
+face; between Deck Dash's Dashes nothing is proposed on it (the deal names the start card).
 
 Questions the game has overtaken are closed (TBL-21): a camera question about a pile is
 about a change the game did not have when it was asked. Once the game's pile has changed
 since and its top is the card the question (or a later one on that pile) saw on top, or
-the card the camera sees there now, the family has settled it another way (typed the play
-or the draw, answered a later question): accepting it would log a card out of order
+the card the camera sees there now, or it is empty (a reshuffle, the Dash over), the family
+has settled it another way (typed the play or the draw, answered a later question, moved
+on): accepting it would log a card out of order
 (refused, or worse, taken against the new state). It is taken off the tablets, and the
 referee's log says why; a misreading's question keeps its one-tap correction (an overrule
 corrects the entry in place) and loses only its "another card was played" answer. This
@@ -397,6 +402,8 @@ class _Context:
     # the top card the camera last settled on each pile (None: read empty); unlike the
     # tracker's ``committed`` never set from the game (TBL-21 compares the two)
     seen: dict[str, str | None] = field(default_factory=dict)
+    # Hit the Deck waited for a card turned up when last synced (``EventMapper.turn_up_due``)
+    turn_up_due: bool = False
 
 
 @dataclass(frozen=True)
@@ -811,7 +818,16 @@ class CameraReferee:
         ctx.mapper.note_view(view)  # phase, Dash, who has laid (TBL-16, TBL-17)
         tracker = ctx.watcher.tracker
         states = pile_states(ctx.game, view, ctx.piles)
+        # Hit the Deck: a card turned up and shuffled back (a Hand card can't start the pile)
+        # empties the pile although the game's top never showed it: a turn-up is due again
+        due = ctx.mapper.turn_up_due()
+        newly_due, ctx.turn_up_due = due and not ctx.turn_up_due, due
         for zone, top in pile_tops(ctx.game, view, ctx.piles).items():
+            if top is None and (ctx.synced.get(zone) is not None or newly_due):
+                # emptied in the game (a reshuffle, a start card taken, a Dash over): the next
+                # card there is a play even with the old top's face. The tracker keeps what the
+                # camera last settled: a card still lying there is not proposed again
+                ctx.mapper.note_empty(zone)
             if top == ctx.synced.get(zone):
                 continue
             ctx.synced[zone] = top
@@ -962,7 +978,8 @@ class CameraReferee:
         changed since one was asked and its top is now the card that question, or a later
         one on the pile, saw on top (that one and those before it are settled, as the mapper
         counts them, TBL-19), or the card the camera sees there now (the pile agrees again:
-        every question asked before is about an older state). A misreading's question is
+        every question asked before is about an older state), or nothing (the game emptied
+        it: a reshuffle, the start card taken, the Dash over). A misreading's question is
         asked again without its "another card was played" answer instead: its correction
         overrules the logged play in place, so it is not out of order."""
         states = pile_states(ctx.game, view, ctx.piles)
@@ -986,9 +1003,12 @@ class CameraReferee:
                     for pid, q in self._pile_questions.items()
                     if q.game_id == game_id and q.zone == zone and q.pile != state
                 )
-                if top is None or not asked:
+                if not asked:
                     continue
-                if ctx.seen.get(zone) == top:  # the pile agrees with the camera again
+                if top is None:  # emptied (a reshuffle, the Dash over): asked about an older one
+                    settled = asked
+                    why = "the game's pile is empty now"
+                elif ctx.seen.get(zone) == top:  # the pile agrees with the camera again
                     settled = asked
                     why = f"the game's pile shows {top} on top, as the camera sees it"
                 else:
@@ -998,7 +1018,8 @@ class CameraReferee:
                 for pid, q in settled:
                     del self._pile_questions[pid]
                     reask = q.kind == "misread" and q.top != top
-                    prompt = _without_another(open_now[pid]) if reask else None
+                    now = "A later card is logged on it now." if top else "The pile is empty now."
+                    prompt = _without_another(open_now[pid], now) if reask else None
                     if prompt is None:
                         closing.append((pid, why))
                     else:
@@ -1019,15 +1040,16 @@ class CameraReferee:
                 )
 
 
-def _without_another(shown: Mapping[str, Any]) -> dict[str, Any] | None:
+def _without_another(shown: Mapping[str, Any], now: str) -> dict[str, Any] | None:
     """A misreading's question (as the board shows it) without its "another" answer: the
-    play it sends would now land on a later card. None when nothing else is left to send."""
+    play it sends would now land on a later card, or an emptied pile (``now`` says which).
+    None when nothing else is left to send."""
     if not isinstance(shown.get("suggestion"), Mapping):
         return None
     prompt = {k: v for k, v in shown.items() if k not in ("id", "game_id", "at")}
     prompt["answers"] = [a for a in prompt.get("answers") or [] if a.get("name") != "another"]
     prompt["choices"] = [c for c in prompt.get("choices") or [] if c != "another"]
-    prompt["message"] = f"{prompt.get('message', '')} (A later card is logged on it now.)"
+    prompt["message"] = f"{prompt.get('message', '')} ({now})"
     return prompt
 
 
