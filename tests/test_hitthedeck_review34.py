@@ -141,21 +141,17 @@ def test_htd14_slaps_seen_together_before_an_untimed_card_still_stand_in_for_it(
     assert _penalties(t) == [(BOB, "last_slap")] and t.sizes() == [1, 6, 2]
 
 
-def test_htd14_slaps_are_isolated_by_their_times_alone() -> None:
-    """Whether a slap was reported before or after the card does not matter (day 35): a
-    slap with no other seat's within the window after it, and a slap after that window,
-    came before the card."""
-    from referee.hitthedeck.slaps import isolated
+def test_htd14_only_slaps_seen_before_the_card_can_be_isolated() -> None:
+    """A slap typed on the tablet after the card ("now") is at the card however long the
+    others take to be typed: only a slap seen before the card may have come before it."""
+    from referee.hitthedeck.slaps import SeenBefore, isolated  # new with this review
 
     window = 3 * S
-    bob = Press(BOB, 200 * S)
-    assert isolated([bob, Press(ANN, 205 * S)], window) == (bob,)
-    assert isolated([bob, Press(CAT, 202 * S), Press(ANN, 205 * S)], window) == ()
-    assert isolated([bob, Press(BOB, 201 * S), Press(ANN, 205 * S)], window) == (
-        bob,
-        Press(BOB, 201 * S),
-    )
-    assert isolated([bob], window) == ()  # nothing after it yet: it may be the start
+    seen = SeenBefore(BOB, 200 * S)
+    assert isolated([seen, Press(ANN, 205 * S)], window) == (seen,)
+    assert isolated([Press(BOB, 200 * S), Press(ANN, 205 * S)], window) == ()
+    assert isolated([seen, SeenBefore(CAT, 202 * S), Press(ANN, 205 * S)], window) == ()
+    assert isolated([seen], window) == ()  # nothing after it yet: it may be the start
 
 
 def test_the_wait_at_an_untimed_race_with_no_slap_says_how_the_table_ends_it() -> None:

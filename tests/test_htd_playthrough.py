@@ -192,6 +192,9 @@ class MRace:
     presses: list[tuple[int, int]]
     faked: set[int]
     yell: bool = False  # already penalised for the forgotten yell
+    seen: set[tuple[int, int]] = field(default_factory=set)  # seen before an untimed card
+    # of those, the ones reported after the race judged before it (HTD-14, HTD-17)
+    claimed: set[tuple[int, int]] = field(default_factory=set)
 
 
 @dataclass
@@ -322,16 +325,22 @@ class World:
 
     def open_race(self, by: int, t_ns: int | None, yelled: bool) -> None:
         judged = self.judged
+        claimed: list[tuple[int, int]] = []
         if t_ns is None and judged is not None and judged.until is None:
             # HTD-14: slaps since the judged race, after its window, were at this card
             claimed = [p for p in self.after if p[1] > judged.trigger + self.window]
             self.held += claimed
             self.stats["slaps after a race claimed by an untimed Hand card"] += len(claimed)
         trigger = t_ns
+        seen = set(self.held) if t_ns is None else set()
         if trigger is None and self.held:
             # HTD-14: the first slap by time that is not a lone one long before the others
-            alone = self.isolated(self.held)
+            alone = self.isolated(self.held, seen)
             trigger = min(t for p in self.held if p not in alone for t in [p[1]])
+            # a lone one reported after the judged race was a late slap there (HTD-17)
+            ignored = [p for p in alone if p in claimed]
+            self.held = [p for p in self.held if p not in ignored]
+            self.stats["late slaps at a judged card set aside at an untimed one"] += len(ignored)
         joined = list(self.held)
         faked: set[int] = set()
         late: list[tuple[int, int]] = []
@@ -347,8 +356,10 @@ class World:
             claimed = [p for p in self.after if t_ns - self.lock <= p[1] <= t_ns + self.window]
             joined += claimed
             self.stats["slaps after a race claimed by the next Hand card"] += len(claimed)
+            late += [p for p in self.after if p[1] > t_ns + self.window]  # late at this card
         self.after = late
-        self.race = MRace(by, trigger, t_ns is not None, joined, faked)
+        self.race = MRace(by, trigger, t_ns is not None, joined, faked, seen=seen)
+        self.race.claimed = set(claimed) if t_ns is None else set()
         self.held = []
         self.closed = None
         self.stats["races"] += 1
@@ -359,14 +370,20 @@ class World:
             self.stats["race closed by a late slap seen before its card"] += 1
             self.judge(None)
 
-    def isolated(self, presses: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """HTD-14 (day 35): slaps of an untimed Hand card's race, by time alone, with no other
-        seat's slap within the window after them and a slap after that window: fake-outs."""
+    def isolated(
+        self, presses: list[tuple[int, int]], seen: set[tuple[int, int]]
+    ) -> list[tuple[int, int]]:
+        """HTD-14: slaps seen before an untimed Hand card with no other seat's slap within the
+        window after them, and a slap after that window: before the card."""
         ordered = sorted(presses, key=lambda p: (p[1], p[0]))
         out = []
         for i, (seat, t) in enumerate(ordered):
             rest, end = ordered[i + 1 :], t + self.window
-            if any(s != seat and u <= end for s, u in rest) or all(u <= end for _, u in rest):
+            if (
+                (seat, t) not in seen
+                or any(s != seat and u <= end for s, u in rest)
+                or all(u <= end for _, u in rest)
+            ):
                 break
             out.append((seat, t))
         return out
@@ -377,7 +394,7 @@ class World:
         if (
             race.trigger is not None
             and t < race.trigger
-            and (seat, t) in self.isolated([*race.presses, (seat, t)])
+            and (seat, t) in self.isolated([*race.presses, (seat, t)], race.seen | {(seat, t)})
         ):
             if t < race.trigger - self.lock:
                 self.early(seat)
@@ -385,16 +402,23 @@ class World:
                 race.presses.append((seat, t))
             self.stats["a lone slap before an untimed race's start"] += 1
             return True
+        for p in race.presses:  # an echo of a slap seen before the card: one cluster
+            if p in race.seen and p[0] == seat and abs(p[1] - t) <= self.window:
+                race.seen.add((seat, t))
+                if p in race.claimed:
+                    race.claimed.add((seat, t))
+                break
         end = self.deadline(race)
         if end is None or t <= end:
             return False
         every = [*race.presses, (seat, t)]
-        alone = self.isolated(every)
+        alone = self.isolated(every, race.seen)
         if alone:
             start = min(u for p in every if p not in alone for u in [p[1]])
-            early = [p for p in alone if not start - self.lock <= p[1]]
+            ignored = [p for p in alone if p in race.claimed]  # late at the judged card
+            early = [p for p in alone if p not in ignored and not start - self.lock <= p[1]]
             before = set(race.faked)
-            race.presses = [p for p in race.presses if p not in early]
+            race.presses = [p for p in race.presses if p not in early and p not in ignored]
             race.trigger = start
             race.faked = before | {s for s, _ in early}
             self.fake_outs(early, before)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import random
 
-from tests.test_hitthedeck_review34 import _ann_to_play_a_hand_card, _penalties
+from tests.test_hitthedeck_review34 import FILL, _ann_to_play_a_hand_card, _penalties
+from tests.test_htd_table_checks import Table
 
 S = 1_000_000_000
 MS = 1_000_000
@@ -132,3 +133,69 @@ def test_ruling_htd14_who_pays_at_an_untimed_hand_card_does_not_depend_on_report
         slaps = _table(rng)
         outcomes = {_played(slaps, rng) for _ in range(5)}
         assert len(outcomes) == 1, (sorted(slaps, key=lambda s: s[1]), outcomes)
+
+
+def _two_hand_cards() -> Table:
+    """Ann then Bob each hold a Hand card, Ann to play (the tablet entered the plays)."""
+    t = Table(["Ann", "Bob", "Cat"], strict_deck=False, hand_size=4, must_play_if_able=False)
+    hands = [["HAND", "R1", "Y1", "Y2"], ["R3", "HAND", "G1", "G3"], ["R4", "G2", "B1", "B2"]]
+    t.ok("deal", hands=hands, draw=["R5", *FILL], dealer=2)
+    t.ok("turn_up")
+    for seat, card in ((ANN, "R1"), (BOB, "R3"), (CAT, "R4")):
+        t.ok("play", seat, card=card)
+    return t
+
+
+def test_ruling_htd14_a_slap_entered_after_the_untimed_card_is_at_it_however_late_the_others():
+    """A padless table types its slaps after the card, each stamped "now": Ann 1 s after the
+    entry, Bob 3.5 s after her, Cat later still. Ann's slap came after the card was entered,
+    so it is never a fake-out: Bob and Cat missed the window (4 each). An earlier draft of
+    today's change set Ann's slap aside as a fake-out because of the gap."""
+    t = _two_hand_cards()
+    t.ok("play", ANN, card="HAND")
+    for seat, t_ns in ((ANN, 201_000), (BOB, 204_500), (CAT, 207_000)):
+        t.ok("slap", seat, t_ns=t_ns * MS)
+        assert (ANN, "fake_out") not in _penalties(t)
+    if t.state.race is not None:
+        t.ok("race_close")
+    assert t.sizes() == [2, 7, 7]
+
+
+def test_ruling_htd17_a_late_slap_at_a_hand_card_is_not_charged_at_an_untimed_one_after_it():
+    """Cat slaps again at 210 s, after Ann's race (205–208 s) was judged; Bob's untimed Hand
+    card follows and everyone slaps at it at 220 s. Cat's 210 s slap was a late slap at Ann's
+    card (HTD-17): it does not stand in for Bob's, nor is it a fake-out there. Before today's
+    review it cost Cat 2 at Bob's card, or at Ann's when reported before her card."""
+    for reported_before_the_first_card in (True, False):
+        t = _two_hand_cards()
+        first = [(ANN, 205_200), (BOB, 205_500), (CAT, 206_000)]
+        late = [(CAT, 210_000)]
+        for seat, t_ns in first + (late if reported_before_the_first_card else []):
+            t.ok("slap", seat, t_ns=t_ns * MS)
+        t.ok("play", ANN, card="HAND")
+        assert _penalties(t) == [(CAT, "last_slap")]
+        for seat, t_ns in ([] if reported_before_the_first_card else late) + [
+            (ANN, 220_200),
+            (BOB, 220_400),
+            (CAT, 220_600),
+        ]:
+            t.ok("slap", seat, t_ns=t_ns * MS)
+        t.ok("play", BOB, card="HAND")
+        assert _penalties(t) == [(CAT, "last_slap")], reported_before_the_first_card
+        assert t.sizes() == [2, 2, 11]
+
+
+def test_ruling_htd17_a_late_slap_before_a_timed_card_after_a_judged_race_ends_its_race():
+    """Bob's timed Hand card (210 s) right after Ann's judged race; Cat's slap at 214 s (after
+    the window) is reported before the camera's report of the card: the race is judged when
+    the card arrives, as when no race came before. Before, it stayed open, and the next
+    untimed entry was refused ("Wait")."""
+    t = _two_hand_cards()
+    t.ok("play", ANN, t_ns=200 * S, card="HAND")
+    for seat, t_ns in ((ANN, 200_200), (BOB, 200_400), (CAT, 200_600)):
+        t.ok("slap", seat, t_ns=t_ns * MS)
+    for seat, t_ns in ((ANN, 210_200), (BOB, 210_500), (CAT, 214_000)):
+        t.ok("slap", seat, t_ns=t_ns * MS)
+    t.ok("play", BOB, t_ns=210 * S, card="HAND")
+    assert _penalties(t) == [(CAT, "last_slap")] and t.state.race is None
+    t.ok("play", CAT, card="B1")

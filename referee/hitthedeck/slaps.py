@@ -9,6 +9,7 @@ the slaps' source timestamps; its evidence goes into the verdict for the dashboa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from referee.frozen import evolve
 from referee.hitthedeck.state import ClosedRace, HtdState, Race
@@ -20,6 +21,20 @@ YELL_PENALTY = 4  # forgetting to yell "Hit the Deck With A Hand" draws four
 FAKE_OUT_PENALTY = 2  # slapping when no Hand card was played draws two
 
 Result = tuple[HtdState, list[Verdict]]
+
+
+@dataclass(frozen=True)
+class SeenBefore(Press):
+    """A slap seen before its Hand card, in the race of a card with no time: it stands in
+    for the card, unless a later slap shows it came before the card (``isolated``, HTD-14).
+    A slap reported after the card came after it (pads and the tablet report at once)."""
+
+
+@dataclass(frozen=True)
+class AfterJudged(SeenBefore):
+    """A slap reported after the race judged just before an untimed Hand card, which that
+    card claims (``after_judged_window``). Set aside (``isolated``), it was a late slap at
+    the judged card, which HTD-17 ignores: not a fake-out."""
 
 
 def owe(state: HtdState, seat: int, cards: int) -> HtdState:
@@ -55,11 +70,14 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
         )
     ]
     if t_ns is None:
-        held = (*held, *after_judged_window(state))
+        claimed = tuple(AfterJudged(p.seat, p.t_ns) for p in after_judged_window(state))
+        held = (*(SeenBefore(p.seat, p.t_ns) for p in held), *claimed)
     trigger = t_ns
     if trigger is None and held:
         trigger = start_of(held, rules.window_ns)  # HTD-14: a slap stands in for the card
-        verdicts += not_at_card(state, isolated(held, rules.window_ns))
+        alone = isolated(held, rules.window_ns)
+        verdicts += not_at_card(state, alone)
+        held = tuple(p for p in held if p not in late_at_judged(alone))
     joined: tuple[Press, ...] = held
     faked: tuple[int, ...] = ()
     late: tuple[Press, ...] = ()
@@ -79,6 +97,7 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
         # early-lockout span), were slapped at this card (HTD-15); the others stay ignored.
         lo, hi = t_ns - (rules.early_lockout_ns or 0), t_ns + rules.window_ns
         joined += tuple(p for p in state.after_race if lo <= p.t_ns <= hi)
+        late += tuple(p for p in state.after_race if p.t_ns > hi)  # late at this card
     race = Race(by, trigger, joined, timed=t_ns is not None, faked=faked)
     state = evolve(state, held=(), after_race=late, race=race, closed_race=None)
     if not yelled:
@@ -104,10 +123,12 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
     press = Press(seat, t_ns)
     verdicts: list[Verdict] = []
     race = state.race
+    joining: Press = press
     if race is not None and joins_untimed(state, race, t_ns):
         if alone_before_start(state, race, press):
             return slap_alone_before_start(state, race, press)
-        state, verdicts = reanchor(state, press)
+        joining = echo_of_seen_before(state, race, press)
+        state, verdicts = reanchor(state, joining)
         race = state.race
     if race is not None:
         end = deadline(state, race)
@@ -121,7 +142,7 @@ def slap(state: HtdState, seat: int, t_ns: int) -> Result:
         elif not race.timed and before_action(state, t_ns):
             return batch_slap(state, press)  # not at a Hand card played after that action
         else:
-            state, more = join_race(state, race, press)
+            state, more = join_race(state, race, joining)
             return state, [*verdicts, *more]
     closed = state.closed_race
     if closed is not None and came_before(state, closed, t_ns):
@@ -193,21 +214,28 @@ def before_card(state: HtdState, trigger_ns: int | None, t_ns: int) -> bool:
 
 
 def isolated(presses: Sequence[Press], window_ns: int) -> tuple[Press, ...]:
-    """The slaps of an untimed Hand card's race that start it on their own: no other seat
-    slapped within the window after them, and a later slap came after that window.
-    Everyone slaps at a Hand card, so such a slap came before the card: a fake-out, not the
-    card's stand-in (HTD-14). Their times decide, not whether they were reported before or
-    after the card (HTD-15)."""
+    """The slaps seen before an untimed Hand card that start its race on their own: no other
+    seat slapped within the window after them, and a later slap came after that window.
+    Everyone slaps at a Hand card, so such a slap came before the card: a fake-out (or, one
+    reported after the race judged before, a late slap at that card), not the card's
+    stand-in (HTD-14). A slap reported after the card never is: it came after the card
+    (unless it echoes a slap of its seat seen before, ``echo_of_seen_before``)."""
     ordered = sorted(presses, key=lambda p: (p.t_ns, p.seat))
     out: list[Press] = []
     for i, press in enumerate(ordered):
         end = press.t_ns + window_ns
         rest = ordered[i + 1 :]
         company = any(q.seat != press.seat and q.t_ns <= end for q in rest)
-        if company or all(q.t_ns <= end for q in rest):
+        if not isinstance(press, SeenBefore) or company or all(q.t_ns <= end for q in rest):
             break
         out.append(press)
     return tuple(out)
+
+
+def late_at_judged(alone: Sequence[Press]) -> tuple[Press, ...]:
+    """Of the slaps set aside before an untimed Hand card, those reported after the race
+    judged before it: late slaps at that card, ignored (HTD-17), not fake-outs."""
+    return tuple(p for p in alone if isinstance(p, AfterJudged))
 
 
 def start_of(presses: Sequence[Press], window_ns: int) -> int:
@@ -218,27 +246,30 @@ def start_of(presses: Sequence[Press], window_ns: int) -> int:
 
 
 def not_at_card(state: HtdState, alone: Sequence[Press]) -> list[Verdict]:
-    """Why isolated early slaps do not stand in for the card (their fake-outs follow)."""
-    seats = sorted({p.seat for p in alone})
-    if not seats:
-        return []
-    who = " and ".join(state.players[s] for s in seats)
+    """Why isolated slaps do not stand in for the card: early ones (their fake-outs follow),
+    and late ones at the Hand card judged before it (ignored, HTD-17)."""
+    verdicts = []
+    late = late_at_judged(alone)
+    early = [p for p in alone if p not in late]
     window = state.race_rules().window_ns / 1e9
-    return [
-        info(
-            f"{who} slapped more than {window:.2f} s before anyone else, so not at this Hand "
-            "card: the slaps at it stand in for its time (HTD-14).",
-            None,
-            t_ns=sorted(p.t_ns for p in alone),
-        )
-    ]
+    for presses, why in (
+        (early, "so not at this Hand card: the slaps at it stand in for its time (HTD-14)."),
+        (late, "so late slaps at the Hand card judged before (HTD-17), not at this one."),
+    ):
+        seats = sorted({p.seat for p in presses})
+        if seats:
+            who = " and ".join(state.players[s] for s in seats)
+            text = f"{who} slapped more than {window:.2f} s before anyone else, {why}"
+            verdicts.append(info(text, None, t_ns=sorted(p.t_ns for p in presses)))
+    return verdicts
 
 
 def reanchor(state: HtdState, press: Press) -> Result:
-    """A slap after an untimed race's window that leaves its first slaps on their own
-    (``isolated``): those were fake-outs, and the first slap left stands in for
-    the card (HTD-14). A seat already paying at this card pays once (HTD-15); a slap inside
-    the early-lockout span of the new start locks its seat out instead, as at a timed card."""
+    """A slap after an untimed race's window that leaves the slaps seen before the card on
+    their own (``isolated``): those were fake-outs (or late slaps at the race judged before,
+    ignored), and the first slap left stands in for the card (HTD-14). A seat already
+    paying at this card pays once (HTD-15); a slap inside the early-lockout span of the new
+    start locks its seat out instead, as at a timed card."""
     race = state.race
     assert race is not None
     end = deadline(state, race)
@@ -250,12 +281,13 @@ def reanchor(state: HtdState, press: Press) -> Result:
     if not alone:
         return state, []
     start = start_of(every, rules.window_ns)
-    early = fake_outs(alone, [start], rules)
+    ignored = late_at_judged(alone)  # the judged race's, not this card's (HTD-17)
+    early = fake_outs([p for p in alone if p not in ignored], [start], rules)
     already = set(race.faked)
     race = evolve(
         race,
         trigger_ns=start,
-        presses=tuple(p for p in race.presses if p not in early),
+        presses=tuple(p for p in race.presses if p not in early and p not in ignored),
         faked=tuple(sorted(already | {p.seat for p in early})),
     )
     state, verdicts = charge(evolve(state, race=race), early, already)
@@ -264,13 +296,15 @@ def reanchor(state: HtdState, press: Press) -> Result:
 
 def alone_before_start(state: HtdState, race: Race, press: Press) -> bool:
     """Whether a slap reported during an untimed race, timed before its start, is a lone
-    one long before the others (``isolated``): it came before the card, so it does not drag
-    the start back to it, whether it was reported before or after the card (HTD-14, HTD-15;
-    a camera echoing a fake-out already paid costs nothing more)."""
+    one long before the others (``isolated``): a report that late (the camera's) came from
+    before the card, as one seen before it would, so it does not drag the start back to it
+    (HTD-14, HTD-15: the times decide; a camera echoing a fake-out already paid costs nothing
+    more). A slap reported after the card and timed after the start is the card's."""
     start = race.trigger_ns
     if start is None or press.t_ns >= start:
         return False
-    return press in isolated((*race.presses, press), state.race_rules().window_ns)
+    seen = SeenBefore(press.seat, press.t_ns)
+    return seen in isolated((*race.presses, seen), state.race_rules().window_ns)
 
 
 def slap_alone_before_start(state: HtdState, race: Race, press: Press) -> Result:
@@ -282,6 +316,21 @@ def slap_alone_before_start(state: HtdState, race: Race, press: Press) -> Result
     race = evolve(race, presses=(*race.presses, press))
     note = f"{state.players[press.seat]} slapped just before the others: locked out (HTD-15)."
     return evolve(state, race=race), [info(note, press.seat, t_ns=press.t_ns)]
+
+
+def echo_of_seen_before(state: HtdState, race: Race, press: Press) -> Press:
+    """A slap reported after an untimed Hand card, timed within the window of a slap of the
+    same seat seen before the card, is of that slap's cluster (the camera echoing a pad, a
+    bounce): it is taken as seen before too, so it is isolated with it, costs nothing more
+    and does not stand in for the card when that slap does not (HTD-14; HTD-15: the times
+    decide, not the arrival order). Another seat's slap between them gives that slap company
+    within its window, so it is never isolated then."""
+    window = state.race_rules().window_ns
+    for p in race.presses:
+        near = p.seat == press.seat and abs(press.t_ns - p.t_ns) <= window
+        if near and isinstance(p, SeenBefore):
+            return type(p)(press.seat, press.t_ns)
+    return press
 
 
 def came_before(state: HtdState, race: ClosedRace, t_ns: int) -> bool:
