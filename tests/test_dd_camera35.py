@@ -258,3 +258,17 @@ def test_note_empty_forgets_the_top_and_only_then() -> None:
     mapper.note_empty("discard_1")
     (event,) = mapper.propose(obs("discard_1", [], ["R7"]), seat=0)
     assert isinstance(event, Event) and (event.kind, event.seat) == ("discard", 0)
+
+
+def test_ruling_tbl17_cards_put_in_a_seat_area_between_dashes_are_no_lay() -> None:
+    """The Dash is over: Bea puts her hand down in front of her to count its points. No Dash
+    is being played, so that is no lay (its answer would be refused and stored as illegal);
+    once a Dash is dealt, cards there are a lay again."""
+    m = EventMapper("deck-dash", layout())
+    m.note_view({"round": None, "players": ["Ana", "Bea"]})
+    assert m.propose(obs("seat_1_area", [], ["R7", "G7", "B7"]), seat=None) == []
+    m.note_view(
+        {"round": {"dash": 1, "turn": 1, "laid": [False, False]}, "players": ["Ana", "Bea"]}
+    )
+    (event,) = m.propose(obs("seat_1_area", [], ["R7", "G7", "B7"]), seat=1)
+    assert event.kind == "lay"

@@ -309,6 +309,8 @@ class EventMapper:
             ruled = self.as_ruled(obs)
             return [] if ruled is None else self._pile(ruled, seat)
         if zone.kind is ZoneKind.SEAT and self.game == "deck-dash":
+            if self._between_deals():
+                return []  # no Dash to lay: a hand put down to count its points (TBL-17)
             return self._seat_area(obs, zone.seat, seat)
         return []  # draw pile, other games' seat areas: nothing the referee needs
 
