@@ -8,7 +8,7 @@ the deck does not contain; with no deck named, no card that no known deck contai
 from __future__ import annotations
 
 import json
-import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,11 +115,28 @@ def _copies(raw: object, what: str) -> int:
     return raw
 
 
+# a card's width over its height: playing cards are 0.64-0.72 (1.4-1.6 on their side); a
+# value outside this is a size in mm or a slip, and would get every photo refused as not
+# card-shaped, blaming the photos
+ASPECT_RANGE = (0.2, 5.0)
+
+
 def _aspect(raw: object, where: str) -> float:
-    """A card's width over its height: a positive finite number."""
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw < math.inf:
-        raise DeckError(f"{where}: 'aspect' is a positive number, not {raw!r:.40}")
+    """A card's width over its height, within ``ASPECT_RANGE``."""
+    low, high = ASPECT_RANGE
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not low <= raw <= high:
+        raise DeckError(
+            f"{where}: 'aspect' is a positive number from {low:g} to {high:g}, the card's width"
+            f" over its height (0.64 for most cards), not {raw!r:.40}"
+        )
     return float(raw)
+
+
+def _text(raw: object, what: str) -> str:
+    """A JSON string: ``str(None)`` would make the guide ask for "the red None"."""
+    if not isinstance(raw, str):
+        raise DeckError(f"{what} is text in quotes, not {json.dumps(raw)[:40]}")
+    return raw
 
 
 def _card(c: dict, where: str) -> CardSpec:
@@ -131,8 +148,8 @@ def _card(c: dict, where: str) -> CardSpec:
         value=value,
         colored=_flag(c["colored"], f"{what} 'colored'"),
         copies=_copies(c.get("copies", 1), f"{what} 'copies'"),
-        label=str(c.get("label", "")),
-        token=str(c.get("token", "")),
+        label=_text(c.get("label", ""), f"{what} 'label'"),
+        token=_text(c.get("token", ""), f"{what} 'token'"),
     )
 
 
@@ -151,23 +168,34 @@ def _parse(data: dict, where: str) -> DeckProfile:
                 if not cards
                 else f"{where}: no card: every card is coloured and 'colors' is empty"
             )
+        name = _text(data["name"], f"{where}: 'name'")
         return DeckProfile(
-            name=str(data["name"]),
-            title=str(data.get("title", data["name"])),
+            name=name,
+            title=_text(data.get("title", name), f"{where}: 'title'"),
             colors=colors,
             cards=cards,
             aspect=_aspect(data.get("aspect", 0.64), where),
-            back_text=str(data.get("back_text", "")),
+            back_text=_text(data.get("back_text", ""), f"{where}: 'back_text'"),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise DeckError(f"{where}: malformed deck profile ({exc})") from exc
 
 
+def profile_path(name_or_path: str | Path) -> Path:
+    """Where a profile named ``name_or_path`` lies: a ``Path``, a name ending in ``.json`` or
+    holding a folder separator is a file's path; any other is a name in ``DECKS_DIR``, dots
+    and all (``grandma.v2`` is ``models/decks/grandma.v2.json``, not a file ``grandma.v2``)."""
+    if isinstance(name_or_path, Path):
+        return name_or_path
+    separators = [s for s in ("/", os.sep, os.altsep) if s]
+    if name_or_path.lower().endswith(".json") or any(s in name_or_path for s in separators):
+        return Path(name_or_path)
+    return DECKS_DIR / f"{name_or_path}.json"
+
+
 def load_deck(name_or_path: str | Path) -> DeckProfile:
-    """Load a profile by name (``deck-dash``) or by path to a JSON file."""
-    path = Path(name_or_path)
-    if not path.suffix:
-        path = DECKS_DIR / f"{name_or_path}.json"
+    """Load a profile by name (``deck-dash``) or by path to a JSON file (``profile_path``)."""
+    path = profile_path(name_or_path)
     if not path.is_file():
         known = ", ".join(deck_names()) or "none"
         raise DeckError(f"no deck profile {str(name_or_path)!r} (known: {known})")

@@ -83,6 +83,16 @@ class ReaderConfig:
     scale: float = 1.0
 
 
+def _refuse_teach_out(folder: Path) -> None:
+    """``--models OUT`` given for a taught deck's ``OUT/model``: say so, not the missing
+    file's usual hint (``vision export``, which would write the shipped models instead)."""
+    if not (folder / DETECTOR).is_file() and (folder / "model" / DETECTOR).is_file():
+        raise ModelError(
+            f"{folder}: no {DETECTOR} here: did you mean {folder / 'model'}?"
+            " (tabletop vision teach puts a taught model there)"
+        )
+
+
 class CardReader:
     """Load the ONNX models once (detector, symbol, colour, and the corner model when the
     folder has one); call with a BGR frame to get :class:`Detections`."""
@@ -94,6 +104,7 @@ class CardReader:
         config: ReaderConfig = ReaderConfig(),
     ) -> None:
         d = Path(models_dir)
+        _refuse_teach_out(d)
         self.config = config
         self.detector = load_model(d / DETECTOR, config.threads, config.int8, "obb")
         self.symbol = load_model(d / SYMBOL, config.classifier_threads, config.int8, "classify")

@@ -14,11 +14,14 @@ light, blur, noise and compression.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import shutil
+import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -171,10 +174,16 @@ def _fillers(
 DATA_MARK = ".teach-data"  # in a data folder teach wrote (and may replace)
 DATA_FILES = {"symbol", "color", DATA_MARK}
 MODEL_MARK = "teach.json"  # in a models folder teach wrote
-MODEL_FILES = {"runs", "card-symbol.onnx", "card-color.onnx", "card-detector.onnx", MODEL_MARK}
+# not taught, copied from the models folder taught from: the detector finds a card whatever its
+# art, the corner model reads a half-covered card's index; each with its int8 twin when current
+SHARED = ("card-detector.onnx", "card-corner.onnx")
+SHARED_FILES = {*SHARED, "card-detector.int8.onnx", "card-corner.int8.onnx"}
+MODEL_FILES = {"runs", "card-symbol.onnx", "card-color.onnx", *SHARED_FILES, MODEL_MARK}
 
 
-def refuse_foreign(folder: Path, ours: set[str], mark: str) -> None:
+def refuse_foreign(
+    folder: Path, ours: set[str], mark: str, use: str = "teach replaces this folder"
+) -> None:
     """Raise TeachError unless ``folder`` is absent or one teach wrote: teach replaces its own
     folders, and must never delete a family's (photos kept in ``OUT/data``, say)."""
     folder = Path(folder)
@@ -186,9 +195,19 @@ def refuse_foreign(folder: Path, ours: set[str], mark: str) -> None:
     if mark in names or names <= ours:
         return
     raise TeachError(
-        f"{folder} already holds files teach did not write (teach replaces this folder):"
-        " choose another --out"
+        f"{folder} already holds files teach did not write ({use}): choose another --out"
     )
+
+
+def model_folders(final: Path) -> tuple[Path, Path]:
+    """``OUT/model.partial`` (where the model is built) and ``OUT/model.old`` (where the model
+    it replaces waits during the swap), after refusing any of the three that teach did not
+    write: a family's own ``model.old`` (a model kept by hand) is never deleted."""
+    partial, old = (final.with_name(final.name + end) for end in (".partial", ".old"))
+    refuse_foreign(final, MODEL_FILES, MODEL_MARK)
+    for folder in (partial, old):
+        refuse_foreign(folder, MODEL_FILES, MODEL_MARK, "teach builds and swaps its model there")
+    return partial, old
 
 
 def build_dataset(
@@ -313,8 +332,9 @@ def finetune(
 
     Everything is written to ``OUT.partial`` first and takes ``out``'s place only when
     complete: a teach that fails or is stopped leaves the previous taught model as it was,
-    never a folder mixing old and new files. ``out`` must not hold files teach did not
-    write (TeachError), and it is never the shipped models folder."""
+    never a folder mixing old and new files. ``out``, ``OUT.partial`` and ``OUT.old`` must
+    not hold files teach did not write (TeachError), and ``out`` is never the shipped models
+    folder. Ultralytics' output goes to stderr."""
     from vision.yolo import setup_offline
 
     # absolute: Ultralytics puts a relative project under its own runs_dir (the install's
@@ -322,17 +342,18 @@ def finetune(
     final = Path(out).absolute()
     if final.resolve() == Path(models_dir).resolve():
         raise TeachError(f"{final} is the models folder taught from: choose another --out")
-    refuse_foreign(final, MODEL_FILES, MODEL_MARK)
-    out = final.with_name(final.name + ".partial")
+    out, old = model_folders(final)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
+    # marked at once: what a teach stopped halfway leaves (a temporary file, a run) is teach's
+    (out / MODEL_MARK).write_text('{"partial": true}\n')
     setup_offline()
     try:
-        meta = _train_and_export(root, out, plan, models_dir)
+        with output_to_stderr():
+            meta = _train_and_export(root, out, plan, models_dir)
     except TeachError:  # a model that cannot be used: the old one stays, no half-built one
         shutil.rmtree(out, ignore_errors=True)
         raise
-    old = final.with_name(final.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
     if final.exists():
         final.rename(old)
@@ -340,6 +361,59 @@ def finetune(
     shutil.rmtree(old, ignore_errors=True)
     log(f"fine-tuned in {meta['train_s']} s")
     return meta
+
+
+@contextlib.contextmanager
+def output_to_stderr() -> Iterator[None]:
+    """Ultralytics' logs and progress bars go to stderr: teach's stdout is its one JSON result
+    (``| jq``). Its logger's handler keeps the stdout it found when Ultralytics was imported,
+    so that handler is pointed at stderr too, not only ``sys.stdout``."""
+    handlers = [
+        (h, h.stream)
+        for h in logging.getLogger("ultralytics").handlers
+        if type(h) is logging.StreamHandler and h.stream is not sys.stderr
+    ]
+    for handler, _ in handlers:
+        handler.setStream(sys.stderr)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        for handler, stream in handlers:
+            handler.setStream(stream)
+
+
+def _twin_is_current(float_path: Path) -> bool:
+    """``float_path``'s int8 twin loads and was made from this very file (the runtime's rule,
+    ``onnx_model.load_model``): a stale twin copied beside it would only be ignored."""
+    from vision.runtime.onnx_model import (
+        SOURCE_HASH_KEY,
+        ModelError,
+        OnnxModel,
+        file_sha256,
+        int8_path,
+    )
+
+    try:
+        twin = OnnxModel(int8_path(float_path), 1)
+    except ModelError:  # absent or broken
+        return False
+    return twin.metadata.get(SOURCE_HASH_KEY) == file_sha256(float_path)
+
+
+def _copy_shared(models_dir: Path, out: Path) -> None:
+    """The models teach does not train (``SHARED``) copied into ``out``, each with its int8
+    twin when current: without the twin the detector reads slower, without the corner model
+    a half-covered card is read from its whole crop only."""
+    from vision.runtime.onnx_model import int8_path
+
+    for name in SHARED:
+        src = Path(models_dir) / name
+        if not src.is_file():
+            continue
+        shutil.copy(src, out / name)
+        if _twin_is_current(src):
+            shutil.copy(int8_path(src), out / int8_path(src).name)
 
 
 def _train_and_export(root: Path, out: Path, plan: TeachPlan, models_dir: Path) -> dict:
@@ -373,9 +447,7 @@ def _train_and_export(root: Path, out: Path, plan: TeachPlan, models_dir: Path) 
         warnings.filterwarnings("ignore", category=DeprecationWarning)
         export_onnx(sym, plan.sym_imgsz, out / "card-symbol.onnx")
         export_onnx(col, plan.col_imgsz, out / "card-color.onnx")
-    detector = models_dir / "card-detector.onnx"
-    if detector.exists():  # the detector is shared: it finds cards of any art
-        shutil.copy(detector, out / "card-detector.onnx")
+    _copy_shared(models_dir, out)
     meta = {
         "plan": asdict(plan),
         "train_s": round(time.time() - t0, 1),

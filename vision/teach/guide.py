@@ -50,9 +50,9 @@ def check_profile_name(deck: DeckProfile, given: str) -> None:
     taught model under it (``runs/taught/NAME``), and ``--deck NAME`` finds the profile by its
     file. A profile copied as a template with the old name left in it would replace another
     deck's taught model; a name holding a path would put it outside ``runs/taught``."""
-    from vision.decks import DECKS_DIR
+    from vision.decks import profile_path
 
-    path = Path(given) if Path(given).suffix else DECKS_DIR / f"{given}.json"
+    path = profile_path(given)  # the file ``load_deck`` read
     if deck.name in (".", "..") or any(c in deck.name for c in "/\\"):
         raise TeachError(f'{path}: its "name" {deck.name!r} is a path: give a plain name')
     if deck.name != path.stem:

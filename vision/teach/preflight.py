@@ -9,14 +9,7 @@ from pathlib import Path
 from vision.decks import DeckProfile
 from vision.images import imread
 from vision.teach.capture import photo_problems
-from vision.teach.finetune import (
-    DATA_FILES,
-    DATA_MARK,
-    MODEL_FILES,
-    MODEL_MARK,
-    MODELS,
-    refuse_foreign,
-)
+from vision.teach.finetune import DATA_FILES, DATA_MARK, MODELS, model_folders, refuse_foreign
 from vision.teach.guide import TeachError, read_folder
 from vision.yolo import CONFIG_DIR
 
@@ -35,15 +28,15 @@ def _writable(folder: Path) -> Path | None:
 def check_out(
     out: Path, models_dir: Path = MODELS, config_dir: Path = CONFIG_DIR, live: bool = False
 ) -> None:
-    """``out`` can be written, and its ``data``/``model`` folders are teach's own or absent; the
-    shipped weights the fine-tune starts from are there, and so is a writable folder for
-    Ultralytics' settings. ``live`` (a camera capture): ``OUT/photos``, where its photos are
-    kept, holds none yet."""
+    """``out`` can be written, and its ``data``/``model`` folders (``model.partial`` and
+    ``model.old`` too) are teach's own or absent; the shipped weights the fine-tune starts
+    from are there, and so is a writable folder for Ultralytics' settings. ``live`` (a camera
+    capture): ``OUT/photos``, where its photos are kept, holds none yet."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise TeachError(f"--out {out}: is a file, not a folder")
     refuse_foreign(out / "data", DATA_FILES, DATA_MARK)
-    refuse_foreign(out / "model", MODEL_FILES, MODEL_MARK)
+    model_folders(out / "model")  # OUT/model, and its .partial and .old: teach's or absent
     stuck = _writable(out)
     if stuck is not None:
         raise TeachError(f"--out {out}: cannot write in {stuck}")
