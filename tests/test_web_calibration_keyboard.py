@@ -209,7 +209,7 @@ def test_a_tap_on_a_corner_still_reaches_the_picture(referee, served):
     handle lies) adds a corner to the zone being drawn there, and takes no focus."""
     page = referee.page
     box = page.locator("#calib").bounding_box()
-    page.select_option("#zone-name", "discard_2")
+    page.select_option("#zone-name", "seat_0_dryer")
     for fx, fy in ((0.6, 0.2), (0.9, 0.2), (0.9, 0.5)):
         page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
     drawn = page.locator("#handles [aria-label^='Zone being drawn']")
@@ -219,7 +219,7 @@ def test_a_tap_on_a_corner_still_reaches_the_picture(referee, served):
     page.click("#close-zone")
     page.click("#save-zones")
     page.wait_for_selector("#calib-msg.ok")
-    assert saved(served)["discard_2"] == [[0.6, 0.2], [0.9, 0.2], [0.9, 0.5]]
+    assert saved(served)["seat_0_dryer"] == [[0.6, 0.2], [0.9, 0.2], [0.9, 0.5]]
 
 
 def add_corners(page: Any, n: int) -> list[str]:
@@ -236,7 +236,7 @@ def test_add_corner_puts_each_corner_apart_from_the_last(referee, served):
     then 5 % down), not one corner three times; "Close zone" and "Save zones" keep a zone that
     holds something. Near the picture's edge the next corner turns the other way, inside."""
     page = referee.page
-    page.select_option("#zone-name", "discard_2")
+    page.select_option("#zone-name", "seat_0_dryer")
     assert add_corners(page, 3) == [
         "50% across, 50% down",
         "55% across, 50% down",
@@ -245,7 +245,7 @@ def test_add_corner_puts_each_corner_apart_from_the_last(referee, served):
     tab_to(page, "close-zone")
     page.keyboard.press("Enter")
     save_with_the_keyboard(page, 3)
-    assert saved(served)["discard_2"] == [[0.5, 0.5], [0.55, 0.5], [0.55, 0.55]]
+    assert saved(served)["seat_0_dryer"] == [[0.5, 0.5], [0.55, 0.5], [0.55, 0.55]]
     # a corner on the right edge: the next one cannot go right, so it goes down
     page.select_option("#zone-name", "seat_0_area")
     add_corners(page, 1)

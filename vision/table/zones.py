@@ -1,7 +1,8 @@
 """Calibrated table zones: named polygons in normalised image coordinates (0..1).
 
-Normalised coordinates survive a change of camera resolution. The layout is saved as
-JSON (the dashboard's calibration page writes it; see ``TableLayout.to_dict``):
+Normalised coordinates survive a change of camera resolution, not of the picture's shape (the
+dashboard says when the camera's differs from the one its zones were drawn on). The layout is
+saved as JSON (the dashboard's calibration page writes it; see ``TableLayout.to_dict``):
 
     {"zones": [{"name": "discard", "kind": "discard", "seat": null,
                 "points": [[0.40, 0.35], [0.60, 0.35], [0.60, 0.65], [0.40, 0.65]]}, ...]}
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,34 @@ WEB_KINDS = {
     "dryer": ZoneKind.DRYER,
     "dryer_bar": ZoneKind.BAR,
 }
+
+# The names the dashboard gives each of its kinds (web/services/zones.py reads by these too, so
+# a file the Calibrate page leaves an entry of out is not read otherwise here). [0-9], not \d:
+# \d takes any script's digits, and "seat_\u0663_area" would be a second name for seat 3.
+WEB_NAMES = [
+    (re.compile(r"draw_pile"), "draw_pile"),
+    (re.compile(r"discard_(?P<index>[12])"), "discard_pile"),
+    (re.compile(r"seat_(?P<seat>[0-9])_area"), "seat_area"),
+    (re.compile(r"seat_(?P<seat>[0-9])_dryer"), "dryer"),
+    (re.compile(r"seat_(?P<seat>[0-9])_dryer_bar_(?P<bar>[123])"), "dryer_bar"),
+]
+_WEB_EXAMPLES = {
+    "draw_pile": "draw_pile",
+    "discard_pile": "discard_1 or discard_2",
+    "seat_area": "seat_0_area",
+    "dryer": "seat_0_dryer",
+    "dryer_bar": "seat_0_dryer_bar_1",
+}
+
+
+def _check_web_name(name: str, kind: str) -> None:
+    """ZoneError unless ``name`` is one the dashboard gives a zone of its ``kind``: a hand
+    edit's slip ("seat_1_aera") is named here as the dashboard names it, not read as a zone
+    there is none of on the Calibrate page."""
+    if not any(p.fullmatch(name) for p, k in WEB_NAMES if k == kind):
+        raise ZoneError(
+            f"zone {name!r}: a {kind} zone of the dashboard is named like {_WEB_EXAMPLES[kind]}"
+        )
 
 
 @dataclass(frozen=True)
@@ -89,7 +119,10 @@ class Zone:
         return out
 
     @staticmethod
-    def from_dict(data: Any) -> Zone:
+    def from_dict(data: Any, dashboard: bool = False) -> Zone:
+        """One zone; ``dashboard``: from the Calibrate page's document (it has a
+        ``version``), whose names are checked as that page gives them (our own layout JSON
+        names its zones freely, "dryer" and "bar1" included)."""
         if not isinstance(data, Mapping):
             raise ZoneError("each zone must be an object")
         name = data.get("name")
@@ -101,6 +134,8 @@ class Zone:
         except (ValueError, TypeError):
             choices = ", ".join(k.value for k in ZoneKind)
             raise ZoneError(f"zone {name!r}: kind must be one of {choices}") from None
+        if dashboard and raw_kind in WEB_KINDS:
+            _check_web_name(name, raw_kind)
         raw = data.get("points")
         if not isinstance(raw, list) or len(raw) < 3:
             raise ZoneError(f"zone {name!r}: needs at least 3 points")
@@ -160,7 +195,15 @@ class TableLayout:
         "discard_pile", "seat": null, "index": 1, "bar": null, "points": [...]}]}``)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("zones"), list):
             raise ZoneError("a table layout is an object with a 'zones' list")
-        return TableLayout(tuple(Zone.from_dict(z) for z in data["zones"]))
+        zones, bad = [], []
+        for z in data["zones"]:  # every bad entry is named, not only the first
+            try:
+                zones.append(Zone.from_dict(z, dashboard="version" in data))
+            except ZoneError as exc:
+                bad.append(str(exc))
+        if bad:
+            raise ZoneError("; ".join(bad))
+        return TableLayout(tuple(zones))
 
     def discard_piles(self) -> list[Zone]:
         """Discard piles in table order: ``discard_1`` (DOS's left pile) before ``discard_2``."""

@@ -205,7 +205,16 @@ def game_log(game_id: int) -> Response:
 
 @bp.get("/zones")
 def zones() -> Response:
-    return jsonify(services().zones.load())
+    """The saved zones, their ``problems``, and the camera's picture size now with
+    ``frame_changed``: one line when it is another shape than the zones were drawn on."""
+    from web.services.zones import frame_change
+
+    s = services()
+    doc = s.zones.load()
+    frame = s.camera.latest() if s.camera else None
+    size = {"width": frame.width, "height": frame.height} if frame else None
+    changed = frame_change(doc["frame"], **size) if size else None
+    return jsonify({**doc, "camera_frame": size, "frame_changed": changed})
 
 
 @bp.post("/zones")

@@ -2,18 +2,26 @@
    pointer: "Add corner" adds one a little way from the last, and every corner is a slider over
    the picture that the arrow keys move (Shift: further), kept inside the picture as a tap is;
    "Save zones" keeps them. "Close zone" refuses a zone with no area (its corners on top of each
-   other, or in one line): it could never hold a card, and the server refuses it too.
+   other, or in one line): it could never hold a card, and the server refuses it too; likewise
+   one whose sides cross (corners tapped across it, TL TR BL BR: an hourglass), but a dryer bar,
+   read as a line, may. The server also refuses card zones drawn over each other; its one line
+   shows under "Save zones".
    A zone drawn, moved or deleted is only kept by "Save zones": until then the list marks it
    "(not saved)", a line under the button says so and leaving the page asks first. A camera
    that sends no picture says why above it (and is asked again every few seconds); a nearly
-   black picture asks about the lens. */
+   black picture asks about the lens. A saved zones file's problems (an entry left out, a zone
+   saving would refuse) show above the picture, and so does a camera picture of another shape
+   than the one the zones were drawn on (they no longer lie where drawn). */
 "use strict";
 (() => {
   const { el, api, toast, say } = TT;
   const $ = (id) => document.getElementById(id);
   const canvas = $("calib"), ctx = canvas.getContext("2d");
   const img = new Image();
-  let zones = [], current = [], frame = { width: 640, height: 480 };
+  /* frame: the size of the picture on the page, null before one came; drawnOn: the one the
+     saved zones were drawn on (the server's "frame"), sent again when there is no picture: a
+     made-up size would later read as a camera of another shape */
+  let zones = [], current = [], frame = null, drawnOn = {};
   /* the points of each zone as the server last kept them (name -> JSON): what "(not saved)"
      and the leaving warning compare with */
   let saved = new Map();
@@ -31,6 +39,46 @@
     const [x2, y2] = pts[(i + 1) % pts.length];
     return sum + x1 * y2 - x2 * y1;
   }, 0)) / 2;
+  /* two sides cross (not merely touch), as web/services/zones.py's crosses_itself: checked
+     before the area, as an exact Z's two halves cancel to no area; not for a dryer bar, read
+     as the line between its ends */
+  const CROSSED_SAYS = "The zone's sides cross: tap the corners going round the zone, not across it";
+  const turn = (a, b, p) => (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+  const cross = (a, b, c, d) => turn(a, b, c) * turn(a, b, d) < 0 && turn(c, d, a) * turn(c, d, b) < 0;
+  function crossed(pts) {
+    const n = pts.length, side = (i) => [pts[i], pts[(i + 1) % n]];
+    for (let i = 0; i < n; i++) {
+      for (let j = i + 2; j < n; j++) {
+        if (!(i === 0 && j === n - 1) && cross(...side(i), ...side(j))) return true;
+      }
+    }
+    return false;
+  }
+  /* a picture of another shape than the zones were drawn on, as web/services/zones.py's
+     frame_change: corners are shares of the picture, so they move */
+  const ASPECT_SLACK = 0.02;
+  function shapeSays(saved, width, height) {
+    const { width: w, height: h } = saved || {};
+    if (!(w && h && width && height) || Math.abs(width / height / (w / h) - 1) <= ASPECT_SLACK) return "";
+    return "The zones were drawn on a " + w + "×" + h + " picture; the camera now sends " + width + "×" +
+      height + ", another shape, so they no longer lie where they were drawn: calibrate again " +
+      "(redraw the zones on this picture, then “Save zones”).";
+  }
+  function shapeBanner() {  /* a live region: rewritten only when its words change */
+    const line = $("calib-shape"), text = frame ? shapeSays(drawnOn, frame.width, frame.height) : "";
+    if (text !== line.textContent) line.textContent = text;
+    line.classList.toggle("hidden", !text);
+  }
+  /* the saved file's problems, one line each (none: hidden), and whether it read whole */
+  function problemsBanner(problems, whole) {
+    const box = $("calib-problems");
+    box.replaceChildren(...(problems.length ? [
+      el("p", { text: "The saved zones need a look:" }),
+      el("ul", {}, ...problems.map((p) => el("li", { text: p }))),
+      ...(whole ? [] : [el("p", { text: "“Save zones” keeps the old file beside it as a copy, so the entries left out are not lost." })]),
+    ] : []));
+    box.classList.toggle("hidden", !problems.length);
+  }
 
   function draw() {
     ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height);
@@ -136,8 +184,9 @@
   });
   $("close-zone").addEventListener("click", () => {
     if (current.length < 3) { toast("a zone needs at least 3 corners", "bad"); return; }
-    if (area(current) < FLAT) { toast(FLAT_SAYS, "bad"); return; }
     const name = $("zone-name").value;
+    if (kindOf(name) !== "dryer_bar" && crossed(current)) { toast(CROSSED_SAYS, "bad"); return; }
+    if (area(current) < FLAT) { toast(FLAT_SAYS, "bad"); return; }
     zones = zones.filter((z) => z.name !== name).concat([{ name, points: current }]);
     current = []; draw(); list(); handles();
   });
@@ -148,12 +197,13 @@
   });
   $("save-zones").addEventListener("click", async () => {
     const sent = pointsOf(zones);  /* a corner moved while the answer comes stays unsaved */
-    const r = await api("POST", "/api/zones", { frame, zones });
-    if (r.ok) { saved = sent; list(); }
+    const r = await api("POST", "/api/zones", { frame: frame || drawnOn, zones });
+    if (r.ok) { saved = sent; drawnOn = r.data.frame || {}; list(); problemsBanner([], true); shapeBanner(); }
     const msg = $("calib-msg");
     msg.className = "banner " + (r.ok ? "ok" : "bad");
     const n = r.ok ? r.data.zones.length : 0;
-    msg.textContent = r.ok ? "Saved " + n + (n === 1 ? " zone." : " zones.") : (r.data.error || "error");
+    const kept = r.ok && r.data.kept_as ? " The old zones file did not read whole: it is kept as " + r.data.kept_as + "." : "";
+    msg.textContent = r.ok ? "Saved " + n + (n === 1 ? " zone." : " zones.") + kept : (r.data.error || "error");
     say(msg.textContent, !r.ok);
   });
   /* what the camera says above the picture; "" hides it. The line is a live region: it is
@@ -195,7 +245,7 @@
     if (!src) { draw(); return; }
     img.onload = () => {
       frame = { width: img.naturalWidth, height: img.naturalHeight };
-      canvas.width = img.naturalWidth; canvas.height = img.naturalHeight; draw();
+      canvas.width = img.naturalWidth; canvas.height = img.naturalHeight; draw(); shapeBanner();
       cameraSays(brightness() < DARK ? "The picture is nearly black: is the lens covered or the light off?" : "");
     };
     img.onerror = () => noPicture(src);
@@ -205,6 +255,8 @@
   api("GET", "/api/zones").then((r) => {
     zones = (r.data.zones || []).map((z) => ({ name: z.name, points: z.points }));
     saved = pointsOf(zones);
+    drawnOn = r.data.frame || {};
+    problemsBanner(r.data.problems || [], r.data.read_whole !== false);
     list(); handles(); snapshot();
   });
 })();

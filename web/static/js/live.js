@@ -1,5 +1,6 @@
 /* Live: camera JPEG refreshed as fast as it arrives (max ~5/s), the camera referee's status,
-   its questions (prompts.js), race timeline, pad presses. */
+   a line when its zones need calibrating again, its questions (prompts.js), race timeline,
+   pad presses. */
 "use strict";
 (() => {
   const { el } = TT;
@@ -16,6 +17,22 @@
     cam.addEventListener("error", () => { $("cam-info").textContent = "no picture yet"; setTimeout(next, 1000); });
     cam.src = cam.dataset.src + "?t=" + Date.now();
   }
+
+  /* The zones the camera reads by: a picture of another shape than they were drawn on, or a
+     zones file with problems (an entry left out), says so with a way to the Calibrate page. */
+  const zonesNote = $("zones-note");
+  async function zonesStatus() {
+    const r = await TT.api("GET", "/api/zones");
+    const lines = r.ok ? [r.data.frame_changed, ...(r.data.problems || [])].filter(Boolean) : [];
+    const text = lines.join(" · ");
+    if (text !== zonesNote.dataset.text) {  /* a live region: rewritten only when it changes */
+      zonesNote.dataset.text = text;
+      zonesNote.replaceChildren(...(text ? [text + " — ", el("a", { href: zonesNote.dataset.calibrate, text: "Calibrate" })] : []));
+    }
+    zonesNote.classList.toggle("hidden", !text);
+    setTimeout(zonesStatus, 5000);
+  }
+  if (zonesNote) zonesStatus();
 
   /* Race evidence lives in verdict data: {"evidence": [{seat, relative_ms, status}], "seats": [...]}
      directly or one level down (e.g. data.race). */
