@@ -356,6 +356,13 @@ def _error(status: int, message: str) -> tuple[Response | str, int]:
         return Response(f"{status}: {message}\n", mimetype="text/plain"), status
 
 
+def _required_headers(exc: HTTPException) -> list[tuple[str, str]]:
+    """The headers an error carries besides its body's type: a 405's ``Allow`` and a 416's
+    ``Content-Range`` (RFC 9110 requires them), a 429's ``Retry-After``. The page or JSON
+    drawn in its place says its own type."""
+    return [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
+
+
 def create_app(config: Any = None) -> Flask:
     cfg = coerce(config)
     app = Flask(__name__)
@@ -434,7 +441,8 @@ def create_app(config: Any = None) -> Flask:
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Any:
-        return _error(exc.code or 500, exc.description or exc.name)
+        body, status = _error(exc.code or 500, exc.description or exc.name)
+        return body, status, _required_headers(exc)
 
     @app.errorhandler(sqlite3.Error)
     def _storage(exc: sqlite3.Error) -> Any:  # a locked, full or read-only file (LOG-1)

@@ -183,7 +183,8 @@ def _listen(app: Any, cfg: Any, taken: contextlib.ExitStack) -> Any | None:
             host=cfg.host,
             port=cfg.port,
             threads=cfg.threads,
-            connection_limit=max(100, cfg.threads * 4),
+            connection_limit=_connection_limit(cfg.threads),
+            asyncore_use_poll=True,  # select() cannot watch a socket numbered past 1023
             channel_timeout=60,
             ident="tabletop",
         )
@@ -197,6 +198,34 @@ def _listen(app: Any, cfg: Any, taken: contextlib.ExitStack) -> Any | None:
     if dispatcher is not None:
         taken.callback(dispatcher.shutdown, timeout=2.0)
     return server
+
+
+# Connections waitress keeps open at once; past it, it accepts none until one closes. One
+# device holding 192 half-sent requests (the limit before) locked every tablet out. An idle
+# or half-open connection costs a socket and a few KB (its buffers grow only with what is
+# sent), so 1 000 take about 10 MB of a Pi's memory and nothing of its CPU.
+CONNECTION_LIMIT = 1000
+
+
+def _connection_limit(threads: int) -> int:
+    """``CONNECTION_LIMIT``, within the open files this process may have: the soft limit is
+    raised toward the hard one (a service's is often 1 024), and what the database (three
+    files per server thread's connection), the camera, the pads and the logs need is kept
+    aside. At a full file table waitress would fail every accept in a busy loop."""
+    import resource
+
+    reserve = 64 + 4 * threads
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = CONNECTION_LIMIT + reserve
+    if soft != resource.RLIM_INFINITY and soft < want:
+        raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):  # not allowed here: what the soft limit leaves
+            pass
+    room = CONNECTION_LIMIT if soft == resource.RLIM_INFINITY else soft - reserve
+    return max(100, threads * 4, min(CONNECTION_LIMIT, room))  # never below the old limit
 
 
 def _workers(services: Any) -> Any:
@@ -388,8 +417,26 @@ def _list_games(games: list[Any], db_path: Path) -> int:
             print(f"tabletop log: {g.error} in {db_path}", file=sys.stderr)
             code = 1
         line = f"{g.id:>5}  {g.game:<13} {started:<16}  {state:<8} {', '.join(g.players)}"
-        print(_printable(line))
+        print(_printable(_shown(line)))
     return code
+
+
+def _shown(text: str) -> str:
+    """``text`` with its control, invisible and separator characters escaped as CLI-5
+    escapes what the output cannot encode (``\\x1b``, ``\\u200b``): a name stored before
+    they were refused (``web.services.games.hidden``) must not recolour the terminal,
+    move its cursor or turn the line around, nor pass for another name."""
+    from web.services.games import hidden
+
+    return "".join(_escaped(c) if hidden(c) else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    """``char`` as Python's ``backslashreplace`` writes it."""
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _printable(text: str) -> str:

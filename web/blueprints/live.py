@@ -7,6 +7,9 @@ tablet that closed its connection is noticed, and end after ``stream_max_age_s``
 noticed for many minutes, so when every slot is taken a new stream ends the oldest one and
 takes its slot (a live tablet that was evicted reconnects within a second): a refused
 EventSource is never retried by the browser, so refusing would stop the newest screen.
+One device (network address) holds at most ``STREAMS_PER_ADDRESS`` streams: its next one ends
+its own oldest, whatever its age, so one device cannot fill every slot with young streams,
+nor a tablet reloading faster than heartbeats notice lock itself out.
 
 A game's feed grows by an entry per event (a long evening: 1 000 entries, 200-300 KB), so
 a stream asked with ``?delta=1`` (the pages' own, common.js) sends it once: each message
@@ -157,14 +160,18 @@ class _Slot:
 
 
 def _open(*topics: str) -> Subscription:
-    """Take a stream slot and subscribe to ``topics`` (none: only told when to end). With
-    every slot taken, the oldest stream is told to end and its slot is waited for."""
+    """Take a stream slot and subscribe to ``topics`` (none: only told when to end). A device
+    at its cap ends its own oldest stream first (``Hub.make_room``); with every slot taken,
+    that stream's slot, else the oldest stream's (older than ``stream_evict_after_s``), is
+    waited for."""
     s = services()
+    address = request.remote_addr
+    own = s.hub.make_room(address)
     if not s.streams.acquire() and not (
-        s.hub.evict_oldest(s.config.stream_evict_after_s) and _wait_for_slot(SLOT_WAIT_S)
+        (own or s.hub.evict_oldest(s.config.stream_evict_after_s)) and _wait_for_slot(SLOT_WAIT_S)
     ):
         raise BadInput("too many live screens are open; close one and reload", 503)
-    return s.hub.subscribe(*topics)
+    return s.hub.subscribe(*topics, address=address)
 
 
 def _wait_for_slot(seconds: float) -> bool:

@@ -67,11 +67,66 @@ R = TypeVar("R")
 T = TypeVar("T")
 
 
+# Characters a name cannot show: controls (Cc: an escape recolours a terminal, NUL), format
+# marks (Cf: zero-width spaces and joiners, right-to-left overrides) and line or paragraph
+# separators (Zl, Zp). "Ann" and "Ann\u200b" look alike everywhere the name is shown.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+# Letters drawn as nothing (Hangul fillers, the blank Braille pattern): no hidden category,
+# yet a name of only these is as blank as an empty one.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def hidden(char: str) -> bool:
+    """Whether ``char`` is one a name cannot show (``HIDDEN_CATEGORIES``)."""
+    return unicodedata.category(char) in HIDDEN_CATEGORIES
+
+
+def _visible(char: str) -> bool:
+    """Whether ``char`` draws something by itself: not hidden, a space, a blank letter, or a
+    combining mark (an accent with no letter under it)."""
+    if hidden(char) or char.isspace() or char in BLANK_LETTERS:
+        return False
+    return not unicodedata.category(char).startswith("M")
+
+
 def name_key(name: str) -> str:
-    """Who a name is, for telling players apart: "Ann", "ann" and "Ａｎｎ" are one person
-    (Unicode NFKC, then case folded, as Python's ``str.casefold`` does)."""
-    folded = unicodedata.normalize("NFKC", name).strip().casefold()
+    """Who a name is, for telling players apart: "Ann", "ann", "Ａｎｎ" and "Ann\\u200b" are one
+    person (hidden characters dropped, then Unicode NFKC, then case folded, as Python's
+    ``str.casefold`` does). A stored name of hidden characters only keeps them: two such
+    names are not taken for one blank player."""
+    shown = "".join(c for c in name if not hidden(c))
+    folded = unicodedata.normalize("NFKC", shown if shown.strip() else name).strip().casefold()
     return unicodedata.normalize("NFKC", folded)  # casefold can undo NFKC ("ǰ"): once more
+
+
+# Joiners that shape the characters either side of them: an emoji sequence (👩‍🚀, U+200D),
+# a Persian name's non-joiner (U+200C). Between two characters that show they are part of
+# the name, not a hidden one.
+JOINERS = frozenset("\u200c\u200d")
+
+
+def _hidden_at(name: str, i: int) -> bool:
+    """Whether ``name[i]`` is hidden where it stands: a joiner between two characters that
+    are not hidden is not (it shapes them; an emoji's variation selector before it counts)."""
+    if name[i] in JOINERS and 0 < i < len(name) - 1:
+        return hidden(name[i - 1]) or hidden(name[i + 1])
+    return hidden(name[i])
+
+
+def _check_names_shown(players: Sequence[str]) -> None:
+    """A new game's names are ones a screen shows as they are: none holding a hidden
+    character, each with one it draws. Only at creation: a stored game holding such a
+    name still opens, replays and exports (the CLI's listing escapes it). An empty name is
+    left to the engine's own "every player needs a name"."""
+    for seat, name in enumerate(players, start=1):
+        bad = next((c for i, c in enumerate(name) if _hidden_at(name, i)), None)
+        if bad is not None:
+            raise BadInput(
+                f"player {seat}'s name holds an invisible or control character"
+                f" (U+{ord(bad):04X}): type the name again"
+            )
+        if name and not any(_visible(c) for c in name):
+            raise BadInput(f"player {seat}'s name has no letter that shows: type a name")
 
 
 def _check_names_differ(players: Sequence[str]) -> None:
@@ -485,6 +540,7 @@ class GameService:
         # its replays keep it, while games stored without the key keep the old reading
         typed = new_game_options(list(specs.values()), typed)
         players = [p.strip() for p in players]
+        _check_names_shown(players)
         _check_names_differ(players)
         # the game and its start on the pads' clock together: a press listed against the new
         # game always finds its start (``current_id``)

@@ -5,7 +5,8 @@ slowing the referee down (the next message carries the full state anyway: a stre
 sends only a feed's new entries works them out against what it last sent, not against the
 message before, see ``FeedVersions``). Every live
 stream is a subscriber (an MJPEG stream to no topic), so the hub is also where a stream is
-told to end: at shutdown, or when its slot is wanted by a newer tablet (``evict_oldest``).
+told to end: at shutdown, when its slot is wanted by a newer tablet (``evict_oldest``), or
+when its device opens more than ``STREAMS_PER_ADDRESS`` (``make_room``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from typing import Any
 
 QUEUE_SIZE = 64  # messages a subscriber may fall behind by before the oldest is dropped
 
+# Live streams one network address may hold. Without a cap one device (a script, a tablet
+# reloading in a loop) filled every slot with streams too young to evict, and the referee's
+# console got 503. Eight covers a tablet's pages and the Pi's own kiosk screen.
+STREAMS_PER_ADDRESS = 8
+
 # The last message a subscriber gets: its stream must end (the server is shutting down, or
 # its slot went to a newer tablet). Sticky: once ended, ``get`` returns it every time.
 CLOSED = "closed"
@@ -35,6 +41,7 @@ class Subscription:
     )
     ended: threading.Event = field(default_factory=threading.Event)
     since: float = field(default_factory=time.monotonic)  # when its stream started
+    address: str | None = None  # the device it streams to (None: uncounted)
 
     def get(self, timeout: float) -> tuple[str, Any] | None:
         """The next message, None after ``timeout`` without one, ``(CLOSED, None)`` once
@@ -115,20 +122,41 @@ def _last_seq(feed: list[Any]) -> int:
 
 
 class Hub:
-    def __init__(self) -> None:
+    def __init__(self, per_address: int = STREAMS_PER_ADDRESS) -> None:
         self._lock = threading.Lock()
         self._subs: list[Subscription] = []  # oldest first
         self.closed = False
         self.feeds = FeedVersions()  # the game feeds' versions, for the streams' deltas
+        self.per_address = per_address
 
-    def subscribe(self, *topics: str) -> Subscription:
-        sub = Subscription(frozenset(topics))
+    def subscribe(self, *topics: str, address: str | None = None) -> Subscription:
+        """A new subscriber; ``address``'s oldest streams end when it would hold more than
+        ``per_address`` (two opened at once from one device are both counted)."""
+        sub = Subscription(frozenset(topics), address=address)
         with self._lock:
+            self._make_room(address)
             self._subs.append(sub)
             closed = self.closed
         if closed:
             sub.end()
         return sub
+
+    def make_room(self, address: str | None) -> bool:
+        """End ``address``'s oldest live stream when it holds ``per_address`` already, so a
+        new one from it fits, whatever that stream's age: a device reloading its page opens
+        a new stream before the old connection is noticed closed, and must never lock itself
+        out. True when one was ended (its slot frees up at once)."""
+        with self._lock:
+            return self._make_room(address)
+
+    def _make_room(self, address: str | None) -> bool:
+        if address is None:
+            return False
+        live = [s for s in self._subs if s.address == address and not s.ended.is_set()]
+        extra = len(live) - self.per_address + 1
+        for sub in live[: max(0, extra)]:
+            sub.end()
+        return extra > 0
 
     def close(self) -> None:
         """Tell every stream to end (server shutdown): a stream still open when the server's
