@@ -263,6 +263,7 @@ def _eventually(check: Any, seconds: float = 10.0) -> bool:
     return True
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="127.0.0.2 is this machine only on Linux")
 def test_ruling_web15_one_device_cannot_take_every_stream_slot(tmp_path, monkeypatch):
     """Before: one device's young streams (under 30 s, so never evicted) took every slot and
     the referee's console got 503. Now a device holds at most 8: its 9th ends its own
@@ -306,9 +307,3 @@ def test_a_streams_address_never_changes_the_age_rule_for_the_others():
     assert not hub.evict_oldest(older_than_s=30) and young.get(timeout=0) is None
     young.since -= 31
     assert hub.evict_oldest(older_than_s=30) and young.get(timeout=0) == (CLOSED, None)
-
-
-if sys.platform != "linux":  # 127.0.0.2 is this machine only on Linux
-    test_reread_streams_one_device_cannot_take_every_slot = pytest.mark.skip(
-        reason="needs the whole 127/8 loopback"
-    )(test_reread_streams_one_device_cannot_take_every_slot)
