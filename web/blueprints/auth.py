@@ -15,7 +15,7 @@ from flask import Blueprint, Response, current_app, redirect, render_template, r
 from werkzeug.exceptions import HTTPException
 
 from web.blueprints.common import services
-from web.security import is_referee, login_referee, logout_referee, referee_required
+from web.security import Refusal, is_referee, login_referee, logout_referee, referee_required
 from web.services.settings import PinError, WrongSecret, as_digits
 
 bp = Blueprint("auth", __name__)
@@ -56,8 +56,11 @@ def _next() -> str:
     return url_for("pages.console")
 
 
-def _wait_message(wait: float) -> str:
-    return f"too many wrong tries: wait {max(wait, 1):.0f} s"
+def _wait_message(refusal: Refusal, what: str = "tries") -> str:
+    """Why a guess is refused, and for how long: the referee's own tablet may be refused for
+    guesses made elsewhere, so the shared limit says so."""
+    where = " on this dashboard (from all devices)" if refusal.everyone else ""
+    return f"too many wrong {what}{where}: try again in {refusal.in_words()}"
 
 
 def _guess(addr: str, attempt: Callable[[], None]) -> None:
@@ -88,9 +91,9 @@ def login_post() -> tuple[str, int] | Response:
     addr = request.remote_addr or "?"
     if not s.settings.pin_is_set:
         return redirect(url_for("auth.pin_setup"))  # type: ignore[return-value]
-    wait = s.throttle.begin(addr)
-    if wait:
-        msg = f"too many wrong PINs: wait {max(wait, 1):.0f} s"
+    refused = s.throttle.begin(addr)
+    if refused:
+        msg = _wait_message(refused, "PINs")
         return render_template("login.html", next=_next(), error=msg, page="login"), 429
 
     def attempt() -> None:
@@ -107,7 +110,7 @@ def login_post() -> tuple[str, int] | Response:
 
 @bp.post("/logout")
 def logout() -> Response:
-    logout_referee()
+    logout_referee()  # ends the session on the server: a copied cookie is locked too
     return redirect(url_for("pages.scoreboard"))  # type: ignore[return-value]
 
 
@@ -122,9 +125,9 @@ def pin_setup() -> str | Response:
 def pin_setup_post() -> tuple[str, int] | Response:
     s = services()
     addr = request.remote_addr or "?"
-    wait = s.throttle.begin(addr)
-    if wait:
-        return render_template("pin_setup.html", error=_wait_message(wait), page="login"), 429
+    refused = s.throttle.begin(addr)
+    if refused:
+        return render_template("pin_setup.html", error=_wait_message(refused), page="login"), 429
 
     def attempt() -> None:  # the form is read here: a request too large to read releases
         pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
@@ -153,9 +156,10 @@ def pin_change() -> str | Response:
 def pin_change_post() -> tuple[str, int] | Response:
     s = services()
     addr = request.remote_addr or "?"
-    wait = s.throttle.begin(addr)  # an unlocked tablet must not guess the PIN at full speed
-    if wait:
-        return render_template("pin_change.html", error=_wait_message(wait), page="login"), 429
+    refused = s.throttle.begin(addr)  # an unlocked tablet must not guess the PIN at full speed
+    if refused:
+        msg = _wait_message(refused, "PINs")
+        return render_template("pin_change.html", error=msg, page="login"), 429
 
     def attempt() -> None:  # the form is read here: a request too large to read releases
         pin, again = request.form.get("pin", ""), request.form.get("pin2", "")

@@ -1,5 +1,5 @@
-"""The dashboard's own table in the installation's SQLite file: the referee PIN (hashed),
-the session secret, and which verdicts a referee accepted.
+"""The dashboard's own tables in the installation's SQLite file: the referee PIN (hashed),
+the session secret, the referee sessions now unlocked, and which verdicts a referee accepted.
 
 The event log (``referee.eventlog``) stays untouched: accepting a verdict changes no game,
 it only marks the verdict as reviewed in the console.
@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -34,10 +35,18 @@ CREATE TABLE IF NOT EXISTS web_reviews (
     reviewed_at REAL NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS web_referee_sessions (
+    id_hash    TEXT PRIMARY KEY,
+    pin_epoch  TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
 """
 
 PIN_MIN, PIN_MAX = 4, 12
 MAX_TYPED = 64  # longer input is no PIN or setup code: refused before it is normalised
+REFEREE_IDLE_S = 12 * 3600.0  # an unlocked tablet left alone this long is locked again
+# A session's expiry is pushed back at most this often: not a write to the SD card per request.
+TOUCH_EVERY_S = 600.0
 
 
 class PinError(ValueError):
@@ -88,11 +97,16 @@ def _setting_text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+def _id_hash(sid: str) -> str:
+    return hashlib.sha256(sid.encode("utf-8", "replace")).hexdigest()
+
+
 class Settings:
     """Thread-safe: one SQLite connection per thread, like the event log."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
+        self.clock = clock  # wall-clock seconds: referee sessions outlive a restart
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -139,7 +153,8 @@ class Settings:
         return self.get("pin_hash") is not None
 
     def pin_epoch(self) -> str:
-        """Changes whenever the PIN changes, so old referee sessions stop working."""
+        """Changes whenever the PIN changes: a referee session of another PIN is no session, even
+        where the PIN was changed behind the sessions table's back (a restored backup)."""
         stored = self.get("pin_hash") or ""
         return hashlib.sha256(stored.encode()).hexdigest()[:16]
 
@@ -159,9 +174,10 @@ class Settings:
 
     def clear_pin(self) -> str:
         """Forget the PIN (a family that forgot it; only someone at the Pi can do this): every
-        referee session ends with it (``pin_epoch``). Returns the new setup code."""
+        referee session ends with it. Returns the new setup code."""
         with self._lock:
             self._conn().execute("DELETE FROM web_settings WHERE key = 'pin_hash'")
+            self.end_referee_sessions()
         return self.new_setup_code()
 
     def set_first_pin(self, pin: str, setup_code: str) -> None:
@@ -182,6 +198,7 @@ class Settings:
                 raise PinError("the referee PIN is already set")
             self._put("pin_hash", generate_password_hash(pin))
             self._conn().execute("DELETE FROM web_settings WHERE key = 'setup_code'")  # used
+            self.end_referee_sessions()
 
     def change_pin(self, old: str, new: str) -> None:
         """Raises WrongSecret for a wrong current PIN (a guess), PinError for a bad new one."""
@@ -190,6 +207,7 @@ class Settings:
             raise WrongSecret("the current PIN is wrong")
         with self._lock:
             self._put("pin_hash", generate_password_hash(new))
+            self.end_referee_sessions()  # every tablet locks: the changer unlocks again
 
     def check_pin(self, pin: object) -> bool:
         """Whether ``pin`` is the referee PIN, typed with any keyboard's digits."""
@@ -205,6 +223,65 @@ class Settings:
                 "run `tabletop pin reset` at the Pi to choose a new one"
             )
             return False
+
+    # -- referee sessions -----------------------------------------------------------------
+    # A session cookie is only signed, so a copy of it works wherever it is sent: the cookie
+    # carries a random id, and the id counts only while its row is here (Lock deletes it).
+    # Rows hold the id's hash, so a copy of the database file unlocks no tablet.
+
+    def start_referee_session(self) -> str:
+        """A new referee session for the current PIN: the id to keep in the cookie."""
+        sid = secrets.token_urlsafe(32)
+        now = self.clock()
+        conn = self._conn()
+        conn.execute("DELETE FROM web_referee_sessions WHERE expires_at <= ?", (now,))
+        conn.execute(
+            "INSERT INTO web_referee_sessions (id_hash, pin_epoch, expires_at) VALUES (?, ?, ?)",
+            (_id_hash(sid), self.pin_epoch(), now + REFEREE_IDLE_S),
+        )
+        return sid
+
+    def referee_session_alive(self, sid: object) -> bool:
+        """Whether ``sid`` is a session of the current PIN, neither ended nor idle too long;
+        being asked counts as use. Anything else (an old cookie's PIN epoch) is no session."""
+        if not isinstance(sid, str) or not sid or not self.pin_is_set:
+            return False
+        row = (
+            self._conn()
+            .execute(
+                "SELECT pin_epoch, expires_at FROM web_referee_sessions WHERE id_hash = ?",
+                (_id_hash(sid),),
+            )
+            .fetchone()
+        )
+        now = self.clock()
+        if row is None or row[0] != self.pin_epoch() or not now < float(row[1]):
+            return False
+        if float(row[1]) - now < REFEREE_IDLE_S - TOUCH_EVERY_S:
+            self._touch(sid, now)
+        return True
+
+    def _touch(self, sid: str, now: float) -> None:
+        """Push the session's expiry back; a storage that takes no write (a full or read-only
+        card) must not stop the referee from viewing, so that failure is only logged."""
+        try:
+            self._conn().execute(
+                "UPDATE web_referee_sessions SET expires_at = ? WHERE id_hash = ?",
+                (now + REFEREE_IDLE_S, _id_hash(sid)),
+            )
+        except sqlite3.Error as exc:
+            log.warning("a referee session could not be kept alive: %s", exc)
+
+    def end_referee_session(self, sid: object) -> None:
+        """Lock: ``sid`` stops counting, in every browser holding a copy of the cookie."""
+        if isinstance(sid, str) and sid:
+            self._conn().execute(
+                "DELETE FROM web_referee_sessions WHERE id_hash = ?", (_id_hash(sid),)
+            )
+
+    def end_referee_sessions(self) -> None:
+        """Every tablet is locked (the PIN changed or was forgotten)."""
+        self._conn().execute("DELETE FROM web_referee_sessions")
 
     # -- reviews ---------------------------------------------------------------------------
     def review(self, game_id: int, seq: int, action: str) -> None:
