@@ -341,3 +341,25 @@ def test_a_taught_model_reading_fewer_check_photos_than_the_shipped_is_said(
     )
     assert (warning in err.splitlines()) is warned
     assert ("warning" in err) is warned
+
+
+def test_teachs_output_switch_survives_a_closed_stream_ultralytics_kept() -> None:
+    """Ultralytics' log handler keeps the stdout it found at import, which may be closed by
+    the time teach runs (in CI: a test's captured stdout): pointing it at stderr flushed that
+    stream first and stopped teach with "I/O operation on closed file"."""
+    import io
+    import logging
+
+    from vision.teach.finetune import output_to_stderr
+
+    gone = io.TextIOWrapper(io.BytesIO())  # a closed file's flush raises, as pytest's does
+    gone.close()
+    handler = logging.StreamHandler(gone)
+    logger = logging.getLogger("ultralytics")
+    logger.addHandler(handler)
+    try:
+        with output_to_stderr():
+            assert handler.stream is sys.stderr
+        assert handler.stream is gone
+    finally:
+        logger.removeHandler(handler)

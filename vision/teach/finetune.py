@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -374,13 +374,26 @@ def output_to_stderr() -> Iterator[None]:
         if type(h) is logging.StreamHandler and h.stream is not sys.stderr
     ]
     for handler, _ in handlers:
-        handler.setStream(sys.stderr)
+        _point(handler, sys.stderr)
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield
     finally:
         for handler, stream in handlers:
-            handler.setStream(stream)
+            _point(handler, stream)
+
+
+def _point(handler: logging.StreamHandler, stream: Any) -> None:
+    """``handler`` writing to ``stream`` from now on. ``setStream`` flushes the old stream
+    first, and the one Ultralytics found at import may be closed by now (a test's captured
+    stdout, a pipe gone): a flush that cannot be made is no reason to stop teaching."""
+    handler.acquire()
+    try:
+        with contextlib.suppress(ValueError, OSError):
+            handler.stream.flush()
+        handler.stream = stream
+    finally:
+        handler.release()
 
 
 def _twin_is_current(float_path: Path) -> bool:
