@@ -20,10 +20,12 @@ from referee.verdicts import Outcome
 from tests.test_dos_reread import _apply, _ok, _refused
 from tests.test_web_routes import Tablet, make_app
 
+LATE = {"late_draw": "played"}  # DOS-25's reading, as a game set up from day 35 stores it
+
 
 def _table(size: int = 2, **options: Any) -> DosState:
     """Table mode: hands and draw pile only counted."""
-    state = GAME.new_state(["Ann", "Bea", "Cal"], {"hand_size": size, **options})
+    state = GAME.new_state(["Ann", "Bea", "Cal"], {"hand_size": size, **LATE, **options})
     return _ok(state, "deal", hands=[size] * 3, piles=["R7", "B9"])
 
 
@@ -70,7 +72,7 @@ def _scripted(stock_top: list[str]) -> DosState:
     rest = Counter(full_deck("1-10")) - Counter(parse_cards(hands[0] + hands[1] + piles))
     rest -= Counter(parse_cards(stock_top))
     stock = stock_top + format_cards(sorted(rest.elements(), key=str))
-    state = GAME.new_state(["Ann", "Bea"], {"hand_size": 3})
+    state = GAME.new_state(["Ann", "Bea"], {"hand_size": 3, **LATE})
     return _ok(state, "deal", hands=hands, piles=piles, stock=stock)
 
 
@@ -90,7 +92,7 @@ def test_ruling_dos25_scripted_the_known_top_card_must_be_the_card_played() -> N
 
 
 def test_ruling_dos25_an_empty_draw_pile_gave_no_card() -> None:
-    state = GAME.new_state(["Ann", "Bea"], {"hand_size": 2})
+    state = GAME.new_state(["Ann", "Bea"], {"hand_size": 2, **LATE})
     state = _ok(state, "deal", hands=[2, 2], piles=["R7", "B9"], stock=0)
     state = _ok(state, "play", 0, card="R3", pile="left")
     assert "The draw pile is empty" in _refused(state, "draw", 0, pile="left")
@@ -99,7 +101,7 @@ def test_ruling_dos25_an_empty_draw_pile_gave_no_card() -> None:
 def test_ruling_dos25_after_an_unseen_reshuffle_the_card_leaves_the_pool() -> None:
     """The draw pile shuffled from R7 R5 B9 B5 (nobody saw the order): a draw naming the card
     played can have drawn it only if it is one of them (DOS-20), as a draw entered first."""
-    state = GAME.new_state(["Ann", "Bea"], {"hand_size": 4})
+    state = GAME.new_state(["Ann", "Bea"], {"hand_size": 4, **LATE})
     state = _ok(state, "deal", hands=[4, 4], piles=["R7", "B9"], stock=0)
     state = _ok(state, "play", 0, card="R5", pile="left")
     state = _ok(state, "play", 0, card="B5", pile="right")
@@ -162,6 +164,40 @@ def test_ruling_dos25_a_call_after_the_late_draw_covers_the_play_down_to_two() -
     state = _ok(state, "call", 0)
     state = _ok(state, "play", 0, card="B5", pile="right")
     assert _sizes(state) == [2, 3, 3] and state.turn == 1
+
+
+def test_ruling_dos25_a_stored_game_keeps_its_refused_late_draw_and_a_new_one_reads_it() -> None:
+    """A game stored before day 35 (no ``late_draw`` in its options) replays its refused
+    draw as refused, or its later events would be judged on other hands; a game set up on
+    the dashboard stores ``played``. The reviewer's old log: the draw refused, Bea's draw
+    legal; read anew, Bea's draw found the draw pile empty."""
+    old = GAME.new_state(["Ann", "Bea", "Cal"], {"hand_size": 3})
+    old = _ok(old, "deal", hands=[3, 3, 3], piles=["R7", "B9"])
+    old = _ok(old, "play", 0, card="R3", pile="left")
+    assert "already played on the left pile" in _refused(old, "draw", 0, pile="left")
+
+
+def test_ruling_dos25_a_game_set_up_on_the_dashboard_stores_the_new_reading(tmp_path: Path):
+    tablet = Tablet(make_app(tmp_path))
+    assert tablet.set_pin().status_code == 302
+    made = tablet.post("/api/games", {"game": "dos", "players": ["Ann", "Bea"], "options": {}})
+    assert tablet.services.games.record(made.json["id"]).options["late_draw"] == "played"
+
+
+def test_ruling_dos25_a_call_made_before_the_play_is_dropped_as_the_draw_first_drops_it():
+    """Ann calls DOS at three cards, plays the drawn R3 (the camera), then the draw is typed:
+    her call came before the draw, which drops it, so playing down to two without calling
+    again can be caught, as when the draw is entered first."""
+    caught = []
+    for late in (False, True):
+        state = _ok(_table(3), "call", 0)
+        draw, play = ("draw", {"pile": "left"}), ("play", {"card": "R3", "pile": "left"})
+        for kind, payload in [play, draw] if late else [draw, play]:
+            state = _ok(state, kind, 0, **payload)
+        state = _ok(state, "play", 0, card="B5", pile="right")
+        _, verdicts = _apply(state, "callout", 1, target=0)
+        caught.append(verdicts[0].outcome.name)
+    assert caught == ["LEGAL", "LEGAL"]
 
 
 # -- 3. a malformed reshuffle is malformed at any moment ------------------------------------

@@ -80,8 +80,10 @@ def test_names_from_many_scripts_still_start_a_game(tmp_path):
     players = ["Zoë", "José", "محمد", "李雷", "Ann 🎲", "नमस्ते"]
     r = t.post("/api/games", {"game": "dos", "players": players, "options": {}})
     assert r.status_code == 201, r.get_json()
-    # joiners that shape the characters either side: emoji sequences, a Persian non-joiner
-    joined = ["👩\u200d🚀", "🏳\ufe0f\u200d🌈", "می\u200cخواهم"]
+    # joiners that shape the characters either side: emoji sequences, a Persian non-joiner;
+    # a flag spelt with tag characters (Scotland's)
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    joined = ["👩\u200d🚀", "🏳\ufe0f\u200d🌈", "می\u200cخواهم", f"Isla {scotland}"]
     r = t.post("/api/games", {"game": "dos", "players": joined, "options": {}})
     assert r.status_code == 201, r.get_json()
     loose = ["Ann\u200d", "Bob"]  # a joiner with nothing to join is hidden
@@ -131,6 +133,15 @@ def test_ruling_cli5_the_game_list_escapes_control_characters_of_stored_names(tm
     line = out.getvalue().rstrip("\n")
     assert line.endswith("running  \\x1b[31mRED\\x1b[0m, \\u202eAnn, A\\x07\\u2028B"), line
     assert all(c == "\n" or c.isprintable() for c in out.getvalue())
+
+
+def test_ruling_cli5_the_game_list_keeps_joiners_inside_a_name_the_dashboard_took(tmp_path):
+    db = tmp_path / "tabletop.db"
+    _stored_game(db, ["می\u200cنا", "Zoe 👩\u200d🚀"])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["log", "--db", str(db)]) == 0
+    assert out.getvalue().rstrip("\n").endswith("running  می\u200cنا, Zoe 👩\u200d🚀")
 
 
 # -- 4. error answers keep their required headers ----------------------------------------

@@ -260,3 +260,48 @@ def test_an_unsafe_request_to_no_route_gets_its_404_or_405_not_a_csrf_error(app:
     assert client.delete("/api/games").status_code == 405
     assert client.post("/scoreboard", data={}).status_code == 405
     assert client.post("/logout").status_code == 403  # a route still needs the token
+
+
+# -- review of the day's diff --------------------------------------------------------------
+
+
+def test_ruling_web16_a_restored_backup_brings_no_session_back(
+    referee: Tablet, tmp_path: Any
+) -> None:
+    """A backup taken while a tablet was unlocked holds its session; Lock after the backup,
+    then restore it: that tablet stays locked. Before, the restore unlocked it again."""
+    from referee.cli import main
+
+    thief = copy_of(referee)
+    backup = tmp_path / "backup.db"
+    assert main(["backup", "--db", str(tmp_path / "tabletop.db"), "-o", str(backup)]) == 0
+    assert referee.client.post("/logout", data={"csrf_token": referee.token}).status_code == 302
+    referee.services.settings.close()
+    assert main(["restore", "--db", str(tmp_path / "tabletop.db"), str(backup)]) == 0
+    restored = Tablet(make_app(tmp_path))
+    restored.client.set_cookie(COOKIE, thief.client.get_cookie(COOKIE).value)
+    assert not whoami(restored)
+
+
+def test_ruling_web16_a_login_checked_against_a_pin_changed_meanwhile_unlocks_nothing(
+    referee: Tablet,
+) -> None:
+    """The session is stamped with the PIN read before its check: a PIN changed while the
+    slow hash ran does not become the one the old PIN unlocked."""
+    settings = referee.services.settings
+    before = settings.pin_epoch()
+    settings.change_pin(PIN, "13579")
+    sid = settings.start_referee_session(before)
+    assert not settings.referee_session_alive(sid)
+    assert settings.referee_session_alive(settings.start_referee_session())
+
+
+def test_a_damaged_session_row_reads_as_no_session_not_a_500(
+    referee: Tablet, tmp_path: Any
+) -> None:
+    """LOG-3: a flipped bit or a hand edit in a stored expiry is a locked tablet."""
+    db = sqlite3.connect(tmp_path / "tabletop.db")
+    with db:
+        db.execute("UPDATE web_referee_sessions SET expires_at = 'x'")
+    assert referee.client.get("/console").status_code == 200
+    assert not whoami(referee)

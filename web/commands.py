@@ -426,9 +426,10 @@ def _shown(text: str) -> str:
     escapes what the output cannot encode (``\\x1b``, ``\\u200b``): a name stored before
     they were refused (``web.services.games.hidden``) must not recolour the terminal,
     move its cursor or turn the line around, nor pass for another name."""
-    from web.services.games import hidden
+    from web.services.games import shown_hidden
 
-    return "".join(_escaped(c) if hidden(c) else c for c in text)
+    escaped = set(shown_hidden(text))  # a joiner inside an emoji or a Persian name shows
+    return "".join(_escaped(c) if i in escaped else c for i, c in enumerate(text))
 
 
 def _escaped(char: str) -> str:

@@ -64,10 +64,11 @@ def is_referee() -> bool:
     return settings.referee_session_alive(session.get("referee"))
 
 
-def login_referee() -> None:
+def login_referee(epoch: str | None = None) -> None:
+    """``epoch``: the PIN's as read before it was checked (``Settings.start_referee_session``)."""
     settings = current_app.extensions["tabletop"].settings
     settings.end_referee_session(session.get("referee"))  # unlocking again: one session
-    session["referee"] = settings.start_referee_session()
+    session["referee"] = settings.start_referee_session(epoch)
     session["csrf"] = secrets.token_urlsafe(32)  # a fresh token after a privilege change
 
 

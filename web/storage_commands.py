@@ -153,6 +153,9 @@ def _copy_checked(src: Any, target: Path, *, to_serve: bool = False) -> tuple[in
             )
         if to_serve:
             check_schema(dst)
+            if "web_referee_sessions" in tables:  # a tablet locked since must stay locked
+                with dst:
+                    dst.execute("DELETE FROM web_referee_sessions")
         (games,) = dst.execute("SELECT COUNT(*) FROM games").fetchone()
         (events,) = dst.execute("SELECT COUNT(*) FROM events").fetchone()
     finally:

@@ -8,6 +8,7 @@ from typing import Any
 from referee.dos import rules, summary
 from referee.dos.cards import format_cards
 from referee.dos.deck import DEFAULT_NUMBERS, NUMBER_SETS, full_deck
+from referee.dos.rules import LATE_DRAW_PLAYED, LATE_DRAW_REFUSED
 from referee.dos.state import PILE_NAMES, DosState, Phase
 from referee.events import Event
 from referee.game import (
@@ -53,6 +54,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "optional rule: when the draw pile runs out the game ends after that turn, "
         "fewest cards wins",
         ruling="DOS-17",
+    ),
+    OptionSpec(
+        "late_draw",
+        LATE_DRAW_REFUSED,
+        "a draw typed after the play of the card drawn (a camera logs the play first): "
+        "'played' (the card played was the one drawn) or 'refused' (as games set up before "
+        "this option existed read it)",
+        choices=(LATE_DRAW_PLAYED, LATE_DRAW_REFUSED),
+        ruling="DOS-25",
+        new_default=LATE_DRAW_PLAYED,
     ),
     OptionSpec(
         "rounds",

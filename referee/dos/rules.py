@@ -25,6 +25,9 @@ from referee.words import and_list
 
 Out = list[Verdict]
 DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
+# DOS-25, option ``late_draw``: a draw typed after its card's play is read as drawn and played
+# (games set up from day 35), or refused (stored games: their logs replay as they did)
+LATE_DRAW_PLAYED, LATE_DRAW_REFUSED = "played", "refused"
 
 
 class Foul(Exception):
@@ -681,7 +684,9 @@ def _draw(state: DosState, event: Event, out: Out) -> DosState:
     where = f"the {PILE_NAMES[pile]} pile"
     cur = state.current
     if cur.piles[pile] is PileTurn.PLAYED:
-        return _drawn_and_played(state, seat, pile, given, out)
+        if state.options["late_draw"] == LATE_DRAW_PLAYED:
+            return _drawn_and_played(state, seat, pile, given, out)
+        raise Foul(f"You have already played on {where} this turn.", seat)
     if cur.piles[pile] is not PileTurn.OPEN:
         did = "drawn for" if cur.piles[pile] is PileTurn.DRAWN else "drawn for and played on"
         raise Foul(f"You have already {did} {where} this turn.", seat)
@@ -741,8 +746,10 @@ def _drawn_and_played(
     """A draw entered after the play on its pile (DOS-25): the card played there was the
     drawn one ("you may play it immediately"), seen by the camera before the draw was typed.
     The turn's record becomes "drew and played" and the hand gets back the card the play
-    took from it, since the player's hand never gave it up. Strictly more permissive: only
-    a draw the old reading refused is read anew, so no stored event is refused for it."""
+    took from it, since the player's hand never gave it up. A DOS call made before the play
+    is dropped, as the draw entered in its place would have dropped it (DOS-12). Only in
+    games set up with ``late_draw: played``: a stored game's refused draw stays refused, or
+    its later events would be judged on other hands."""
     card = state.current.played[pile]
     assert card is not None  # a pile played on this turn holds its card
     where = f"the {PILE_NAMES[pile]} pile"
@@ -755,6 +762,7 @@ def _drawn_and_played(
     state, named = _take_played_from_stock(state, card, given is not None, where, seat)
     unseen = state.current.played_unseen[pile]
     hand = state.hands[seat].add(() if unseen else (card,), 1 if unseen else 0)
+    state = evolve(state, called=state.called - {seat})  # the draw came before the play
     state = _set_hand(state, seat, hand, played=True)  # the drawn card's play came last
     cur = state.current
     statuses = list(cur.piles)

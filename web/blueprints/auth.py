@@ -96,6 +96,8 @@ def login_post() -> tuple[str, int] | Response:
         msg = _wait_message(refused, "PINs")
         return render_template("login.html", next=_next(), error=msg, page="login"), 429
 
+    epoch = s.settings.pin_epoch()  # the PIN checked below: a change meanwhile unlocks nothing
+
     def attempt() -> None:
         if not s.settings.check_pin(request.form.get("pin", "")):
             raise WrongSecret("wrong PIN")
@@ -104,7 +106,7 @@ def login_post() -> tuple[str, int] | Response:
         _guess(addr, attempt)
     except WrongSecret as exc:
         return render_template("login.html", next=_next(), error=str(exc), page="login"), 403
-    login_referee()
+    login_referee(epoch)
     return redirect(_next())  # type: ignore[return-value]
 
 

@@ -105,12 +105,27 @@ def name_key(name: str) -> str:
 JOINERS = frozenset("\u200c\u200d")
 
 
+FLAG = "\U0001f3f4"  # a waving black flag: tag characters after it spell a region's flag
+TAGS = range(0xE0020, 0xE0080)  # … up to CANCEL TAG
+
+
 def _hidden_at(name: str, i: int) -> bool:
     """Whether ``name[i]`` is hidden where it stands: a joiner between two characters that
-    are not hidden is not (it shapes them; an emoji's variation selector before it counts)."""
+    are not hidden is not (it shapes them; an emoji's variation selector before it counts),
+    nor a tag character of a flag (🏴 then tags: Scotland's, Wales')."""
     if name[i] in JOINERS and 0 < i < len(name) - 1:
-        return hidden(name[i - 1]) or hidden(name[i + 1])
+        return _hidden_at(name, i - 1) or hidden(name[i + 1])
+    if ord(name[i]) in TAGS:
+        start = i
+        while start > 0 and ord(name[start - 1]) in TAGS:
+            start -= 1
+        return not (start > 0 and name[start - 1] == FLAG)
     return hidden(name[i])
+
+
+def shown_hidden(name: str) -> list[int]:
+    """The positions in ``name`` of characters hidden where they stand (``_hidden_at``)."""
+    return [i for i in range(len(name)) if _hidden_at(name, i)]
 
 
 def _check_names_shown(players: Sequence[str]) -> None:
@@ -119,7 +134,7 @@ def _check_names_shown(players: Sequence[str]) -> None:
     name still opens, replays and exports (the CLI's listing escapes it). An empty name is
     left to the engine's own "every player needs a name"."""
     for seat, name in enumerate(players, start=1):
-        bad = next((c for i, c in enumerate(name) if _hidden_at(name, i)), None)
+        bad = next((name[i] for i in shown_hidden(name)), None)
         if bad is not None:
             raise BadInput(
                 f"player {seat}'s name holds an invisible or control character"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import secrets
 import sqlite3
 import threading
@@ -95,6 +96,15 @@ def _setting_text(data: bytes) -> str:
     (LOG-3). The settings are the dashboard's own: a damaged one reads as a wrong one (a PIN
     that matches nothing, which ``tabletop pin reset`` replaces)."""
     return data.decode("utf-8", "replace")
+
+
+def _seconds(value: object) -> float | None:
+    """A stored expiry as seconds; None when a flipped bit or a hand edit left no number."""
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _id_hash(sid: str) -> str:
@@ -229,15 +239,17 @@ class Settings:
     # carries a random id, and the id counts only while its row is here (Lock deletes it).
     # Rows hold the id's hash, so a copy of the database file unlocks no tablet.
 
-    def start_referee_session(self) -> str:
-        """A new referee session for the current PIN: the id to keep in the cookie."""
+    def start_referee_session(self, epoch: str | None = None) -> str:
+        """A new referee session for the PIN of ``epoch`` (read before that PIN was checked:
+        a PIN changed meanwhile must not be the one it unlocks; default the current PIN's):
+        the id to keep in the cookie."""
         sid = secrets.token_urlsafe(32)
         now = self.clock()
         conn = self._conn()
         conn.execute("DELETE FROM web_referee_sessions WHERE expires_at <= ?", (now,))
         conn.execute(
             "INSERT INTO web_referee_sessions (id_hash, pin_epoch, expires_at) VALUES (?, ?, ?)",
-            (_id_hash(sid), self.pin_epoch(), now + REFEREE_IDLE_S),
+            (_id_hash(sid), epoch or self.pin_epoch(), now + REFEREE_IDLE_S),
         )
         return sid
 
@@ -255,9 +267,10 @@ class Settings:
             .fetchone()
         )
         now = self.clock()
-        if row is None or row[0] != self.pin_epoch() or not now < float(row[1]):
-            return False
-        if float(row[1]) - now < REFEREE_IDLE_S - TOUCH_EVERY_S:
+        expires = _seconds(row[1]) if row is not None else None
+        if row is None or row[0] != self.pin_epoch() or expires is None or not now < expires:
+            return False  # a damaged row (LOG-3) reads as no session, not a 500
+        if expires - now < REFEREE_IDLE_S - TOUCH_EVERY_S:
             self._touch(sid, now)
         return True
 
