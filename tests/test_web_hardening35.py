@@ -19,6 +19,7 @@ from referee.cli import main
 from referee.eventlog import EventLog
 from tests.serving import ServedApp
 from tests.test_web_routes import Tablet, make_app
+from tests.test_web_soak import ended
 from web import commands
 from web.blueprints import live
 from web.services import history as hist
@@ -248,21 +249,6 @@ def _stream(port: int, source: str = "127.0.0.1") -> tuple[socket.socket, str]:
     return sock, head.decode().strip()
 
 
-def _ended(sock: socket.socket, seconds: float = 10.0) -> bool:
-    """Whether the server finished this chunked response within ``seconds``."""
-    sock.settimeout(seconds)
-    got = b""
-    try:
-        while not got.endswith(b"\r\n0\r\n\r\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                return False
-            got += chunk
-    except TimeoutError:
-        return False
-    return True
-
-
 def _eventually(check: Any, seconds: float = 10.0) -> bool:
     import time
 
@@ -286,11 +272,11 @@ def test_ruling_web15_one_device_cannot_take_every_stream_slot(tmp_path, monkeyp
     try:
         opened = [_stream(server.port) for _ in range(10)]
         assert [status for _, status in opened] == ["HTTP/1.1 200 OK"] * 10
-        assert _ended(opened[0][0]) and _ended(opened[1][0]), "its own oldest ended"
+        assert ended(opened[0][0], 10.0) and ended(opened[1][0], 10.0), "its own oldest ended"
         assert _eventually(lambda: services.streams.active == 8)
         _, status = _stream(server.port, source="127.0.0.2")  # the referee's console
         assert status == "HTTP/1.1 200 OK"
-        assert not _ended(opened[2][0], seconds=0.3), "the young streams kept"
+        assert not ended(opened[2][0], seconds=0.3), "the young streams kept"
     finally:
         while _SOCKETS:
             _SOCKETS.pop().close()
