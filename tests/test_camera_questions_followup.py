@@ -215,17 +215,7 @@ def test_ruling_tbl21_a_misread_question_overtaken_keeps_only_its_correction(tmp
     tablet, game_id = g7_r7_g7_watched(tmp_path, tops=("G7", "R7"))
     referee = tablet.services.referee
     ctx = referee._ctx
-    overrule = {"kind": "overrule", "payload": {"target": 3, "event": {}}, "source": "camera"}
-    nine = {"kind": "discard", "seat": 0, "payload": {"card": "R9"}, "source": "camera"}
-    misread = {
-        "prompt": "misread",
-        "message": "Was the card on the pile R9, not R7? (#3)",
-        "zone": "discard_1",
-        "suggestion": overrule,
-        "choices": ["overrule", "keep", "another"],
-        "answers": [{"name": "another", "label": "R9 was played on R7", "event": nine}],
-    }
-    referee._ask(ctx, misread, seen(["R7"], ["R9"], zone="discard_1"))
+    overrule = ask_r9_misread(referee)  # the one-tap correction it offers
     ctx.seen["discard_1"] = "Y3"  # the camera sees Bea's Y3 on it now
     for event in (
         {"kind": "draw", "seat": 1},
@@ -236,3 +226,20 @@ def test_ruling_tbl21_a_misread_question_overtaken_keeps_only_its_correction(tmp
     assert left["prompt"] == "misread" and left["suggestion"] == overrule
     assert left["choices"] == ["overrule", "keep"] and left["answers"] == []
     assert left["message"].endswith("(A later card is logged on it now.)")
+
+
+def ask_r9_misread(referee: Any) -> dict[str, Any]:
+    """The camera asks whether #3 (R7 on discard_1) was really R9: a one-tap overrule (which
+    it returns), and an "R9 was played on R7" answer."""
+    overrule = {"kind": "overrule", "payload": {"target": 3, "event": {}}, "source": "camera"}
+    nine = {"kind": "discard", "seat": 0, "payload": {"card": "R9"}, "source": "camera"}
+    misread = {
+        "prompt": "misread",
+        "message": "Was the card on the pile R9, not R7? (#3)",
+        "zone": "discard_1",
+        "suggestion": overrule,
+        "choices": ["overrule", "keep", "another"],
+        "answers": [{"name": "another", "label": "R9 was played on R7", "event": nine}],
+    }
+    referee._ask(referee._ctx, misread, seen(["R7"], ["R9"], zone="discard_1"))
+    return overrule

@@ -12,8 +12,8 @@ from typing import Any
 
 from referee.cards import format_cards, full_deck
 from referee.events import Event
+from tests.test_camera_questions_followup import ask_r9_misread
 from tests.test_table_events import layout, obs
-from tests.test_to_events_review import seen
 from tests.test_web_camera_referee import (
     PaintedPile,
     camera_events,
@@ -205,17 +205,7 @@ def test_ruling_tbl21_a_misread_question_on_a_pile_the_game_emptied_keeps_only_i
     R7" answer would land on the emptied pile, so only that answer goes."""
     tablet, game_id = g7_r7_g7_watched(tmp_path, tops=("G7", "R7"))
     referee = tablet.services.referee
-    overrule = {"kind": "overrule", "payload": {"target": 3, "event": {}}, "source": "camera"}
-    nine = {"kind": "discard", "seat": 0, "payload": {"card": "R9"}, "source": "camera"}
-    misread = {
-        "prompt": "misread",
-        "message": "Was the card on the pile R9, not R7? (#3)",
-        "zone": "discard_1",
-        "suggestion": overrule,
-        "choices": ["overrule", "keep", "another"],
-        "answers": [{"name": "another", "label": "R9 was played on R7", "event": nine}],
-    }
-    referee._ask(referee._ctx, misread, seen(["R7"], ["R9"], zone="discard_1"))
+    overrule = ask_r9_misread(referee)  # the one-tap correction it offers
     typed({"kind": "end_dash"})(tablet, game_id)
     (left,) = tablet.client.get(f"/api/games/{game_id}/prompts").json["prompts"]
     assert left["suggestion"] == overrule and left["choices"] == ["overrule", "keep"]

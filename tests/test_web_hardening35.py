@@ -19,7 +19,7 @@ from referee.cli import main
 from referee.eventlog import EventLog
 from tests.serving import ServedApp
 from tests.test_web_routes import Tablet, make_app
-from tests.test_web_soak import ended
+from tests.test_web_soak import ended, eventually
 from web import commands
 from web.blueprints import live
 from web.services import history as hist
@@ -249,17 +249,6 @@ def _stream(port: int, source: str = "127.0.0.1") -> tuple[socket.socket, str]:
     return sock, head.decode().strip()
 
 
-def _eventually(check: Any, seconds: float = 10.0) -> bool:
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="127.0.0.2 is this machine only on Linux")
 def test_ruling_web15_one_device_cannot_take_every_stream_slot(tmp_path, monkeypatch):
     """Before: one device's young streams (under 30 s, so never evicted) took every slot and
@@ -273,7 +262,7 @@ def test_ruling_web15_one_device_cannot_take_every_stream_slot(tmp_path, monkeyp
         opened = [_stream(server.port) for _ in range(10)]
         assert [status for _, status in opened] == ["HTTP/1.1 200 OK"] * 10
         assert ended(opened[0][0], 10.0) and ended(opened[1][0], 10.0), "its own oldest ended"
-        assert _eventually(lambda: services.streams.active == 8)
+        assert eventually(lambda: services.streams.active == 8)
         _, status = _stream(server.port, source="127.0.0.2")  # the referee's console
         assert status == "HTTP/1.1 200 OK"
         assert not ended(opened[2][0], seconds=0.3), "the young streams kept"
