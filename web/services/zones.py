@@ -154,12 +154,6 @@ def bar_order_problems(zones: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def check_bar_order(zones: list[dict[str, Any]]) -> None:
-    """BadInput unless each seat's dryer bars run top to bottom (``bar_order_problems``)."""
-    for problem in bar_order_problems(zones):
-        raise BadInput(problem)
-
-
 # -- the shape of a zone, and of two together -----------------------------------------------
 Point = tuple[float, float] | list[float]
 
