@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from web.services.exit_stop import stop_at_exit
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 FIRST_FRAME_S = 3.0  # the first viewers wait this long for the source to open
 
@@ -136,6 +138,7 @@ class FileFeed:
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="web-camera", daemon=True)
+                stop_at_exit(self.close)
                 self._thread.start()
 
     def latest(self) -> Frame | None:

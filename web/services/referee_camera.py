@@ -68,6 +68,7 @@ from typing import Any
 
 from referee.events import Event, Source
 from web.errors import BadInput
+from web.services.exit_stop import stop_at_exit
 from web.services.games import GameService
 from web.services.prompts import PromptBoard, refused_prompt
 from web.services.referee_dryer import WASH_DASH, DryerReferee
@@ -503,6 +504,7 @@ class CameraReferee:
             )
             self._run_now = run
             self._set("starting", "opening the camera")
+            stop_at_exit(self.stop)
             run.thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
