@@ -474,6 +474,10 @@ class CameraReferee:
         self._layout: Any = None
         self._zones_problem = ""  # why the saved zones cannot be used, if they cannot
         self._zones_version: int | None = None
+        self._zones_frame: Any = None  # the picture size the saved zones were drawn on
+        # (width, height) of the frames last checked against it, and what the check said
+        self._shape_checked: tuple[tuple[int, int], str | None] | None = None
+        self._shape_paused = False  # frames went unrefereed: the next one follows a gap
         # (games.changes, zones.version) when the target was last worked out, and the answer:
         # the camera loop asks the database again only after a change
         self._target_key: tuple[int, int] | None = None
@@ -663,6 +667,13 @@ class CameraReferee:
         if target is None:
             self._set(*self._waiting)  # as before a lost camera or a restart said otherwise
             return
+        reshaped = self._shape_change(frame)
+        if reshaped is not None:  # the zones lie elsewhere on this picture (TBL-29)
+            self._shape_paused = True
+            self._set("waiting", f"the camera is not refereeing: {reshaped}")
+            return
+        if self._shape_paused:  # what happened while it waited was not seen (TBL-10)
+            frame, self._shape_paused = _after_gap(frame), False
         if target[1] == WASH_DASH:
             self._step_dryers(target[0], frame)
             return
@@ -718,8 +729,11 @@ class CameraReferee:
             if callable(reset_scale):
                 reset_scale()  # new zones: the camera may have moved
             self._layout, self._zones_problem = None, ""
+            self._shape_checked = None
             try:
-                self._layout = TableLayout.from_dict(self.zones.load())
+                doc = self.zones.load()
+                self._zones_frame = doc.get("frame")
+                self._layout = TableLayout.from_dict(doc)
             except ZoneError as exc:
                 self._zones_problem = f"the saved zones cannot be used: {exc}"
             else:
@@ -751,6 +765,19 @@ class CameraReferee:
             self._set("waiting", "no discard pile is calibrated: draw it on the Calibrate page")
             return None
         return game_id, record.game
+
+    def _shape_change(self, frame: Any) -> str | None:
+        """Why the saved zones do not fit ``frame``'s picture (another shape than the one
+        they were drawn on), or None; worked out once per picture size."""
+        from web.services.zones import frame_change
+
+        shape = getattr(getattr(frame, "image", None), "shape", None)
+        if shape is None or len(shape) < 2:  # a test double without a picture
+            return None
+        size = (int(shape[1]), int(shape[0]))
+        if self._shape_checked is None or self._shape_checked[0] != size:
+            self._shape_checked = (size, frame_change(self._zones_frame, *size))
+        return self._shape_checked[1]
 
     def _context(self, game_id: int, game: str) -> _Context | None:
         from vision.table.to_events import EventMapper
