@@ -91,10 +91,12 @@ _FILE_KEYS = {
 }
 
 
-def _typed(name: str, value: Any) -> Any:
+def _typed(name: str, value: Any, key: str) -> Any:
+    """``value`` for the field ``name`` as its type wants it; a mistake is said under the
+    file's own ``key`` (``db``, not the field ``db_path``)."""
     if name in ("db_path", "zones_path"):
         if not isinstance(value, str) or not value:
-            raise ConfigError(f"[web] {name}: expected a path")
+            raise ConfigError(f"[web] {key}: expected a path")
         return Path(value)
     if name in ("port", "threads", "max_streams", "seats"):
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
@@ -131,7 +133,7 @@ def _typed(name: str, value: Any) -> Any:
             raise ConfigError("[web] pad_events: expected a table of device = event kind")
         return dict(value)
     if not isinstance(value, str):
-        raise ConfigError(f"[web] {name}: expected text, got {value!r}")
+        raise ConfigError(f"[web] {key}: expected text, got {value!r}")
     return value
 
 
@@ -144,7 +146,7 @@ def from_mapping(data: Mapping[str, Any], base: WebConfig | None = None) -> WebC
         if name not in names:
             raise ConfigError(f"[web] unknown setting {key!r}; known: {sorted(_FILE_KEYS)}")
         if key in _FILE_KEYS:
-            value = _typed(name, value)
+            value = _typed(name, value, key)
         setattr(cfg, name, value)
     return cfg
 
