@@ -67,6 +67,13 @@ replaces that question with its own, or names the card. What was kept about a pr
 claim (answered, asked) is dropped when it leaves the view: an untimed press or ``done``
 sent again has the very same key and is taken up afresh.
 
+**The family's undo stands** (as for the piles, TBL-2). When the family undoes the camera's
+``dryer`` that answered a ``done``, or its ``done`` naming a held press (the replay then
+disregards it; an overrule replaces it and judges as usual), the claim or press waits again,
+but that reading is not sent for it again while the seat's settled reading is the same: the
+claim waits for another reading (or the tablet), the press is asked about (which card,
+saying the card the camera named was undone). A changed reading answers anew.
+
 Speed: a seat is read only when its dryer zone holds still and looks different from the
 last read; a moving zone (a hand hanging a shirt) is occluded for the tracker (TBL-1), so
 a half-hung reading never settles, and so is a dryer the reader finds covered by something
@@ -171,6 +178,9 @@ class _Seat:
     press_prompt: tuple[HeldPress, int] | None = None  # (held press, its question id)
     # what that question was built from; kept in step with the cards still open
     press_asked: _PressReading | None = None
+    # (claim or press key, dryer text) of a camera answer the family undid: it stands while
+    # the seat's settled reading is that text (``DryerReferee._undo_stands``)
+    undone: tuple[Any, str] | None = None
 
     def status(self) -> dict[str, Any]:
         return {
@@ -193,6 +203,10 @@ class _Game:
     view: dict[str, Any] = field(default_factory=dict)
     answered: set[tuple[Any, ...]] = field(default_factory=set)  # claims given a reading
     synced_at: int | None = None  # GameService.changes when the view was last refreshed
+    # seq of each camera event that answered a claim or a press -> (seat, key, dryer text):
+    # an undo of it is noticed when the replay disregards that seq (``_note_undone``)
+    sent: dict[int, tuple[int, Any, str]] = field(default_factory=dict)
+    undone: set[int] = field(default_factory=set)  # those of them undone when last synced
 
 
 def dryer_seats(layout: Any) -> list[int]:
@@ -463,7 +477,7 @@ class DryerReferee:
             game = self._game = _Game(game_id, tuple(self.games.record(game_id).players))
             for seat in self._seats.values():
                 seat.prompt_id = seat.press_prompt = seat.press_seen = seat.press_asked = None
-                seat.press_since = seat.gave_up = None
+                seat.press_since = seat.gave_up = seat.undone = None
         self._refresh(game)
         return game
 
@@ -476,7 +490,30 @@ class DryerReferee:
         if result.state is not game.state:
             game.state = result.state
             game.view = self.games.rules(WASH_DASH).view(result.state)
+            self._note_undone(game, result.disregarded)
             self._forget_gone(game)
+
+    def _note_undone(self, game: _Game, disregarded: set[int]) -> None:
+        """The family undid a camera answer to a claim or press (the replay disregards its
+        seq; an overrule keeps it, replaced): that seat keeps the answer's key and reading,
+        and the camera does not send that reading for it again (``_undo_stands``)."""
+        undone = disregarded & game.sent.keys()
+        for seq in sorted(undone - game.undone):  # newly undone (again, after a redo)
+            number, key, text = game.sent[seq]
+            if (seat := self._seats.get(number)) is not None:
+                seat.undone = (key, text)
+        game.undone = undone
+
+    def _undo_stands(self, seat: _Seat, key: Any, dryer: Dryer) -> bool:
+        """Whether the family undid the camera's answer for ``key`` made from this very
+        reading (TBL-2: their word stands until the dryer visibly changes). A different
+        reading ends it: the camera may answer anew."""
+        if seat.undone is None or seat.undone[0] != key:
+            return False
+        if seat.undone[1] != dryer.to_text():
+            seat.undone = None
+            return False
+        return True
 
     def _forget_gone(self, game: _Game) -> None:
         """Drop what was kept about presses and claims no longer in the view (named, undone,
@@ -493,6 +530,8 @@ class DryerReferee:
                 self._drop_press_question(game, seat)
             if seat.gave_up is not None and seat.gave_up not in held:
                 seat.gave_up = None
+            if seat.undone is not None and seat.undone[0] not in live:
+                seat.undone = None  # its claim or press is gone: one sent again is new
 
     def _unchecked(self, game: _Game, seat: int) -> tuple[Any, ...] | None:
         """The seat's ``done`` still waiting for a dryer reading (a key), else None."""
@@ -568,6 +607,8 @@ class DryerReferee:
         if phase in RACING and self._answer_press(game, seat, t_ns, fresh=True):
             return  # the reading named a held press's card, or asks which it was
         claim = self._unchecked(game, seat.seat)
+        if claim is not None and self._undo_stands(seat, claim, dryer):
+            return  # the very reading the family undid for this claim: nothing new
         if phase in RACING or (
             phase == "between_rounds"
             and claim is not None
@@ -601,6 +642,8 @@ class DryerReferee:
         if settled is None:
             return
         dryer, confidence, when = settled
+        if self._undo_stands(seat, claim, dryer):
+            return  # the family undid this answer: their word stands while it shows
         if not any(dryer.bars):
             confidence = 0.0  # an empty dryer for a done: ask, never rule a mistake
         self._propose(game, seat, dryer, confidence, when, claim)
@@ -630,13 +673,20 @@ class DryerReferee:
         sure = confidence >= DEFAULT_THRESHOLD and not dryer.problems() and any(dryer.bars)
         rules = self.games.rules(WASH_DASH)
         done_by = tuple(rules.open_tasks_done_by(game.state, dryer))  # type: ignore[attr-defined]
+        if self._undo_stands(seat, press, dryer):
+            # the family undid the card this reading named: never named again from it, but
+            # the press is still held, so the tablets are asked which card (WD-21)
+            doubt = "the card it named was undone on the tablet"
+            self._ask_press(game, seat, _PressReading(press, dryer, when, done_by, doubt))
+            return True
         if sure:
             game.answered.add(press)  # the first sure reading after the press decides (WD-12)
         if sure and len(done_by) == 1:
             self._drop_press_question(game, seat)
             self._clear_question(game, seat)
             payload = {"card": done_by[0], "dryer": dryer.to_dict()}
-            self._append(game, seat, Event("done", seat.seat, payload, press.t_ns, Source.CAMERA))
+            done = Event("done", seat.seat, payload, press.t_ns, Source.CAMERA)
+            self._append(game, seat, done, answers=press)
             return True
         if sure and fresh:
             self._propose(game, seat, dryer, confidence, when, None)  # shown, as ever
@@ -759,7 +809,7 @@ class DryerReferee:
             notes=seat.settled_notes,
         )
         if isinstance(proposal, Event):
-            self._append(game, seat, proposal)
+            self._append(game, seat, proposal, answers=claim)
             return
         question = proposal.to_dict()
         # "Seat 0's dryer reads …" → "Ana's dryer reads …"
@@ -767,7 +817,11 @@ class DryerReferee:
         question["message"] = question["message"].replace(f"Seat {seat.seat}'s", who, 1)
         self._ask(game, seat, question)
 
-    def _append(self, game: _Game, seat: _Seat, event: Event) -> None:
+    def _append(
+        self, game: _Game, seat: _Seat, event: Event, answers: tuple[Any, ...] | None = None
+    ) -> None:
+        """Log a camera event; ``answers``: the claim or press (its key) it answers, kept
+        so that the family's undo of it is noticed (``_note_undone``)."""
         try:
             out = self.games.append(game.game_id, event)
         except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
@@ -778,6 +832,9 @@ class DryerReferee:
             return
         self.counts.events += 1
         self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
+        if answers is not None:
+            text = Dryer.from_dict(event.payload["dryer"]).to_text()
+            game.sent[out["seq"]] = (seat.seat, answers, text)
         self._refresh(game)
 
     @staticmethod
