@@ -104,8 +104,8 @@ def test_ruling_wd12_a_new_game_gets_the_day_34_reading_and_an_old_one_keeps_its
     spec = next(s for s in GAME.options() if s.name == "impossible_reading")
     assert (spec.default, spec.new_default, spec.ruling) == ("judge", "ask", "WD-12")
     assert new_game_options(GAME.options(), {})["impossible_reading"] == "ask"
-    given = {"impossible_reading": "judge"}
-    assert new_game_options(GAME.options(), given) == given
+    given = {"impossible_reading": "judge"}  # (day 36's held_press_order is added beside it)
+    assert new_game_options(GAME.options(), given) == {**given, "held_press_order": "pressed"}
     assert GAME.view(GAME.new_state(["A", "B"], {}))["options"]["impossible_reading"] == "judge"
 
 
@@ -121,7 +121,8 @@ def test_ruling_wd12_a_game_set_up_on_the_dashboard_stores_ask_and_asks_again(tm
     r = t.post("/api/games", {"game": "wash-dash", "players": ["Ann", "Bob", "Cy"], "options": {}})
     assert r.status_code == 201, r.json
     game_id = int(r.json["id"])
-    assert t.snapshot(game_id)["game"]["options"] == {"impossible_reading": "ask"}
+    options = t.snapshot(game_id)["game"]["options"]
+    assert options == {"impossible_reading": "ask", "held_press_order": "pressed"}
     t.send(game_id, {"kind": "setup", "payload": {"order": ORDER}})
     t.send(game_id, {"kind": "reveal"})
     card = PILE[0]

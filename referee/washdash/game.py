@@ -56,6 +56,10 @@ RETRY = "retry"
 # day 34), or judge the claim on it, failing (stored games set up before)
 ASK = "ask"
 JUDGE = "judge"
+# WD-8, where a held press (WD-17) stands in the arrival order: where it was received
+# (games set up from day 36), or where its card was named (stored games set up before)
+PRESSED = "pressed"
+NAMED = "named"
 
 
 _EVENT_KINDS = {
@@ -148,6 +152,17 @@ class WashDash:
                 ruling="WD-12",
                 new_default=ASK,
             ),
+            OptionSpec(
+                "held_press_order",
+                NAMED,
+                "where a pad's press held for its card stands in the order received, which "
+                "gives the First bonus when a claim has no time: 'pressed' (when the press was "
+                "received) or 'named' (when its card is named, as games set up before this "
+                "option existed do)",
+                choices=(PRESSED, NAMED),
+                ruling="WD-8",
+                new_default=PRESSED,
+            ),
         )
 
     def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> WashDashState:
@@ -161,6 +176,7 @@ class WashDash:
             won=((),) * n,
             dryers=(None,) * n,
             impossible_reading=opts["impossible_reading"],
+            held_press_order=opts["held_press_order"],
         )
 
     def event_kinds(self) -> Mapping[str, str]:
@@ -291,7 +307,8 @@ class WashDash:
             seen = self._seen(state)
             already = [c for c in named if c in seen]
             if already:
-                return state, [illegal(f"{_list(already)} is already out of the draw pile.")]
+                verb = "is" if len(already) == 1 else "are"
+                return state, [illegal(f"{_list(already)} {verb} already out of the draw pile.")]
         try:
             pile = pile.remove_all(named)
         except KeyError:
@@ -400,6 +417,8 @@ class WashDash:
             card = named
         # WD-12: a done is judged on the reading it carries, and the press's is this done's
         reading = usable if usable is not None else rnd.press_dryer(seat)
+        # WD-8 (``held_press_order: pressed``): the press was numbered when received
+        arrival = rnd.press_arrival(seat)
         rnd = rnd.without_press(seat)
         if card not in rnd.revealed:
             return state, [illegal(f"{card} is not on the table this round.", seat)]
@@ -449,8 +468,7 @@ class WashDash:
                 verdicts.append(legal(f"{who} takes {card}. {check.reason}", seat, card=card))
             else:
                 verdicts.append(self._mistake_verdict(state, seat, card, check.reason))
-        claim = Claim(seat, card, rnd.arrivals, t_ns, status, reason)
-        new_round = evolve(rnd, claims=(*rnd.claims, claim), arrivals=rnd.arrivals + 1)
+        new_round = _with_claim(rnd, seat, card, arrival, t_ns, status, reason)
         dryers = state.dryers if dryer is None else _set(state.dryers, seat, dryer)
         new = evolve(state, current=new_round, dryers=dryers)
         if round_over(new, deck):
@@ -508,7 +526,7 @@ class WashDash:
                     seat,
                 )
             )
-        return evolve(state, current=evolve(rnd, presses=(), press_dryers=())), out
+        return evolve(state, current=rnd.without_presses()), out
 
     def _card_for_press(self, state: WashDashState, seat: int, dryer: Dryer | None) -> str | None:
         """WD-17: the task a card-less "done" means — the only open task, or the only open
@@ -576,7 +594,8 @@ class WashDash:
         if rnd.press_of(seat) is not None:
             return state, [info(f"{who} already pressed done: which task card?", seat)]
         dryers = state.dryers if dryer is None else _set(state.dryers, seat, dryer)
-        new = evolve(state, current=rnd.with_press(seat, t_ns, dryer), dryers=dryers)
+        numbered = state.held_press_order == PRESSED  # WD-8: its place when received
+        new = evolve(state, current=rnd.with_press(seat, t_ns, dryer, numbered), dryers=dryers)
         ends = (
             f" With 2 players that ends the race: only {who} can score this round."
             if state.n == 2
@@ -873,6 +892,7 @@ class WashDash:
                 "wrong_done": state.wrong_done,
                 "extra_items": state.extra_items,
                 "impossible_reading": state.impossible_reading,
+                "held_press_order": state.held_press_order,
             },
         }
 
@@ -924,6 +944,23 @@ def _impossible(state: WashDashState, dryer: Dryer | None) -> str | None:
 def _waiting_reason(why: str | None) -> str:
     """An unchecked claim's reason: no reading yet, or none that can be right."""
     return "no dryer reading yet" if why is None else f"the dryer reading cannot be right: {why}"
+
+
+def _with_claim(
+    rnd: Round,
+    seat: int,
+    card: str,
+    arrival: int | None,
+    t_ns: int | None,
+    status: str,
+    reason: str,
+) -> Round:
+    """The round with the seat's claim added: at ``arrival``, the number its held press took
+    when received (WD-8, ``held_press_order: pressed``), else at the next number."""
+    if arrival is not None:
+        return evolve(rnd, claims=(*rnd.claims, Claim(seat, card, arrival, t_ns, status, reason)))
+    claim = Claim(seat, card, rnd.arrivals, t_ns, status, reason)
+    return evolve(rnd, claims=(*rnd.claims, claim), arrivals=rnd.arrivals + 1)
 
 
 def _replace_claim(rnd: Round, claim: Claim) -> tuple[Claim, ...]:

@@ -35,7 +35,9 @@ class Claim:
 
     seat: int
     card: str
-    arrival: int  # 0, 1, … in the order the referee received the claims
+    # 0, 1, … in the order the referee received the claims (``held_press_order: pressed``:
+    # a held press's claim has the number the press took when it was received, WD-8)
+    arrival: int
     t_ns: int | None
     status: str
     reason: str = ""
@@ -58,13 +60,17 @@ class Round:
     start_ns: int | None = None
     claims: tuple[Claim, ...] = ()
     forfeits: tuple[tuple[int, str], ...] = ()  # (seat, earlier card given up)
-    arrivals: int = 0  # claims ever received (a withdrawn claim keeps its number)
+    # claims (and numbered presses) ever received; a withdrawn one keeps its number
+    arrivals: int = 0
     tasks: tuple[str, ...] = ()  # the revealed task cards (kept with ``revealed``)
     events: frozenset[EventCard] = frozenset()  # the revealed events, in force this round
     presses: tuple[tuple[int, int | None], ...] = ()  # (seat, t_ns) "done" presses awaiting a card
     # (seat, reading) for a held press whose card-less "done" carried a dryer: it judges
     # the card named later unless that "done" carries its own (WD-12, WD-17)
     press_dryers: tuple[tuple[int, Dryer], ...] = ()
+    # (seat, arrival) for a held press numbered when it was received (``held_press_order:
+    # pressed``, WD-8): the claim made when its card is named takes that place
+    press_arrivals: tuple[tuple[int, int], ...] = ()
 
     def with_revealed(self, deck: Deck, cards: tuple[str, ...]) -> Round:
         """This round with more cards revealed (tasks and events kept in step)."""
@@ -88,10 +94,24 @@ class Round:
     def press_dryer(self, seat: int) -> Dryer | None:
         return next((d for s, d in self.press_dryers if s == seat), None)
 
-    def with_press(self, seat: int, t_ns: int | None, dryer: Dryer | None) -> Round:
-        """This round with the seat's card-less "done" held (WD-17), and its reading kept."""
+    def press_arrival(self, seat: int) -> int | None:
+        return next((a for s, a in self.press_arrivals if s == seat), None)
+
+    def with_press(
+        self, seat: int, t_ns: int | None, dryer: Dryer | None, numbered: bool = False
+    ) -> Round:
+        """This round with the seat's card-less "done" held (WD-17), and its reading kept.
+        ``numbered``: the press takes the next arrival number now, as a claim would (WD-8);
+        like a withdrawn claim's, the number stays used if the press goes unnamed."""
         kept = self.press_dryers if dryer is None else (*self.press_dryers, (seat, dryer))
-        return evolve(self, presses=(*self.presses, (seat, t_ns)), press_dryers=kept)
+        held = evolve(self, presses=(*self.presses, (seat, t_ns)), press_dryers=kept)
+        if not numbered:
+            return held
+        return evolve(
+            held,
+            press_arrivals=(*self.press_arrivals, (seat, self.arrivals)),
+            arrivals=self.arrivals + 1,
+        )
 
     def without_press(self, seat: int) -> Round:
         """This round without the seat's held press (named, or forgotten, WD-19)."""
@@ -99,7 +119,12 @@ class Round:
             self,
             presses=tuple(p for p in self.presses if p[0] != seat),
             press_dryers=tuple(p for p in self.press_dryers if p[0] != seat),
+            press_arrivals=tuple(p for p in self.press_arrivals if p[0] != seat),
         )
+
+    def without_presses(self) -> Round:
+        """This round with no press held (the round is over: none can name a card)."""
+        return evolve(self, presses=(), press_dryers=(), press_arrivals=())
 
     def open_tasks(self) -> tuple[str, ...]:
         taken = {c.card for c in self.claims}
@@ -136,6 +161,10 @@ class WashDashState:
     # WD-12: a dryer reading that cannot be real is asked for again ("ask", games set up
     # from day 34) or judges its claim ("judge": a stored game set up before keeps it)
     impossible_reading: str = "judge"
+    # WD-8: a held press takes its place in the arrival order when it is received
+    # ("pressed", games set up from day 36) or when its card is named ("named": a stored
+    # game set up before keeps it)
+    held_press_order: str = "named"
 
     @property
     def n(self) -> int:
@@ -312,4 +341,5 @@ def commit(state: WashDashState, deck: Deck) -> WashDashState:
         current=None,
         dryers=(None,) * state.n,
         impossible_reading=state.impossible_reading,
+        held_press_order=state.held_press_order,
     )
