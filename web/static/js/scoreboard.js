@@ -12,6 +12,14 @@
     document.getElementById("sb-table").replaceChildren(...TT.tableLines(lines));
   }
 
+  /* " · Ann wins", " · Ann and Bea share the win", or nothing without winners */
+  function winnersLine(players, winners) {
+    const names = winners.filter((i) => players[i] !== undefined).map((i) => players[i]);
+    if (!names.length) return "";
+    if (names.length === 1) return " · " + names[0] + " wins";
+    return " · " + names.slice(0, -1).join(", ") + " and " + names[names.length - 1] + " share the win";
+  }
+
   function render(snap) {
     const problem = document.getElementById("sb-problem");
     problem.classList.toggle("hidden", !snap.error);
@@ -22,9 +30,12 @@
     showTable(snap.table || []);
     if (!sb) return;
     document.getElementById("sb-round").textContent = "Round " + sb.round;
+    /* a game ended early is won by whoever led then (WEB-1): its stored result says who */
+    const stored = snap.game.ended_at && snap.game.result && snap.game.result.winners;
+    const winners = Array.isArray(stored) ? stored : sb.winners;
     let status = "";
-    if (snap.game.ended_at) status = "· ended";
-    else if (sb.finished) status = "· finished";
+    if (snap.game.ended_at) status = "· ended" + winnersLine(sb.players, winners);
+    else if (sb.finished) status = "· finished" + winnersLine(sb.players, winners);
     else if (sb.turn !== null && sb.turn !== undefined) status = "· " + sb.players[sb.turn] + " to play";
     document.getElementById("sb-status").textContent = status;
     const box = document.getElementById("players");
@@ -36,7 +47,7 @@
       const cls = ["player"];
       if (onTurn(i)) cls.push("turn");
       if (ahead.includes(i)) cls.push("leader");
-      if (sb.winners.includes(i)) cls.push("winner");
+      if (winners.includes(i)) cls.push("winner");
       if (lastTotals && lastTotals[i] !== sb.totals[i]) cls.push("flash");
       /* a per-seat list: "dashes won: 2"; a per-seat flag: its name where set ("in tiebreak") */
       const extra = Object.entries(sb.extra || {})
@@ -44,7 +55,7 @@
         .map(([k, v]) => k.replace(/_/g, " ") + (v[i] === true ? "" : ": " + v[i])).join(" · ");
       return el("div", { class: cls.join(" "), "data-seat": i },
         onTurn(i) ? el("span", { class: "turn-tag", text: "turn" }) : null,
-        sb.winners.includes(i) ? el("span", { class: "win-tag", text: "winner" }) : null,
+        winners.includes(i) ? el("span", { class: "win-tag", text: "winner" }) : null,
         el("div", { class: "name", text: name }),
         el("div", { class: "total", text: sb.totals[i] }),
         el("div", { class: "sub", text: extra || (sb.lower_is_better ? "points (low wins)" : "points") }));
