@@ -626,6 +626,20 @@ class EventLog:
         is stored with the event, in the same transaction; when the game already holds it,
         nothing is stored and ``AlreadyStored`` names the entry it was stored as (checked
         first: that send's event is in the log, whatever the game's head or end) (LOG-4)."""
+        return self.append_many(game_id, [event], after=after, key=key)[0]
+
+    def append_many(
+        self,
+        game_id: int,
+        events: Sequence[Event],
+        *,
+        after: int | None = None,
+        key: str | None = None,
+    ) -> list[int]:
+        """Store ``events`` as the game's next entries, all or none, in one transaction (a
+        correction made of two entries, the undo of an overrule and the overrule replacing
+        it, is never left half stored: WEB-11); their sequence numbers, in order. ``after``
+        and ``key`` (stored with the last one) as for ``append``."""
         with self._write_lock:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
@@ -634,21 +648,23 @@ class EventLog:
                     stored = self._sent(conn, game_id, key)
                     if stored is not None:
                         raise AlreadyStored(game_id, key, stored)
-                seq = self._check_open(conn, game_id, after) + 1
-                conn.execute(
+                head = self._check_open(conn, game_id, after)
+                seqs = list(range(head + 1, head + 1 + len(events)))
+                now = time.time()
+                conn.executemany(
                     "INSERT INTO events (game_id, seq, body, recorded_at) VALUES (?, ?, ?, ?)",
-                    (game_id, seq, event.to_json(), time.time()),
+                    [(game_id, seq, e.to_json(), now) for seq, e in zip(seqs, events, strict=True)],
                 )
-                if key is not None:
+                if key is not None and seqs:
                     conn.execute(
                         "INSERT INTO sends (game_id, key, seq) VALUES (?, ?, ?)",
-                        (game_id, key, seq),
+                        (game_id, key, seqs[-1]),
                     )
                 conn.execute("COMMIT")
             except BaseException:
                 _rollback(conn)
                 raise
-        return seq
+        return seqs
 
     @staticmethod
     def _sent(conn: sqlite3.Connection, game_id: int, key: str) -> int | None:

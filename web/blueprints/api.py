@@ -119,10 +119,14 @@ def undo(game_id: int) -> tuple[Response, int]:
 @bp.post("/games/<int:game_id>/overrule")
 @referee_required
 def overrule(game_id: int) -> tuple[Response, int]:
+    """``replaces`` (optional): the overrule in force on ``target`` that this one corrects;
+    its undo is stored with this overrule, or neither is (WEB-11)."""
     data = json_body()
     target = int_field(data, "target")
+    replaces = None if data.get("replaces") is None else int_field(data, "replaces")
     replacement = _event(data.get("event"))
-    return jsonify(services().games.overrule(game_id, target, replacement.to_dict())), 201
+    out = services().games.overrule(game_id, target, replacement.to_dict(), replaces)
+    return jsonify(out), 201
 
 
 @bp.post("/games/<int:game_id>/accept")

@@ -436,6 +436,22 @@ def _refuse_stale_meta(event: Event, logged: Sequence[tuple[int, Event]]) -> Non
     )
 
 
+def _refuse_wrong_replaces(target: Any, replaces: int, logged: Sequence[tuple[int, Event]]) -> None:
+    """An overrule sent with ``replaces`` (WEB-11) is stored only when ``replaces`` is the
+    overrule in force on ``target`` now: else another tablet changed the entry since the
+    console read it (409: it looks at the feed again), or it names no such overrule."""
+    how = corrected_by(logged).get(target)
+    if how == ("overruled", replaces):
+        return
+    if how is None:
+        why = f"event {target} is not overruled now: overrule it without 'replaces'"
+    elif how[0] == "undone":
+        why = f"event {target} is undone (event {how[1]}): undo event {how[1]} first"
+    else:
+        why = f"event {replaces} is not the overrule in force on event {target} (event {how[1]} is)"
+    raise BadInput(f"overrule: {why}; nothing was stored", 409)
+
+
 class GameService:
     def __init__(self, db_path: Path, settings: Settings, hub: Hub) -> None:
         self.log = ServiceLog(db_path)
@@ -711,9 +727,14 @@ class GameService:
             if stored is not None:
                 return self._already(game_id, stored)
         add = self._append_meta if event.kind in META_KINDS else self._append_play
+        return self._store(game_id, lambda: add(game_id, event, key))
+
+    def _store(self, game_id: int, add: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Run ``add`` (check, then store) and announce what it stored; again when another
+        writer moved the head in between (``LogConflict``)."""
         for _ in range(APPEND_TRIES):
             try:
-                out = add(game_id, event, key)
+                out = add()
             except LogConflict:
                 continue
             except AlreadyStored as exc:  # sent again while its first send was being stored
@@ -756,7 +777,11 @@ class GameService:
             self._cache.put(game_id, _Cached(seq, grown))
         return {"seq": seq, "verdicts": [_jsonable(v.to_dict()) for v in verdicts]}
 
-    def _append_meta(self, game_id: int, event: Event, key: str | None) -> dict[str, Any]:
+    def _append_meta(
+        self, game_id: int, event: Event, key: str | None, replaces: int | None = None
+    ) -> dict[str, Any]:
+        """Check and store an undo or overrule. ``replaces`` (an overrule only): the
+        overrule in force on its target, undone in the same transaction (WEB-11)."""
         with self._lock:
             record = self._open_record(game_id)
             rules = self.rules(record.game)
@@ -775,33 +800,55 @@ class GameService:
                         f"overrule: event {target} is an {meta.kind}, not a game event; "
                         "undo it instead"
                     )
-            _refuse_stale_meta(event, logged)
+            before: list[tuple[int, Event]] = []  # what is stored with it, before it
+            if replaces is not None:
+                _refuse_wrong_replaces(event.get("target"), replaces, logged)
+                before.append((seq, Event("undo", payload={"target": replaces})))
+            _refuse_stale_meta(event, [*logged, *before])
+            added = [*before, (seq + len(before), event)]
             try:
-                result = replay(rules, record.players, record.options, [*logged, (seq, event)])
+                result = replay(rules, record.players, record.options, [*logged, *added])
             except (ReplayError, EventError, GameError, ValueError, KeyError, TypeError) as exc:
                 raise BadInput(f"{event.kind}: {exc}") from None
             except Exception as exc:
                 log.exception("replay with %r failed", event)
                 raise BadInput(f"{event.kind}: the referee could not replay this ({exc})") from None
-            stored = self.log.append(game_id, event, after=seq - 1, key=key)
+            if before:  # no key: an overrule is not sent with one (LOG-4)
+                *undone, stored = self.log.append_many(
+                    game_id, [e for _, e in added], after=seq - 1
+                )
+            else:
+                undone, stored = [], self.log.append(game_id, event, after=seq - 1, key=key)
             self._cache.put(game_id, _Cached(stored, result))
         target = event.get("target")
         verdicts = [_jsonable(v.to_dict()) for s, v in result.verdicts if s == target]
-        return {"seq": stored, "verdicts": verdicts}
+        out: dict[str, Any] = {"seq": stored, "verdicts": verdicts}
+        if undone:
+            out["undo"] = undone[0]  # the entry that undid ``replaces``
+        return out
 
     def undo(self, game_id: int, target: Any) -> dict[str, Any]:
         return self.append(game_id, Event("undo", payload={"target": target}, source=Source.MANUAL))
 
-    def overrule(self, game_id: int, target: Any, replacement: Any) -> dict[str, Any]:
+    @storage_guarded
+    def overrule(
+        self, game_id: int, target: Any, replacement: Any, replaces: Any = None
+    ) -> dict[str, Any]:
+        """Overrule entry ``target``. ``replaces``: the overrule in force on it, which this
+        one takes the place of: its undo and this overrule are stored together, or neither
+        (a refused correction leaves the earlier one in force, WEB-11)."""
         try:
             new = Event.from_dict(replacement)
         except EventError as exc:
             raise BadInput(f"overrule: {exc}") from None
         if new.kind in META_KINDS:
             raise BadInput("overrule: the replacement must be a game event, not undo/overrule")
-        return self.append(
-            game_id, Event("overrule", payload={"target": target, "event": new.to_dict()})
-        )
+        event = Event("overrule", payload={"target": target, "event": new.to_dict()})
+        if replaces is None:
+            return self.append(game_id, event)
+        if not isinstance(replaces, int) or isinstance(replaces, bool):
+            raise BadInput("overrule: 'replaces' must be an event number")
+        return self._store(game_id, lambda: self._append_meta(game_id, event, None, replaces))
 
     @storage_guarded
     def accept(self, game_id: int, seq: Any) -> None:

@@ -6,8 +6,9 @@
   /* the game an overrule being entered, or an armed End, is for: the console follows the
      current game, and another tablet may start one meanwhile (then neither goes to it) */
   let overruleGame = null;
-  /* an entry overruled already is overruled again by undoing that overrule first (the server
-     refuses a second overrule in force, WEB-8): its number, as the feed showed it */
+  /* an entry overruled already is overruled again in place of the overrule in force (the
+     server refuses a second one, WEB-11): its number, as the feed showed it, sent as
+     ``replaces`` so that the server undoes it and overrules in one step, or does neither */
   let overruleOver = null;
   const $ = (id) => document.getElementById(id);
 
@@ -200,11 +201,11 @@
     if (overruleTarget !== null && overruleTns !== null) event.t_ns = overruleTns;
     else if ($("stamp").checked) event.t_ns = "now";
     if (overruleTarget !== null) {
-      if (overruleOver !== null) {  /* refused (409) when another tablet changed it meanwhile */
-        if (!(await post(overruleGame, "/undo", { target: overruleOver }, null))) return;
-        overruleOver = null;
-      }
-      const r = await post(overruleGame, "/overrule", { target: overruleTarget, event }, "overruled #" + overruleTarget);
+      /* refused (409) when another tablet changed the entry meanwhile; a refused correction
+         (a typo) leaves the one in force, and the form open to fix it */
+      const body = { target: overruleTarget, event };
+      if (overruleOver !== null) body.replaces = overruleOver;
+      const r = await post(overruleGame, "/overrule", body, "overruled #" + overruleTarget);
       if (r) stopOverrule();
     } else {
       const gameId = snap && snap.game.id;
@@ -388,6 +389,17 @@
         + " at this table: enter their " + use[1] + " here, with the time stamped." : "";
   }
 
+  /* An ended game's recorded result (WEB-1: one ended early is won by whoever led then), as
+     History counts it: "Ended: Ann wins", "Ended: Ann and Bea share the win"; "" while it runs. */
+  function endedLine(s) {
+    if (!s.game.ended_at) return "";
+    const stored = s.game.result && s.game.result.winners;
+    const names = (Array.isArray(stored) ? stored : []).map((seat) => TT.seatName(s, seat));
+    if (!names.length) return "Ended: no winner";
+    if (names.length === 1) return "Ended: " + names[0] + " wins";
+    return "Ended: " + names.slice(0, -1).join(", ") + " and " + names[names.length - 1] + " share the win";
+  }
+
   /* whose turn it is: nobody's once the game is over (won by the rules, or ended) */
   function turnOf(s) {
     return s.scoreboard.finished || s.game.ended_at ? null : s.scoreboard.turn;
@@ -405,10 +417,12 @@
     $("c-problem").textContent = s.error || "";
     sayUnwired(s);
     $("c-title").textContent = s.game.title + " · game " + s.game.id + (s.game.ended_at ? " (ended)" : "");
-    const sb = s.scoreboard;
+    const sb = s.scoreboard, ended = endedLine(s);
+    if (!sb && ended) $("c-meta").textContent = ended;  /* a log that no longer replays */
     if (sb) {
       const turn = turnOf(s);
-      $("c-meta").textContent = "Round " + sb.round + (turn !== null && turn !== undefined ? " · " + sb.players[turn] + " to play" : "")
+      $("c-meta").textContent = (ended ? ended + " · " : "") + "Round " + sb.round
+        + (turn !== null && turn !== undefined ? " · " + sb.players[turn] + " to play" : "")
         + (sb.finished && !s.game.ended_at ? " · game over: End game files it in History" : "")
         + (owedForfeit(sb) && !s.game.ended_at ? " · " + owedForfeit(sb) : "");
       $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (turn === i ? " turn" : ""), "data-seat": i },
