@@ -161,13 +161,18 @@ def _bridge_pads(services: Services) -> None:
                 kind = kind_of(record.game)
             if kind is None:
                 return
-            kinds = services.games.rules(record.game).event_kinds()
-            if kind not in kinds:
-                return
-            out = services.games.append(
-                game_id, Event(kind, seat=press.seat, t_ns=t_ns, source=Source.PAD)
-            )
-            note.update(accepted=True, message=f"event #{out['seq']}", seq=out["seq"])
+            rules = services.games.rules(record.game)
+            if kind not in rules.event_kinds():  # a pad_events kind of another game
+                # said on the Hardware page: a bare return left the family slapping a dead pad
+                why = f"{kind!r} is not a {rules.title} event"
+                if press.device in services.config.pad_events:
+                    why += " ([web] pad_events)"
+                note.update(accepted=False, message=why)
+            else:
+                out = services.games.append(
+                    game_id, Event(kind, seat=press.seat, t_ns=t_ns, source=Source.PAD)
+                )
+                note.update(accepted=True, message=f"event #{out['seq']}", seq=out["seq"])
         except BadInput as exc:
             note.update(accepted=False, message=exc.message)
         except Exception:  # a locked database, a bug: log it, keep the pads working

@@ -95,6 +95,8 @@ def _serve(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as taken:  # given back on every way out, the lock last
         if not _hold_database(cfg.db_path, taken):
             return 2
+        if not _open_camera(cfg, "--camera" if args.camera else "[web] camera", taken):
+            return 2
         try:
             cfg.pads = _hardware_pads(args.config)
         except PadsRefused as exc:  # a pin map or GPIO the table cannot use: no dead pads
@@ -137,6 +139,30 @@ def _hold_database(db_path: Path, taken: contextlib.ExitStack) -> bool:
         return False
     if server_lock is not None:
         taken.callback(server_lock.close)  # the next server may start
+    return True
+
+
+def _open_camera(cfg: Any, where: str, taken: contextlib.ExitStack) -> bool:
+    """Open the camera ``cfg.camera`` names for the app (closed when ``taken`` closes); False
+    after one line when the spec can never be a camera (``cam:O``, a misspelt video or
+    folder): the dashboard would run with the camera off, as ``vision watch`` refuses it.
+    A live camera (``cam:N``, ``picamera2``) not plugged in yet is no error: it is waited
+    for (``LiveFeed``)."""
+    if not cfg.camera or cfg.camera_feed is not None:
+        return True
+    from web.services.camera import FeedError, open_feed
+
+    try:
+        feed = open_feed(cfg.camera)
+    except FeedError as exc:
+        print(
+            f"tabletop serve: {where}: {exc} (give picamera2, cam:N, a video file or an "
+            "image folder)",
+            file=sys.stderr,
+        )
+        return False
+    taken.callback(feed.close)  # also closed with the app (``_close``): closing is safe twice
+    cfg.camera_feed = feed
     return True
 
 
@@ -250,10 +276,17 @@ def _announce(cfg: Any, services: Any) -> None:
         _warn_without_models(cfg.models_dir)
     shown = tablet_host(cfg.host)
     print(f"Tabletop Referee dashboard on http://{shown}:{cfg.port}/  (database {cfg.db_path})")
+    local = is_loopback(cfg.host)
+    if local:  # the default host: a tablet typing this address reaches itself
+        print(
+            f"Only this machine can open it: tablets cannot reach {shown}. To serve them, "
+            'start with --host 0.0.0.0 (or [web] host = "0.0.0.0" in the config, or make run).'
+        )
     print(f"Pads: {_pads_in_use(cfg.pads)}")
     if not services.settings.pin_is_set:
+        where = "In a browser on this machine" if local else "On the tablet"
         print(
-            f"No referee PIN yet. On the tablet open http://{shown}:{cfg.port}/pin/setup and "
+            f"No referee PIN yet. {where} open http://{shown}:{cfg.port}/pin/setup and "
             f"enter setup code {services.settings.setup_code}"
         )
     referee = services.referee
@@ -289,6 +322,20 @@ def _warn_without_models(models_dir: str | None) -> None:
             f"tabletop serve: no {what} in {folder}: the camera will not read cards",
             file=sys.stderr,
         )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` binds this machine's own loopback only (127.0.0.1, ::1, localhost):
+    no other device on the network can connect to it."""
+    import ipaddress
+
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:  # a host name: whatever it resolves to, the family typed it
+        return False
 
 
 def tablet_host(host: str) -> str:

@@ -127,14 +127,43 @@ def _typed(name: str, value: Any, key: str) -> Any:
             raise ConfigError(f"[web] camera_referee: expected true or false, got {value!r}")
         return value
     if name == "pad_events":
-        if not isinstance(value, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-        ):
-            raise ConfigError("[web] pad_events: expected a table of device = event kind")
-        return dict(value)
+        return _pad_events(value, key)
     if not isinstance(value, str):
         raise ConfigError(f"[web] {key}: expected text, got {value!r}")
     return value
+
+
+def _pad_events(value: Any, key: str) -> dict[str, str]:
+    """``[web] pad_events``, each kind one that some game knows: a typo (``"slpa"``) would
+    otherwise start the server and drop every press of that pad without a word."""
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ConfigError(f"[web] {key}: expected a table of device = event kind")
+    if not value:
+        return {}
+    known = _known_event_kinds()
+    for device, kind in value.items():
+        if kind not in known:
+            raise ConfigError(
+                f"[web] {key}: {device} = {kind!r} is no game's event kind;"
+                f" known: {', '.join(sorted(known))}"
+            )
+    return dict(value)
+
+
+def _known_event_kinds() -> set[str]:
+    """Every event kind of every registered game (imported here: only a config that maps
+    pads needs the games' rules)."""
+    from referee.registry import find_game, game_names
+
+    kinds: set[str] = set()
+    for name in game_names():
+        try:
+            kinds.update(find_game(name).event_kinds())
+        except Exception:  # a house variant that cannot load: its games say so themselves
+            continue
+    return kinds
 
 
 def from_mapping(data: Mapping[str, Any], base: WebConfig | None = None) -> WebConfig:
