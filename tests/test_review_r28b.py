@@ -58,7 +58,7 @@ def test_the_documented_service_keeps_its_database_across_restarts(monkeypatch, 
     from web.commands import _config
 
     text = (Path(__file__).parents[1] / "docs" / "HARDWARE.md").read_text(encoding="utf-8")
-    unit = text.split("```ini\n[Service]\n", 1)[1].split("```", 1)[0]
+    unit = text.split("```ini\n", 1)[1].split("```", 1)[0]  # [Unit], [Service], [Install]
     settings = [line.split("=", 1) for line in unit.splitlines() if "=" in line]
     env = dict(v.split("=", 1) for k, v in settings if k == "Environment")
     options = dict((k, v) for k, v in settings if k != "Environment")

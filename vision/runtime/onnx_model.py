@@ -7,6 +7,7 @@ import ast
 import hashlib
 import logging
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -30,14 +31,31 @@ def file_sha256(path: str | Path) -> str:
 
 
 class ModelError(Exception):
-    """A model file is missing or is not an ONNX model onnxruntime can load: the message
-    names the file, so a command can say so instead of printing onnxruntime's traceback."""
+    """A model file is missing or is not an ONNX model onnxruntime can load, or onnxruntime
+    itself cannot be loaded: the message names the file (or the runtime), so a command can
+    say so instead of printing onnxruntime's traceback."""
+
+
+# how to mend an onnxruntime that cannot be imported: ``make run`` would not touch it (its
+# stamp says the runtime is installed, and pip sees the package there)
+REINSTALL_ORT = (
+    "reinstall it: .venv/bin/pip install --force-reinstall -c models/constraints.txt onnxruntime"
+)
+
+
+def load_onnxruntime() -> ModuleType:
+    """The onnxruntime module, or a ``ModelError`` in one line: a broken install (its shared
+    library missing, a wheel for another machine) is no bug to show as a traceback."""
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:
+        raise ModelError(f"onnxruntime cannot be loaded ({exc}): {REINSTALL_ORT}") from exc
+    return ort
 
 
 class OnnxModel:
     def __init__(self, path: str | Path, threads: int = 2) -> None:
-        import onnxruntime as ort
-
+        ort = load_onnxruntime()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
@@ -118,6 +136,7 @@ def load_model(
 
 
 def _current_model(float_path: str | Path, threads: int, prefer_int8: bool) -> OnnxModel:
+    load_onnxruntime()  # first: a broken runtime is not a broken int8 twin to warn about and skip
     twin = int8_path(float_path)
     if prefer_int8 and twin.is_file() and Path(float_path).is_file():
         try:

@@ -233,7 +233,7 @@ def _watch(args: argparse.Namespace) -> int:
     from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
-    from vision.table.frames import CameraError, frames, open_source
+    from vision.table.frames import CameraError, CameraSoftwareMissing, frames, open_source
     from vision.table.labels import refereed_deck
     from vision.table.to_events import EventMapper
     from vision.table.watcher import TableWatcher
@@ -268,6 +268,9 @@ def _watch(args: argparse.Namespace) -> int:
             if reader.card_scale is not said:  # measured on this frame, or drifted
                 said = reader.card_scale
                 print(f"tabletop vision watch: {_scale_line(said)}", file=sys.stderr)
+    except CameraSoftwareMissing as exc:  # nothing was watched: a setup error, as a bad spec
+        print(f"tabletop vision watch: {exc}", file=sys.stderr)
+        return 2
     except CameraError as exc:  # the camera went away: what was printed stands
         print(f"tabletop vision watch: {exc}", file=sys.stderr)
         return 1

@@ -29,6 +29,19 @@ class CameraError(RuntimeError):
     """The camera could not be opened or stopped delivering frames."""
 
 
+class CameraSoftwareMissing(CameraError):
+    """The camera's software cannot be loaded (picamera2 not installed for this Python): no
+    retry can help, unlike a camera not plugged in yet, so ``ReconnectingSource`` gives up."""
+
+
+# what to do when picamera2 cannot be imported: it needs libcamera's Python bindings, which
+# only Raspberry Pi OS's apt packages provide (docs/HARDWARE.md, "The Pi camera")
+PICAMERA2_HINT = (
+    "on the Pi, `sudo apt install python3-picamera2` and a virtualenv made with"
+    " `python3 -m venv --system-site-packages .venv` (docs/HARDWARE.md, 'The Pi camera')"
+)
+
+
 # FFmpeg's own log level (AV_LOG_QUIET). FFmpeg prints straight to stderr, past OpenCV's log
 # ("[png @ 0x…] Invalid PNG signature" for a file that is no video, "[mjpeg @ 0x…] overread
 # 8" while a cut one is read); OpenCV reads this variable once per process, the first time
@@ -171,23 +184,19 @@ class OpenCVCameraSource:
 
 
 class Picamera2Source:
-    """The Pi camera. picamera2 only installs on a Pi, so it is imported here, not above.
+    """The Pi camera. picamera2 only installs on a Pi, so it is imported here, not above;
+    when it cannot be, that is ``CameraSoftwareMissing``, never retried.
 
     ``SensorTimestamp`` in the request metadata is the frame's start of exposure on the
     kernel's monotonic clock, the same clock as ``time.monotonic_ns()`` and the pads.
     """
 
     def __init__(self, width: int = 640, height: int = 480) -> None:
-        try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ImportError as exc:
-            raise CameraError(
-                "picamera2 is not installed (it exists only on a Raspberry Pi)"
-            ) from exc
+        camera_class = _picamera2()
         self._cam: Any = None
         self._index = 0
         try:  # with no camera detected picamera2 raises IndexError; libcamera RuntimeErrors
-            self._cam = Picamera2()
+            self._cam = camera_class()
             config = self._cam.create_video_configuration(
                 main={"size": (width, height), "format": "RGB888"}
             )
@@ -226,11 +235,31 @@ class Picamera2Source:
                 log.warning("Pi camera: %s failed while closing: %s", step.__name__, exc)
 
 
+def _picamera2() -> Any:
+    """picamera2's ``Picamera2`` class, or ``CameraSoftwareMissing``: any failure of the
+    import is one. No module (or no libcamera bindings under it) is an ImportError; Debian's
+    simplejpeg, built for numpy 1, refuses the virtualenv's numpy 2 with a ValueError
+    ("numpy.dtype size changed")."""
+    try:
+        from picamera2 import Picamera2  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise CameraSoftwareMissing(
+            f"picamera2 is not installed for this Python ({exc}): {PICAMERA2_HINT}"
+        ) from exc
+    except Exception as exc:
+        raise CameraSoftwareMissing(
+            f"picamera2 cannot be loaded ({type(exc).__name__}: {exc}):"
+            " see docs/HARDWARE.md, 'The Pi camera'"
+        ) from exc
+    return Picamera2
+
+
 class ReconnectingSource:
     """Keeps a live camera going: when it fails, reopen it after a pause.
 
     A dropped camera must not end a game: frames simply stop until it is back, and
-    ``status`` says what is happening so the dashboard can show it. ``stop()`` (or
+    ``status`` says what is happening so the dashboard can show it. Missing software
+    (``CameraSoftwareMissing``) is raised at once: it never appears by waiting. ``stop()`` (or
     ``close()``) ends the retries from another thread: ``read()`` then returns None.
     """
 
@@ -276,6 +305,9 @@ class ReconnectingSource:
         while not self._stopped.is_set():
             try:
                 return self._read_once()
+            except CameraSoftwareMissing as exc:
+                self._give_up(exc)
+                raise
             except CameraError as exc:
                 # before its first frame the camera may not be plugged in yet: it is waited for
                 self.status = (
@@ -309,6 +341,12 @@ class ReconnectingSource:
         self._delivered = True
         self.status = "ok"
         return frame
+
+    def _give_up(self, exc: CameraSoftwareMissing) -> None:
+        """A camera that can never open: no retry. Its status says why, without telling
+        ``on_status``: the caller is handed the error and says it, once."""
+        self._status = str(exc)
+        self._drop()
 
     def _drop(self) -> None:
         with self._lock:
