@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from referee.cli_args import bounce_pairs, nonempty_path, replay_speed, seconds
 
@@ -49,36 +49,11 @@ def _why(exc: BaseException, path: str, verb: str) -> str:
     return str(exc)
 
 
-class _Stdout:
-    """Standard output as ``hw test`` writes it, remembering the first write that failed: the
-    handler catches OSError for the pins and the config, and must tell standard output's own
-    (a closed pipe, a full disk) from those, to leave it to the CLI (CLI-3, CLI-5)."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.error: OSError | None = None
-
-    def write(self, text: str) -> int:
-        try:
-            return self.stream.write(text)
-        except OSError as exc:
-            self.error = self.error or exc
-            raise
-
-    def flush(self) -> None:
-        try:
-            self.stream.flush()
-        except OSError as exc:
-            self.error = self.error or exc
-            raise
-
-
 def _test(args: argparse.Namespace) -> int:
     from functools import partial
 
     from hardware.hwtest import parse_script, press_from_lines, run_hw_test
 
-    out = _Stdout(sys.stdout)
     try:
         with _open(args) as table:
             script = feeder = None
@@ -88,18 +63,20 @@ def _test(args: argparse.Namespace) -> int:
                     return 2
                 script = parse_script(args.script, table)
             elif table.is_virtual:
-                print("virtual pads: type 'SEAT pad' or 'SEAT call' + Enter to press", file=out)
+                print("virtual pads: type 'SEAT pad' or 'SEAT call' + Enter to press")
                 feeder = partial(press_from_lines, table, sys.stdin)
             return run_hw_test(
                 table,
-                out,  # type: ignore[arg-type]
+                sys.stdout,
                 timeout_s=args.timeout,
                 script=script,
                 bounces=args.bounce,
                 feeder=feeder,
             )
     except _errors() as exc:
-        if exc is out.error:  # the CLI's: a closed pipe 141 silently, a full disk 74 in one line
+        # standard output's own (the CLI's ``_Output`` remembers it): a closed pipe is 141
+        # silently, a full disk 74 in one line (CLI-3, CLI-5), not a pin or config error
+        if exc is getattr(sys.stdout, "error", None):
             raise
         print(f"tabletop hw test: {exc}", file=sys.stderr)
         return 2
