@@ -119,17 +119,21 @@ class Failing:
         raise RuntimeError("the camera would not close")
 
 
-def test_stops_run_newest_first_once_each_and_one_failing_does_not_stop_the_rest() -> None:
+def test_stops_run_readers_first_once_each_and_one_failing_does_not_stop_the_rest() -> None:
+    """``tabletop serve``'s order: the referee starts first, and its thread starts the feed
+    it reads; the referee still stops first."""
     calls: list[str] = []
-    feed, referee, broken = Owner("feed", calls), Owner("referee", calls), Failing()
+    referee, feed, other = Owner("referee", calls), Owner("feed", calls), Owner("other", calls)
+    broken = Failing()
+    stop_at_exit(referee.close, reads_frames=True)
     stop_at_exit(feed.close)
     stop_at_exit(broken.close)
-    stop_at_exit(referee.close)
+    stop_at_exit(other.close)
     stop_at_exit(feed.close)  # a second start of the same feed
     stop_all()
-    assert calls == ["referee", "feed"]
+    assert calls == ["referee", "other", "feed"]
     stop_all()  # nothing is left to stop
-    assert calls == ["referee", "feed"]
+    assert calls == ["referee", "other", "feed"]
 
 
 def test_an_owner_already_gone_is_not_kept_alive_or_called() -> None:
