@@ -35,7 +35,8 @@ a new face read where nothing touched the pile is a misreading asked about (TBL-
 Dash the top discard taken while the player on turn may draw is their draw (TBL-16), a Deck
 Steal on the pile a steal asked about (TBL-18), and a Dash laid card by card is proposed
 whole (TBL-17); while a pile question that would move the turn is open, later plays are
-asked about too (TBL-19). The game's state comes from ``note_view`` (``CameraReferee``).
+asked about too, with no player named, another copy's play included (TBL-19). The game's
+state comes from ``note_view`` (``CameraReferee``).
 """
 
 from __future__ import annotations
@@ -316,8 +317,9 @@ class EventMapper:
 
     # --- piles ------------------------------------------------------------------
     def _another(self, obs: Observation, card: str, seat: int | None) -> Prompt:
-        """Was another card of this face played? (TBL-6; one tap sends the play)."""
-        event = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
+        """Was another card of this face played? (TBL-6; one tap sends the play, or one tap
+        per player while an earlier question holds plays back, TBL-19)."""
+        event = self._twin_play(obs, card, seat)
         return Prompt(
             "same_card",
             f"Was another {card} played on the pile?",
@@ -333,6 +335,15 @@ class EventMapper:
         leaves on the pile) or the question is closed: it may move the turn (TBL-19)."""
         self._asked.setdefault(zone, []).append(top)
         return prompt
+
+    def _twin_play(self, obs: Observation, card: str, seat: int | None) -> Event:
+        """Another copy of ``card`` played, as a question offers it: by the player on turn,
+        or by nobody named while an earlier question may yet move the turn (TBL-19), so the
+        tablet shows one button per player rather than one for a stale seat."""
+        event = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
+        if event.kind != "turn_up" and self._held_back():
+            return replace(event, seat=None)
+        return event
 
     def _held_back(self) -> bool:
         """A pile question that may move the turn is open: the seat on turn may be wrong."""
@@ -495,7 +506,7 @@ class EventMapper:
         if another:
             return [self._ask(obs.zone, self._another(obs, card, seat), card)]
         if taken_back:  # or a twin laid where its twin lay (TBL-6): the family's to say
-            twin_play = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
+            twin_play = self._twin_play(obs, card, seat)
             prompt = Prompt(
                 "taken_back",
                 f"{obs.before[0]} was taken back off the pile and {card} is on top "

@@ -27,8 +27,10 @@ face; between Deck Dash's Dashes nothing is proposed on it (the deal names the s
 
 Questions the game has overtaken are closed (TBL-21): a camera question about a pile is
 about a change the game did not have when it was asked. Once the game's pile has changed
-since and its top is the card the question (or a later one on that pile) saw on top, or
-the card the camera sees there now, or it is empty (a reshuffle, the Dash over), the family
+since and its top is the card the question (or a later one on that pile) saw on top (a
+play's question: with as many of that face as accepting it leaves, so a first R2's answer
+leaves the other R2's question open, TBL-6), or the card the camera sees there now, or it
+is empty (a reshuffle, the Dash over), the family
 has settled it another way (typed the play or the draw, answered a later question, moved
 on): accepting it would log a card out of order
 (refused, or worse, taken against the new state). It is taken off the tablets, and the
@@ -410,13 +412,48 @@ class _Context:
 @dataclass(frozen=True)
 class _PileQuestion:
     """A camera question on the tablets about a pile (TBL-21): what the camera saw on top
-    when it asked, and the game's pile then (``pile_states``)."""
+    when it asked, and the game's pile then (``pile_states``). ``need``: for a question
+    whose answer lays ``top`` on the pile, how far the game's pile must get (``_laid``) for
+    it to be settled; None: the top card alone tells (a draw, an undo, a correction)."""
 
     game_id: int
     zone: str
     top: str | None
     pile: Any
     kind: str
+    need: int | None = None
+
+    def reached(self, game: str, state: Any, top: str | None) -> bool:
+        """Does the game's pile (``state``, its top ``top``) show what this question saw?
+        A top of R2 does not settle a question about a second R2 (TBL-6) while the pile holds
+        fewer R2s than accepting it would leave."""
+        if top is None or top != self.top:
+            return False
+        laid = _laid(game, state, top)
+        return self.need is None or laid is None or laid >= self.need
+
+
+def _laid(game: str, state: Any, card: str) -> int | None:
+    """How far the game's pile (``pile_states``) has got in laying ``card``: the copies of it
+    in a whole pile (Deck Dash, Hit the Deck), DOS's card count (it gives no more); None when
+    not known."""
+    if game == "dos":
+        cards = state[1] if isinstance(state, tuple) and len(state) == 2 else None
+        return cards if isinstance(cards, int) and not isinstance(cards, bool) else None
+    return state.count(card) if isinstance(state, tuple) else None
+
+
+def _lays(prompt: Mapping[str, Any], top: str | None) -> bool:
+    """Does accepting ``prompt`` lay ``top`` on the pile (a play asked about), rather than
+    take a card off it (a draw, an undo) or correct one in place (an overrule)?"""
+    from vision.table.to_events import PILE_KINDS
+
+    suggestion = prompt.get("suggestion")
+    if top is None or not isinstance(suggestion, Mapping):
+        return False
+    payload = suggestion.get("payload")
+    card = payload.get("card") if isinstance(payload, Mapping) else None
+    return suggestion.get("kind") in PILE_KINDS and card == top
 
 
 @dataclass
@@ -508,7 +545,7 @@ class CameraReferee:
             )
             self._run_now = run
             self._set("starting", "opening the camera")
-            stop_at_exit(self.stop)
+            stop_at_exit(self.stop, reads_frames=True)  # before the feed it reads
             run.thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -989,10 +1026,30 @@ class CameraReferee:
         if zone not in ctx.piles:
             return
         top = about.after[0] if about.after else None
+        open_ids = {p["id"] for p in self.prompts.open(ctx.game_id)}
         with self._questions_lock:
             pile = self._piles_now.get(ctx.game_id, {}).get(zone)
-            kind = str(prompt.get("prompt"))
-            self._pile_questions[item.id] = _PileQuestion(ctx.game_id, zone, top, pile, kind)
+            question = _PileQuestion(ctx.game_id, zone, top, pile, str(prompt.get("prompt")))
+            if _lays(prompt, top):
+                question = replace(question, need=self._need(ctx.game, question, open_ids))
+            self._pile_questions[item.id] = question
+
+    def _need(self, game: str, question: _PileQuestion, open_ids: set[int]) -> int | None:
+        """How far the game's pile must get to settle ``question``, a play of its top card
+        (the questions lock is held): one further than the pile when it was asked and than
+        every open question before it that lays the same face, so a second R2 asked about
+        after a first (TBL-6) is not settled by the first one's answer."""
+        laid = _laid(game, question.pile, question.top) if question.top is not None else None
+        if laid is None:
+            return None
+        earlier = [
+            q.need
+            for pid, q in self._pile_questions.items()
+            if pid in open_ids
+            and (q.game_id, q.zone, q.top) == (question.game_id, question.zone, question.top)
+            and q.need is not None
+        ]
+        return 1 + max([laid, *earlier])
 
     # -- questions the game has overtaken (TBL-21) -------------------------------------------
     def _game_changed(self, game_id: int, snap: Mapping[str, Any]) -> None:
@@ -1008,7 +1065,10 @@ class CameraReferee:
         one on the pile, saw on top (that one and those before it are settled, as the mapper
         counts them, TBL-19), or the card the camera sees there now (the pile agrees again:
         every question asked before is about an older state), or nothing (the game emptied
-        it: a reshuffle, the start card taken, the Dash over). A misreading's question is
+        it: a reshuffle, the start card taken, the Dash over). A question that lays a card
+        counts as seen on top only once the pile holds as many of that face as accepting it
+        would leave (``_PileQuestion.need``): the other R2's question stays open after the
+        first R2's is answered (TBL-6). A misreading's question is
         asked again without its "another card was played" answer instead: its correction
         overrules the logged play in place, so it is not out of order."""
         states = pile_states(ctx.game, view, ctx.piles)
@@ -1034,14 +1094,22 @@ class CameraReferee:
                 )
                 if not asked:
                     continue
+                # a question about another copy of the top card the pile lacks yet (TBL-6):
+                # the pile does not agree with the camera, whatever the faces say
+                twin_due = any(
+                    q.top == top and not q.reached(ctx.game, state, top) for _, q in asked
+                )
                 if top is None:  # emptied (a reshuffle, the Dash over): asked about an older one
                     settled = asked
                     why = "the game's pile is empty now"
-                elif ctx.seen.get(zone) == top:  # the pile agrees with the camera again
+                elif ctx.seen.get(zone) == top and not twin_due:  # it agrees with the camera
                     settled = asked
                     why = f"the game's pile shows {top} on top, as the camera sees it"
                 else:
-                    last = max((i for i, (_, q) in enumerate(asked) if q.top == top), default=-1)
+                    last = max(
+                        (i for i, (_, q) in enumerate(asked) if q.reached(ctx.game, state, top)),
+                        default=-1,
+                    )
                     settled = asked[: last + 1]
                     why = f"the game has {top} on the pile now, as this or a later question saw it"
                 for pid, q in settled:
