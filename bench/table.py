@@ -3,6 +3,7 @@ reader on held-out rendered dryers, and live-speed keeping up with a 30 FPS 640Ã
 
     python -m bench.table videos --seeds 6 --detector oracle   # watcher logic, adversarial
     python -m bench.table videos --seeds 3 --detector model    # Vision I's ONNX models
+    python -m bench.table videos --seeds 16 --bumps            # a camera knocked a few px
     python -m bench.table dryers --n 300                       # dryer state exactly right
     python -m bench.table dryers --n 100 --seed 1234 --failures /tmp/f  # tune: see failures
     python -m bench.table speed --cache /tmp/v.pkl             # CPU and latency at 30 FPS
@@ -51,9 +52,9 @@ def oracle_detector(video: Video, seed: int = 0) -> Detector:
     def detect(image: np.ndarray) -> list[Sighting]:
         i = index[id(image)]
         inner = (box[0] + 0.03, box[1] + 0.05, box[2] - 0.03, box[3] - 0.05)
-        out = [
-            Sighting("back", 0.9, (draw[0] + 0.03, draw[1] + 0.05, draw[2] - 0.03, draw[3] - 0.05))
-        ]
+        ox, oy = video.truth.camera_offset(i)  # the draw pile moves with a knocked camera
+        back = (draw[0] + 0.03 + ox, draw[1] + 0.05 + oy, draw[2] - 0.03 + ox, draw[3] - 0.05 + oy)
+        out = [Sighting("back", 0.9, back)]
         if video.truth.covered[i]:
             out.append(Sighting(wrong[int(rng.integers(len(wrong)))], 0.9, inner))
         elif video.truth.tops[i]:
@@ -241,7 +242,12 @@ def cmd_videos(args: argparse.Namespace) -> dict:
     per = []
     for seed in range(args.seeds):
         video = render_video(
-            deck, 1000 + seed, style=args.style, plays=args.plays, twins=args.twins
+            deck,
+            1000 + seed,
+            style=args.style,
+            plays=args.plays,
+            twins=args.twins,
+            bumps=args.bumps,
         )
         if args.nearer != 1:
             video = nearer(video, args.nearer)
@@ -265,7 +271,8 @@ def cmd_videos(args: argparse.Namespace) -> dict:
     totals["latency_frames_p50"] = float(np.percentile(lat, 50)) if lat else None
     totals["latency_frames_max"] = max(lat) if lat else None
     scale = {"card_scale": args.card_scale or "auto", "nearer": args.nearer}
-    return {"detector": args.detector, **scale, "twins": args.twins, **totals, "per_video": per}
+    scene = {"twins": args.twins, "bumps": args.bumps}
+    return {"detector": args.detector, **scale, **scene, **totals, "per_video": per}
 
 
 def _dryer_canon(d) -> list:
@@ -590,6 +597,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     v.add_argument(
         "--twins", type=float, default=0.0, help="share of plays of the top card's twin (TBL-6)"
+    )
+    v.add_argument(
+        "--bumps", action="store_true", help="the camera moves a few px after each shake (TBL-6)"
     )
     v.set_defaults(run=cmd_videos)
     d = sub.add_parser("dryers", parents=[out])

@@ -1,5 +1,5 @@
 """Rendered table videos with their truth: cards played on a pile, hands passing, a card put
-down and taken back, camera shake, long still stretches.
+down and taken back, camera shake, a bumped camera, long still stretches.
 
 Built from Vision I's pieces (card faces in any art style, table surfaces, hands, light and
 camera damage) so the watcher meets what the card models were trained for. The scene is
@@ -49,6 +49,13 @@ class Truth:
     tops: list[str] = field(default_factory=list)  # the discard pile's top card, per frame
     covered: list[bool] = field(default_factory=list)  # a hand over the discard pile
     centers: list[tuple[float, float]] = field(default_factory=list)  # top card, normalised
+    # the camera knocked: (the first frame it shows, dx, dy), the picture's move, normalised
+    bumps: list[tuple[int, float, float]] = field(default_factory=list)
+
+    def camera_offset(self, frame: int) -> tuple[float, float]:
+        """How far the picture has moved by ``frame`` (normalised), the bumps summed."""
+        moves = [(dx, dy) for first, dx, dy in self.bumps if first <= frame]
+        return (sum(m[0] for m in moves), sum(m[1] for m in moves))
 
 
 @dataclass
@@ -113,6 +120,7 @@ class _Director:
         self.identities = guide_order(deck)
         self.pile_idents: list[tuple] = []  # the face of each card on the pile, as ``tokens``
         self._base: np.ndarray | None = None
+        self.offset = (0.0, 0.0)  # how far the camera has moved, pixels (the picture moves)
 
     def _pile_matrix(self) -> np.ndarray:
         x1, y1, x2, y2 = DISCARD
@@ -156,6 +164,9 @@ class _Director:
 
     def emit(self, img: np.ndarray, kind: str, shake: bool = False) -> None:
         out = img * self.gain + self.glare
+        if self.offset != (0.0, 0.0):
+            m = np.float32([[1, 0, self.offset[0]], [0, 1, self.offset[1]]])
+            out = cv2.warpAffine(out, m, (W, H), borderMode=cv2.BORDER_REFLECT)
         if shake:  # the table was bumped: the whole frame smears
             k = 9
             ker = np.zeros((k, k), np.float32)
@@ -173,7 +184,7 @@ class _Director:
         self.truth.tops.append(self.tokens[-1] if self.tokens else "")
         if self.pile:
             m = self.pile[-1][1]
-            c = m[:, :2] @ np.array([CARD_W / 2, CARD_H / 2]) + m[:, 2]
+            c = m[:, :2] @ np.array([CARD_W / 2, CARD_H / 2]) + m[:, 2] + self.offset
             self.truth.centers.append((round(float(c[0]) / W, 4), round(float(c[1]) / H, 4)))
         else:
             self.truth.centers.append((0.0, 0.0))
@@ -283,6 +294,12 @@ class _Director:
         for _ in range(n):
             self.emit(self.base(), "shake", shake=True)
 
+    def bump(self, dx: float, dy: float) -> None:
+        """The camera is knocked: from the next frame on the whole picture lies ``dx``, ``dy``
+        pixels further, without blur and without a hand (TBL-6: no card was played)."""
+        self.offset = (self.offset[0] + dx, self.offset[1] + dy)
+        self.truth.bumps.append((len(self.frames), dx / W, dy / H))
+
 
 def render_video(
     deck: DeckProfile,
@@ -293,11 +310,16 @@ def render_video(
     still: tuple[int, int] = (20, 40),
     size: tuple[int, int] = (W, H),
     twins: float = 0.0,
+    bumps: bool = False,
 ) -> Video:
     """A table video: a starting card, then ``plays`` plays separated by still stretches,
     with hands passing, a card taken back and a bumped table mixed in. ``twins``: the share
-    of plays that put the other copy of the top card on it (TBL-6; Deck Dash has two)."""
+    of plays that put the other copy of the top card on it (TBL-6; Deck Dash has two).
+    ``bumps``: in the still stretch after each shake the camera also moves by 10–14 px
+    across and 4–10 px down or up (the picture moves, nothing is blurred): the same game,
+    frame for frame, as without (the bumps draw from their own random numbers)."""
     rng = np.random.default_rng(seed)
+    bump_rng = np.random.default_rng([seed, 36])
     d = _Director(deck, style, rng, size)
     back = Sprite(
         np.full((CARD_H, CARD_W, 3), 60, np.float32), np.ones((CARD_H, CARD_W), np.float32), "back"
@@ -332,7 +354,14 @@ def render_video(
             d.play("take_back", keep_frames=1)
         else:
             d.shake()
-        d.still(int(rng.integers(*still)))
+        n = int(rng.integers(*still))
+        if bumps and extra == "shake":
+            k = int(bump_rng.integers(1, max(2, n)))
+            d.still(k)
+            sx, sy = bump_rng.choice([-1, 1], 2)
+            d.bump(float(sx * bump_rng.uniform(10, 14)), float(sy * bump_rng.uniform(4, 10)))
+            n -= k
+        d.still(n)
     return Video(d.frames, d.truth, table_layout())
 
 
@@ -370,5 +399,6 @@ def nearer(video: Video, factor: float) -> Video:
         list(video.truth.tops),
         list(video.truth.covered),
         [to_view(*c) if c != (0.0, 0.0) else c for c in video.truth.centers],
+        [(first, dx * factor, dy * factor) for first, dx, dy in video.truth.bumps],
     )
     return Video(frames, truth, TableLayout(tuple(zones)), video.fps)

@@ -61,7 +61,9 @@ class Observation:
     confirmed_ns: int
     confidence: float  # the lowest confidence seen while it was confirmed
     moved: bool = False  # same top card, but it lies elsewhere after a hand was over it
-    pose: Pose | None = None  # where the top card lies (normalised centre, angle)
+    # where the top card lies (normalised centre, angle), less how far the watcher saw the
+    # camera move since its first frame (TBL-6): a knocked camera moves no card
+    pose: Pose | None = None
     # first seen only after a gap in the frames: ``t_ns`` is when the camera came back, not
     # when the change happened (TBL-10)
     after_gap: bool = False

@@ -741,7 +741,8 @@ class CameraReferee:
                 else:
                     self._ask(ctx, self._taken_back(ctx, seen, proposal.to_dict()), seen)
         wait = " (waiting for the deal)" if ctx.quiet else ""
-        self._set("watching", f"refereeing game {ctx.game_id} ({ctx.game}){wait}")
+        moved = camera_moved_note(ctx.watcher, frame)
+        self._set("watching", f"refereeing game {ctx.game_id} ({ctx.game}){wait}{moved}")
 
     def _step_dryers(self, game_id: int, frame: Any) -> None:
         dryers = self.dryers
@@ -1148,6 +1149,25 @@ def _without_another(shown: Mapping[str, Any], now: str) -> dict[str, Any] | Non
     prompt["choices"] = [c for c in prompt.get("choices") or [] if c != "another"]
     prompt["message"] = f"{prompt.get('message', '')} ({now})"
     return prompt
+
+
+# The camera's move (TBL-6) is said once it reaches this share of the picture: the watcher
+# follows the cards, but the zones stay where they were drawn, and a pile may leave its own.
+CAMERA_MOVED_NOTE = 0.01
+
+
+def camera_moved_note(watcher: Any, frame: Any) -> str:
+    """ "; the camera moved about 12×8 px …" for the status once the watcher found the camera
+    moved that far since it started (``TableWatcher.camera_offset``), else ""."""
+    ox, oy = getattr(watcher, "camera_offset", (0.0, 0.0))
+    shape = getattr(getattr(frame, "image", None), "shape", None)
+    if shape is None or len(shape) < 2 or max(abs(ox), abs(oy)) < CAMERA_MOVED_NOTE:
+        return ""
+    height, width = shape[:2]
+    return (
+        f"; the camera moved about {abs(ox) * width:.0f}×{abs(oy) * height:.0f} px: the cards "
+        "are followed, but if a pile now lies outside its zone, calibrate again"
+    )
 
 
 def _after_gap(frame: Any) -> Any:
