@@ -194,3 +194,11 @@ def test_ruling_log3_a_wash_dash_deck_file_python_cannot_read_is_a_deck_error(tm
         load_deck(huge)
     with pytest.raises(DeckError, match=r"utf16\.json: not a text file"):
         load_deck(utf16)
+
+
+def test_batch_line_with_an_unknown_field_is_malformed(capsys, monkeypatch):
+    """A misspelt extra field was dropped without a word and the line judged."""
+    line = {"level": "easy", "dash": 1, "cards": ["R1"], "x": 1, "wilds": 2}
+    code, out, _ = _run(capsys, ["dash", "check", "--batch"], json.dumps(line), monkeypatch)
+    assert code == 2
+    assert json.loads(out) == {"error": "line 1: unknown field 'wilds', 'x'"}

@@ -126,6 +126,9 @@ def run_batch(lines: TextIO, out: TextIO) -> int:
             missing = [k for k in ("level", "dash", "cards") if k not in item]
             if missing:
                 raise MalformedInput(f"missing {', '.join(repr(k) for k in missing)}")
+            unknown = sorted(k for k in item if k not in ("level", "dash", "cards"))
+            if unknown:  # a misspelt extra ("wilds") would be dropped without a word
+                raise MalformedInput(f"unknown field {', '.join(repr(k) for k in unknown)}")
             _no_nulls(item)
             level, number, cards = _request(item["level"], item["dash"], item["cards"])
         except MalformedInput as exc:
