@@ -146,3 +146,16 @@ def test_ruling_tbl19_a_take_backs_twin_answer_names_no_player_while_a_question_
         None,
         {"card": "G7"},
     )
+
+
+def test_ruling_tbl21_answering_a_later_question_settles_the_earlier_ones_on_its_pile(tmp_path):
+    """Accepting "Who played R2?" puts R2 on the pile after R7: "Was another R7 played?",
+    asked before it, is overtaken (TBL-21: "that one and those before it are settled") and
+    closes; the other R2's question, asked after, stays. Before, the answered question had
+    left the list before the tops were compared, and the R7 question stayed open."""
+    tablet, game_id, (other_r7, bea_r2, ana_r2) = twins_asked(tmp_path)
+    assert tablet.send(game_id, {"kind": "draw", "seat": 1}).status_code == 201
+    r = accept(tablet, game_id, bea_r2, {"seat": 1})
+    assert r.status_code == 201, r.json
+    assert [q["id"] for q in questions(tablet, game_id)] == [ana_r2["id"]]
+    assert accept(tablet, game_id, other_r7, {"seat": 0}).status_code == 404

@@ -1080,12 +1080,16 @@ class CameraReferee:
         keeping: list[tuple[int, dict[str, Any], str]] = []
         with self._questions_lock:
             self._piles_now[game_id] = states
-            for pid in [
-                pid
-                for pid, q in self._pile_questions.items()
-                if q.game_id == game_id and pid not in open_now
-            ]:
-                del self._pile_questions[pid]  # answered, dismissed, or its game ended
+            # answered, dismissed, or their game ended: gone from the tablets, but one the
+            # family answered still settles those asked before it on its pile, this once
+            gone = {
+                pid: self._pile_questions.pop(pid)
+                for pid in [
+                    pid
+                    for pid, q in self._pile_questions.items()
+                    if q.game_id == game_id and pid not in open_now
+                ]
+            }
             for zone in ctx.piles:
                 top, state = tops.get(zone), states.get(zone)
                 asked = sorted(
@@ -1107,11 +1111,15 @@ class CameraReferee:
                     settled = asked
                     why = f"the game's pile shows {top} on top, as the camera sees it"
                 else:
+                    answered = [
+                        (pid, q) for pid, q in gone.items() if q.zone == zone and q.pile != state
+                    ]
+                    both = sorted(asked + answered)  # in the order asked
                     last = max(
-                        (i for i, (_, q) in enumerate(asked) if q.reached(ctx.game, state, top)),
+                        (i for i, (_, q) in enumerate(both) if q.reached(ctx.game, state, top)),
                         default=-1,
                     )
-                    settled = asked[: last + 1]
+                    settled = [(pid, q) for pid, q in both[: last + 1] if pid not in gone]
                     why = f"the game has {top} on the pile now, as this or a later question saw it"
                 for pid, q in settled:
                     del self._pile_questions[pid]
