@@ -22,7 +22,7 @@ from web.services.games import GameService, storage_error
 from web.services.hub import Hub
 from web.services.lights import TableLights, table_lights
 from web.services.log_clock import LogClock
-from web.services.pads import PadPress, PadService, VirtualPads
+from web.services.pads import PadPress, PadService, PendingPress, PendingPresses, VirtualPads
 from web.services.prompts import (
     HeldPress,
     PromptBoard,
@@ -81,6 +81,7 @@ class Services:
     race_timer: RaceTimer | None = None  # closes slap races when their window ends (HTD-13)
     press_questions: PressQuestions | None = None  # Wash Dash's "which task card?" (WD-22)
     lights: TableLights | None = None  # the table's LEDs and buzzer follow the game (HW-11)
+    presses: PendingPresses | None = None  # pad presses on their way, kept through a 503
 
     def end_streams(self, timeout: float = 5.0) -> bool:
         """Ask every live stream to finish and wait (up to ``timeout``) until they have; call
@@ -89,6 +90,8 @@ class Services:
             self.race_timer.close()
         if self.press_questions is not None:
             self.press_questions.close()
+        if self.presses is not None:
+            self.presses.close()
         self.hub.close()
         deadline = time.monotonic() + timeout
         while self.streams.active and time.monotonic() < deadline:
@@ -136,7 +139,18 @@ def _bridge_pads(services: Services) -> None:
     """A pad press becomes an event of the running game, when the game has that kind: the
     game the pads played in when it was pressed, not when it was delivered (a press waits
     behind the presses and the listeners before it, and a game started meanwhile is not
-    its game)."""
+    its game). One the storage refuses for now waits, and is stored later in time order
+    (``PendingPresses``; the race timer stores them before it closes a race)."""
+
+    def tell(note: dict[str, Any], new: bool) -> None:
+        if new:
+            services.pad_log.append(note)
+            del services.pad_log[:-50]
+        services.hub.publish("pads", dict(note))  # a copy: a waiting note changes later
+
+    presses = services.presses = PendingPresses(lambda item: _store_press(services, item), tell)
+    if services.race_timer is not None:
+        services.race_timer.before_close = presses.flush
 
     def on_press(press: PadPress) -> None:
         # on the log's time line from the first note on (HW-10): the pads page shows the
@@ -146,48 +160,51 @@ def _bridge_pads(services: Services) -> None:
         services.hub.publish("pads", dict(note))  # a copy: ``note`` is updated below
         late_ns = services.games.monotonic_ns() - press.t_ns
         pressed = press.t_ns if 0 <= late_ns <= PRESS_CLOCK_NS else None
-        game_id = services.games.current_id(pressed)
-        if game_id is None:
-            return
         try:
-            record = services.games.record(game_id)
-            if record.ended_at is not None:
-                return
-            # The hardware package knows what a press means per game (slap/call/done).
-            # A [web] pad_events entry overrides it.
-            kind = services.config.pad_events.get(press.device)
-            kind_of = getattr(press, "kind", None)
-            if kind is None and callable(kind_of):
-                kind = kind_of(record.game)
-            if kind is None:
-                return
-            rules = services.games.rules(record.game)
-            if kind not in rules.event_kinds():  # a pad_events kind of another game
-                # said on the Hardware page: a bare return left the family slapping a dead pad
-                why = f"{kind!r} is not a {rules.title} event"
-                if press.device in services.config.pad_events:
-                    why += " ([web] pad_events)"
-                note.update(accepted=False, message=why)
-            else:
-                out = services.games.append(
-                    game_id, Event(kind, seat=press.seat, t_ns=t_ns, source=Source.PAD)
-                )
-                note.update(accepted=True, message=f"event #{out['seq']}", seq=out["seq"])
-        except BadInput as exc:
-            note.update(accepted=False, message=exc.message)
-        except Exception:  # a locked database, a bug: log it, keep the pads working
-            # This runs on the pad's edge thread: raising here would reach the hardware.
-            log.exception("pad press %s could not be recorded", press)
-            note.update(accepted=False, message="not recorded: server error (see the log)")
-        services.pad_log.append(note)
-        del services.pad_log[:-50]
-        services.hub.publish("pads", note)
+            game_id = services.games.current_id(pressed)
+        except BadInput as exc:  # the database, for now: no game to keep the press for
+            log.warning("pad press %s not recorded: %s", press, exc.message)
+            return
+        if game_id is not None:
+            presses.send(PendingPress(game_id, press, t_ns, note))
 
     services.pads.subscribe(on_press)
     questions = services.press_questions = PressQuestions(services)
     # a press held when the server stopped is asked about now, not at the game's next change
     # (as ``RaceTimer.resume`` times the race it was left in)
     _listen_from_now(services, questions.changed, "held presses of the current game")
+
+
+def _store_press(services: Services, item: PendingPress) -> bool:
+    """Store a press as its game's event; raises ``BadInput`` (503: the storage, for now).
+    Updates its note; False when the press is no news for the pad log (its game has ended,
+    or has no event for that device)."""
+    press, note = item.press, item.note
+    record = services.games.record(item.game_id)
+    if record.ended_at is not None:
+        note.update(accepted=False, message="not recorded: its game has ended")
+        return False
+    # The hardware package knows what a press means per game (slap/call/done).
+    # A [web] pad_events entry overrides it.
+    kind = services.config.pad_events.get(press.device)
+    kind_of = getattr(press, "kind", None)
+    if kind is None and callable(kind_of):
+        kind = kind_of(record.game)
+    if kind is None:
+        note.update(accepted=False, message=f"not recorded: no {record.game} event")
+        return False
+    rules = services.games.rules(record.game)
+    if kind not in rules.event_kinds():  # a pad_events kind of another game
+        # said on the Hardware page: a bare return left the family slapping a dead pad
+        why = f"{kind!r} is not a {rules.title} event"
+        if press.device in services.config.pad_events:
+            why += " ([web] pad_events)"
+        note.update(accepted=False, message=why)
+        return True
+    event = Event(kind, seat=press.seat, t_ns=item.t_ns, source=Source.PAD)
+    out = services.games.append(item.game_id, event)
+    note.update(accepted=True, message=f"event #{out['seq']}", seq=out["seq"])
+    return True
 
 
 def _light_table(services: Services) -> None:
@@ -407,10 +424,13 @@ def create_app(config: Any = None) -> Flask:
     services.games.listeners.append(services.prompts.changed)  # an ended game's questions go
     if cfg.race_timer:
         services.race_timer = RaceTimer(services.games, clock=clock.now_ns)
-        services.race_timer.resume(games.current_id())  # every running game, the pads' last
     app.extensions["tabletop"] = services
     _bridge_pads(services)
     _light_table(services)
+    if services.race_timer is not None:
+        # last: a race it judges at once is news the lights flash (HW-11), and the pads'
+        # presses waiting to be stored are stored before its close
+        services.race_timer.resume(games.current_id())  # every running game, the pads' last
 
     from web.blueprints import api, auth, live, pages
 

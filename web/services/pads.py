@@ -3,11 +3,13 @@
 The hardware package owns the real devices; the dashboard only needs to list seats and
 devices, press a virtual pad, and hear about every press. ``PadService`` is that small
 surface; ``VirtualPads`` implements it for a machine with no GPIO, and ``HardwarePads``
-adapts the hardware package's service when it is available.
+adapts the hardware package's service when it is available. ``PendingPresses`` keeps the
+presses the storage refused for now, to store them once it takes writes again.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -16,6 +18,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from hardware.bus import EventBus
+from web.errors import BadInput
+
+log = logging.getLogger(__name__)
 
 DEVICES = ("pad", "button")
 
@@ -104,3 +109,147 @@ class VirtualPads:
     def recent(self) -> list[PadPress]:
         with self._lock:
             return list(self._recent)
+
+
+# A press the storage refused is tried again this much later, then twice as late each time
+# up to RETRY_MAX_S (as the race timer's close); at most PENDING_MAX presses wait at once.
+RETRY_FIRST_S = 1.0
+RETRY_MAX_S = 30.0
+PENDING_MAX = 200
+SERVER_ERROR = "not recorded: server error (see the log)"
+
+
+@dataclass
+class PendingPress:
+    """A press on its way into a game's log."""
+
+    game_id: int
+    press: PadPress
+    t_ns: int  # on the log's time line: the time it is stored with, however late
+    note: dict[str, Any]  # its line in the pad log, updated as it is stored or refused
+
+
+class Timer(Protocol):
+    daemon: bool
+
+    def start(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+class PendingPresses:
+    """Stores the pads' presses in order, keeping those the storage refuses for now.
+
+    A press the card refuses (503: full, read-only, locked, LOG-2) is kept, with its own
+    time, and stored again in time order before anything else the pads send to its game,
+    before the race timer's ``race_close`` (``flush``, its hook) and on a retry of its own
+    (1 s, 2 s, 4 s … at most ``RETRY_MAX_S`` apart): a slap made in time during an outage
+    counts as made in time, not as no slap (HTD-13). A refusal of the rules (4xx) is final.
+    Kept in memory only, at most ``PENDING_MAX`` (the oldest go first): a server stopped
+    during an outage loses them.
+
+    ``store(item)`` records one press (raises ``BadInput``) and says whether its note is
+    news for the pad log; ``tell(note, new)`` logs a new note or announces a changed one.
+    """
+
+    def __init__(
+        self,
+        store: Callable[[PendingPress], bool],
+        tell: Callable[[dict[str, Any], bool], None],
+        schedule: Callable[[float, Callable[[], None]], Timer] = threading.Timer,
+    ) -> None:
+        self._store, self._tell, self._schedule = store, tell, schedule
+        # held across a store, so presses reach the log in order; re-entrant in case a
+        # game listener, run by the store, sends a press on this thread
+        self._lock = threading.RLock()
+        self._waiting: list[PendingPress] = []
+        self._timer: Timer | None = None
+        self._closed = False
+
+    def send(self, item: PendingPress) -> None:
+        """Store ``item`` after its game's presses still waiting, or keep it with them."""
+        with self._lock:
+            try:
+                self._flush(item.game_id)
+                news = self._store(item)
+            except BadInput as exc:
+                if exc.status != 503:
+                    item.note.update(accepted=False, message=exc.message)
+                else:
+                    self._hold(item, exc.message)
+                news = True
+            except Exception:  # a bug: log it, keep the pads working (an edge thread)
+                log.exception("pad press %s could not be recorded", item.press)
+                item.note.update(accepted=False, message=SERVER_ERROR)
+                news = True
+            if news:
+                self._tell(item.note, True)
+
+    def flush(self, game_id: int) -> None:
+        """Store the presses of ``game_id`` still waiting, oldest first; ``BadInput`` (503)
+        when the storage still refuses (the race timer tries again later)."""
+        with self._lock:
+            self._flush(game_id)
+
+    def waiting(self) -> list[PendingPress]:
+        with self._lock:
+            return list(self._waiting)
+
+    def close(self) -> None:
+        """No more retries (the server is stopping); what waits is lost."""
+        with self._lock:
+            self._closed = True
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
+    def _flush(self, game_id: int) -> None:
+        mine = sorted((p for p in self._waiting if p.game_id == game_id), key=lambda p: p.t_ns)
+        for item in mine:
+            try:
+                if self._store(item):
+                    item.note.update(waiting=False)
+                    if item.note.get("accepted"):
+                        item.note["message"] += " (stored once the storage took writes again)"
+            except BadInput as exc:
+                if exc.status == 503:
+                    item.note["message"] = _waiting_message(exc.message)
+                    raise
+                item.note.update(accepted=False, waiting=False, message=exc.message)
+            except Exception:
+                log.exception("pad press %s could not be recorded", item.press)
+                item.note.update(accepted=False, waiting=False, message=SERVER_ERROR)
+            self._waiting.remove(item)
+            self._tell(item.note, False)
+
+    def _hold(self, item: PendingPress, why: str) -> None:
+        item.note.update(accepted=False, waiting=True, message=_waiting_message(why))
+        self._waiting.append(item)
+        while len(self._waiting) > PENDING_MAX:
+            lost = self._waiting.pop(0)
+            lost.note.update(waiting=False, message="not recorded: too many presses waited")
+            self._tell(lost.note, False)
+        self._arm(RETRY_FIRST_S)
+
+    def _arm(self, delay: float) -> None:
+        """One retry at a time, while presses wait (the lock is held)."""
+        if self._timer is not None or self._closed or not self._waiting:
+            return
+        timer = self._timer = self._schedule(delay, lambda: self._retry(delay))
+        timer.daemon = True
+        timer.start()
+
+    def _retry(self, delay: float) -> None:
+        with self._lock:
+            self._timer = None
+            refused = False
+            for game_id in dict.fromkeys(p.game_id for p in self._waiting):
+                try:
+                    self._flush(game_id)
+                except BadInput:  # still refused (503): the next retry
+                    refused = True
+            self._arm(min(delay * 2, RETRY_MAX_S) if refused else RETRY_FIRST_S)
+
+
+def _waiting_message(why: str) -> str:
+    return f"waiting to be stored: {why}"

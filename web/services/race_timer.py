@@ -18,7 +18,9 @@ card as missing it. A race left open when the server stopped (``resume``) is jud
 A ``race_close`` the database refuses for now (503: a full or read-only card, a lock held by
 another program, LOG-2) is sent again, after 1 s, 2 s, 4 s … (at most ``RETRY_MAX_S``
 apart) for as long as the same race is open in a running game: once the card takes writes
-again the race is judged with no one touching the tablet, as it would have been.
+again the race is judged with no one touching the tablet, as it would have been. The pads'
+slaps that storage refused meanwhile are stored first (``before_close``, the app's
+``PendingPresses.flush``): a seat that slapped in time counts as slapping then, not as last.
 """
 
 from __future__ import annotations
@@ -131,10 +133,14 @@ class RaceTimer:
         games: Games,
         clock: Callable[[], int] = time.monotonic_ns,
         schedule: Schedule = threading.Timer,
+        before_close: Callable[[int], None] | None = None,
     ) -> None:
         self.games = games
         self.clock = clock
         self.schedule = schedule
+        # run before a close with the game's id: stores what waits to be stored for it,
+        # raising ``BadInput`` (503) while the storage still refuses (the retry covers it)
+        self.before_close = before_close
         self._lock = threading.Lock()
         self._pending: dict[tuple[int, int], Timer] = {}
         # set by ``close`` (the server stopping): the pads and the camera referee are closed
@@ -188,6 +194,8 @@ class RaceTimer:
         with self._lock:
             self._pending.pop((game_id, trigger), None)
         try:
+            if self.before_close is not None:  # the slaps refused meanwhile count first
+                self.before_close(game_id)
             race = open_race(self.games.snapshot(game_id))
             if race is None or race[0] != trigger:
                 return  # closed meanwhile (everyone slapped, a later event, the tablet)
