@@ -186,6 +186,26 @@ def test_ruling_log2_slaps_refused_before_any_was_stored_are_stored_without_a_to
     assert penalised(snap) == {2: 4}
 
 
+def test_ruling_log2_an_event_typed_after_the_outage_stores_the_waiting_slaps_first(tmp_path, pads):
+    """Every slap refused; the card takes writes again and the referee closes the race on
+    the tablet before the presses' own retry: the slaps are stored first, so the close
+    judges them (before, it judged all three as never slapping, 4 cards each)."""
+    t = Tablet(make_app(tmp_path, pads=pads))
+    game_id, _card = hand_card_race(t, window_ms=60_000)  # no window timer meanwhile
+    full = outage(t)
+    full["on"] = True
+    for seat in (1, 0, 2):
+        slap(pads, seat)
+    assert wait_for(lambda: all((note_of(t, s) or {}).get("waiting") for s in (0, 1, 2)))
+    full["on"] = False
+    closed = t.send(game_id, {"kind": "race_close"})
+    assert closed.status_code == 201, closed.json
+    snap = t.snapshot(game_id)
+    assert sorted(pad_slaps(snap)) == [0, 1, 2]
+    assert [i["event"]["kind"] for i in snap["feed"][-4:]] == ["slap"] * 3 + ["race_close"]
+    assert penalised(snap) == {2: 4}
+
+
 class Manual:
     """A timer that runs only when the test says so."""
 

@@ -151,6 +151,7 @@ def _bridge_pads(services: Services) -> None:
     presses = services.presses = PendingPresses(lambda item: _store_press(services, item), tell)
     if services.race_timer is not None:
         services.race_timer.before_close = presses.flush
+    services.games.before_store.append(presses.store_first)  # a tablet's event waits too
 
     def on_press(press: PadPress) -> None:
         # on the log's time line from the first note on (HW-10): the pads page shows the

@@ -470,6 +470,9 @@ class GameService:
         # go through an outbox: one at a time, in the order the snapshots were built (a
         # change made meanwhile, or by a listener, is told after the one being told)
         self.listeners: list[Callable[[int, dict[str, Any]], None]] = []
+        # run with a game's id before anything is stored in it: the pads' presses the
+        # storage refused for now go first (``PendingPresses.store_first``, LOG-2)
+        self.before_store: list[Callable[[int], None]] = []
         self._told = Outbox()
         # when each game started in this server run, on CLOCK_MONOTONIC (the pads' clock):
         # a press delivered late still goes to the game it was pressed in (``current_id``)
@@ -732,6 +735,8 @@ class GameService:
     def _store(self, game_id: int, add: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """Run ``add`` (check, then store) and announce what it stored; again when another
         writer moved the head in between (``LogConflict``)."""
+        for first in list(self.before_store):
+            first(game_id)
         for _ in range(APPEND_TRIES):
             try:
                 out = add()

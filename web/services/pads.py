@@ -158,7 +158,8 @@ class PendingPresses:
         tell: Callable[[dict[str, Any], bool], None],
         schedule: Callable[[float, Callable[[], None]], Timer] = threading.Timer,
     ) -> None:
-        self._store, self._tell, self._schedule = store, tell, schedule
+        self._store_press, self._tell, self._schedule = store, tell, schedule
+        self._local = threading.local()  # .storing: this thread is storing a press now
         # held across a store, so presses reach the log in order; re-entrant in case a
         # game listener, run by the store, sends a press on this thread
         self._lock = threading.RLock()
@@ -184,6 +185,28 @@ class PendingPresses:
                 news = True
             if news:
                 self._tell(item.note, True)
+
+    def store_first(self, game_id: int) -> None:
+        """``GameService.before_store``: what waits for ``game_id`` is stored before anything
+        else is (an event typed on the tablet after an outage would otherwise judge a race
+        without the slaps made in it). Still refused: left waiting, and the caller's own
+        store says why. Nothing when this thread is storing a press already."""
+        if getattr(self._local, "storing", False):
+            return
+        with self._lock:
+            if not any(p.game_id == game_id for p in self._waiting):
+                return
+            try:
+                self._flush(game_id)
+            except BadInput:
+                return
+
+    def _store(self, item: PendingPress) -> bool:
+        self._local.storing = True
+        try:
+            return self._store_press(item)
+        finally:
+            self._local.storing = False
 
     def flush(self, game_id: int) -> None:
         """Store the presses of ``game_id`` still waiting, oldest first; ``BadInput`` (503)
