@@ -26,6 +26,7 @@ from hardware.config import default_config
 from hardware.service import PadsService
 from hardware.table import Table
 from referee.events import Event, Source
+from tests.test_snapshot_consistency import Manual  # a timer run when the test says
 from tests.test_web_routes import Tablet, make_app
 from web.errors import BadInput
 from web.services.pads import PadPress, PendingPress, PendingPresses
@@ -204,21 +205,6 @@ def test_ruling_log2_an_event_typed_after_the_outage_stores_the_waiting_slaps_fi
     assert sorted(pad_slaps(snap)) == [0, 1, 2]
     assert [i["event"]["kind"] for i in snap["feed"][-4:]] == ["slap"] * 3 + ["race_close"]
     assert penalised(snap) == {2: 4}
-
-
-class Manual:
-    """A timer that runs only when the test says so."""
-
-    daemon = False
-
-    def __init__(self, delay: float, fire: Callable[[], None]) -> None:
-        self.delay, self.fire = delay, fire
-
-    def start(self) -> None:
-        pass
-
-    def cancel(self) -> None:
-        pass
 
 
 def test_waiting_presses_are_stored_in_time_order_and_a_rules_refusal_is_final() -> None:

@@ -12,19 +12,13 @@ import pytest
 
 from referee.cli import main
 from tests.test_cli_fresh_eyes import one_line
+from tests.test_cli_polish import _Server  # waitress's server, bound to nothing
 from tests.test_web_routes import make_app
 from web.commands import is_loopback
 from web.config import ConfigError, WebConfig, load_file
 
 REPO = Path(__file__).resolve().parent.parent
 VIDEO = REPO / "tests" / "data" / "table" / "pile.avi"
-
-
-class _Server:
-    """waitress's server, bound to nothing: ``run`` returns at once (Ctrl-C at once)."""
-
-    def run(self) -> None:
-        return None
 
 
 def _serve(
