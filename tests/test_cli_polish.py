@@ -199,9 +199,11 @@ class _Server:
         return None
 
 
-def _serve_at_once(
+def serve_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args
 ) -> tuple[int, str, str]:
+    """``tabletop serve --db t.db ARGS`` up to the server's loop, which ends at once:
+    (exit code, stdout, stderr)."""
     import waitress
 
     import web.commands
@@ -211,10 +213,17 @@ def _serve_at_once(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(waitress, "create_server", lambda app, **kw: _Server())
     monkeypatch.setattr(web.commands, "_stop_on_sigterm", lambda: None)
-    argv = ["serve", "--db", str(tmp_path / "t.db"), "--camera", str(DATA / "table" / "pile.avi")]
-    code = main([*argv, "--no-camera-referee", *args])
+    code = main(["serve", "--db", str(tmp_path / "t.db"), *args])
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def _serve_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args
+) -> tuple[int, str, str]:
+    video = str(DATA / "table" / "pile.avi")
+    camera = ("--camera", video, "--no-camera-referee")
+    return serve_at_once(tmp_path, monkeypatch, capsys, *camera, *args)
 
 
 def test_serve_warns_at_start_when_the_camera_has_no_card_models(

@@ -14,7 +14,6 @@ import re
 import shlex
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,21 +22,13 @@ import pytest
 
 import vision.table.frames as frames
 from referee.cli import EXIT_BROKEN_PIPE, EXIT_CANNOT_WRITE, build_parser, main
+from tests.test_camera_drop import until
 from tests.test_cli_fresh_eyes import one_line
 from web.services.camera import LiveFeed
 
 REPO = Path(__file__).resolve().parent.parent
 HARDWARE_DOC = REPO / "docs" / "HARDWARE.md"
 APT_HINT = "sudo apt install python3-picamera2"
-
-
-def until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
-    """Poll ``check`` until it is truthy; its value (fails after ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-    return value
 
 
 # -- A: the systemd unit -------------------------------------------------------------------

@@ -130,6 +130,20 @@ def penalised(snap: dict[str, Any]) -> dict[int, int]:
     }
 
 
+def slaps_all_waiting(tmp_path: Path, pads: PadsService, window_ms: int) -> tuple[Tablet, int]:
+    """A Hand card's race whose three slaps the card refused (they wait), then writes are
+    taken again: (tablet, game id)."""
+    t = Tablet(make_app(tmp_path, pads=pads))
+    game_id, _card = hand_card_race(t, window_ms=window_ms)
+    full = outage(t)
+    full["on"] = True
+    for seat in (1, 0, 2):
+        slap(pads, seat)
+    assert wait_for(lambda: all((note_of(t, s) or {}).get("waiting") for s in (0, 1, 2)))
+    full["on"] = False
+    return t, game_id
+
+
 # -- 1. slaps the storage refused for now ------------------------------------------------
 
 
@@ -173,14 +187,7 @@ def test_ruling_log2_slaps_refused_before_any_was_stored_are_stored_without_a_to
     so before, the race stayed open until someone used the tablet, and then judged all
     three as never slapping. The presses' own retry stores them once the card takes
     writes again, and the race is judged from their times."""
-    t = Tablet(make_app(tmp_path, pads=pads))
-    game_id, _card = hand_card_race(t, window_ms=1500)
-    full = outage(t)
-    full["on"] = True
-    for seat in (1, 0, 2):
-        slap(pads, seat)
-    assert wait_for(lambda: all((note_of(t, s) or {}).get("waiting") for s in (0, 1, 2)))
-    full["on"] = False
+    t, game_id = slaps_all_waiting(tmp_path, pads, window_ms=1500)
     assert wait_for(lambda: t.snapshot(game_id)["view"]["race"] is None)
     snap = t.snapshot(game_id)
     assert sorted(pad_slaps(snap)) == [0, 1, 2]
@@ -191,14 +198,7 @@ def test_ruling_log2_an_event_typed_after_the_outage_stores_the_waiting_slaps_fi
     """Every slap refused; the card takes writes again and the referee closes the race on
     the tablet before the presses' own retry: the slaps are stored first, so the close
     judges them (before, it judged all three as never slapping, 4 cards each)."""
-    t = Tablet(make_app(tmp_path, pads=pads))
-    game_id, _card = hand_card_race(t, window_ms=60_000)  # no window timer meanwhile
-    full = outage(t)
-    full["on"] = True
-    for seat in (1, 0, 2):
-        slap(pads, seat)
-    assert wait_for(lambda: all((note_of(t, s) or {}).get("waiting") for s in (0, 1, 2)))
-    full["on"] = False
+    t, game_id = slaps_all_waiting(tmp_path, pads, window_ms=60_000)  # no timer
     closed = t.send(game_id, {"kind": "race_close"})
     assert closed.status_code == 201, closed.json
     snap = t.snapshot(game_id)

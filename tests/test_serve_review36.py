@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main
 from tests.test_cli_fresh_eyes import one_line
-from tests.test_cli_polish import _Server  # waitress's server, bound to nothing
+from tests.test_cli_polish import serve_at_once
 from tests.test_web_routes import make_app
 from web.commands import is_loopback
 from web.config import ConfigError, WebConfig, load_file
@@ -21,22 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 VIDEO = REPO / "tests" / "data" / "table" / "pile.avi"
 
 
-def _serve(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args
-) -> tuple[int, str, str]:
-    """``tabletop serve --db t.db ARGS`` up to the server's loop, which ends at once."""
-    import waitress
-
-    import web.commands
-
-    monkeypatch.chdir(tmp_path)  # no tabletop.toml: the defaults
-    for name in ("TABLETOP_CONFIG", "TABLETOP_DB"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(waitress, "create_server", lambda app, **kw: _Server())
-    monkeypatch.setattr(web.commands, "_stop_on_sigterm", lambda: None)
-    code = main(["serve", "--db", str(tmp_path / "t.db"), *args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_serve = serve_at_once  # tabletop serve up to its loop, which ends at once
 
 
 # -- A. a loopback address is no address for a tablet -------------------------------------------
