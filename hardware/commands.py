@@ -64,7 +64,7 @@ def _test(args: argparse.Namespace) -> int:
                 script = parse_script(args.script, table)
             elif table.is_virtual:
                 print("virtual pads: type 'SEAT pad' or 'SEAT call' + Enter to press")
-                feeder = partial(press_from_lines, table, sys.stdin)
+                feeder = partial(press_from_lines, table, sys.stdin, sys.stdout)
             return run_hw_test(
                 table,
                 sys.stdout,

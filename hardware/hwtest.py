@@ -82,8 +82,11 @@ def _sleep_until(t_ns: int) -> None:
         time.sleep(left / 1e9)
 
 
-def press_from_lines(table: Table, lines: TextIO) -> None:
-    """Virtual pads from a terminal: each line ``SEAT [pad|call]`` presses that input."""
+def press_from_lines(table: Table, lines: TextIO, out: TextIO) -> None:
+    """Virtual pads from a terminal: each line ``SEAT [pad|call]`` presses that input.
+    A typo is answered on ``out``, the test's own report; runs on the feeder's thread, so
+    an output that can no longer be written (a closed pipe) ends the typing quietly and
+    the main thread, writing next, reports it once (not a thread traceback)."""
     for line in lines:
         text = line.strip().replace(":", " ")
         if not text:
@@ -92,7 +95,10 @@ def press_from_lines(table: Table, lines: TextIO) -> None:
         try:
             table.press(int(seat_text), device.strip() or "pad")
         except (KeyError, ValueError) as exc:
-            print(f"  ? {line.strip()!r}: {exc}", flush=True)
+            try:
+                print(f"  ? {line.strip()!r}: {exc}", file=out, flush=True)
+            except (OSError, ValueError):  # ValueError: the stream was closed
+                return
 
 
 def run_hw_test(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 from functools import partial
 
@@ -70,17 +71,18 @@ def test_hw_replay_of_the_recorded_session(capsys):
     assert "fake-out: seat 2" in out
 
 
-def test_typed_presses_are_named_and_light_the_seats_led(capsys):
+def test_typed_presses_are_named_and_light_the_seats_led():
     config = parse_hardware(
         {"buzzer": 12, "seats": {"0": {"pad": 4, "led": 27}, "1": {"call": 10, "led": 9}}}
     )
     with Table(config, NsMockFactory()) as table:
         out = io.StringIO()
         typed = io.StringIO("0 pad\nseven\n1 call\n")
-        rc = run_hw_test(table, out, timeout_s=10, feeder=partial(press_from_lines, table, typed))
+        feeder = partial(press_from_lines, table, typed, out)
+        rc = run_hw_test(table, out, timeout_s=10, feeder=feeder)
         assert rc == 0, out.getvalue()
         assert "seat 0 slap pad" in out.getvalue() and "seat 1 call button" in out.getvalue()
-        assert "'seven'" in capsys.readouterr().out  # a typo is reported, not fatal
+        assert "'seven'" in out.getvalue()  # a typo is reported in the test's report, not fatal
         deadline = time.monotonic() + 2
         pins = [table.leds[0].pin, table.leds[1].pin]
         while time.monotonic() < deadline and not all(
@@ -88,3 +90,26 @@ def test_typed_presses_are_named_and_light_the_seats_led(capsys):
         ):
             time.sleep(0.01)
         assert all(any(s.state for s in pin.states) for pin in pins)  # each LED lit
+
+
+def test_a_typo_into_a_closed_output_ends_typing_without_a_thread_traceback():
+    """CLI-3: the feeder's thread answers a typo on the test's output; when that output is
+    closed (a pipe the reader left) it stops typing quietly instead of dying with a thread
+    traceback on standard error."""
+    config = parse_hardware({"seats": {"0": {"pad": 4}}})
+    with Table(config, NsMockFactory()) as table:
+        closed = io.StringIO()
+        closed.close()
+        failures: list[threading.ExceptHookArgs] = []
+        old_hook = threading.excepthook
+        threading.excepthook = failures.append
+        try:
+            thread = threading.Thread(
+                target=press_from_lines, args=(table, io.StringIO("seven\n0 pad\n"), closed)
+            )
+            thread.start()
+            thread.join(5)
+        finally:
+            threading.excepthook = old_hook
+        assert not thread.is_alive()
+        assert [f.exc_type for f in failures] == []
