@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import unquote
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
@@ -16,9 +17,17 @@ from werkzeug.exceptions import HTTPException
 
 from web.blueprints.common import services
 from web.security import Refusal, is_referee, login_referee, logout_referee, referee_required
-from web.services.settings import PinError, WrongSecret, as_digits
+from web.services.settings import (
+    PIN_MAX,
+    PIN_MIN,
+    PinError,
+    WrongSecret,
+    as_digits,
+    check_pin_format,
+)
 
 bp = Blueprint("auth", __name__)
+T = TypeVar("T")
 
 # A local path (no "//" that a browser reads as another host, no "\" or control characters
 # that browsers drop or that break the Location header), then an optional query.
@@ -63,12 +72,25 @@ def _wait_message(refusal: Refusal, what: str = "tries") -> str:
     return f"too many wrong {what}{where}: try again in {refusal.in_words()}"
 
 
-def _guess(addr: str, attempt: Callable[[], None]) -> None:
+def _not_a_pin(typed: str) -> str | None:
+    """Why ``typed`` cannot be any PIN (so checking it tests no secret), or None."""
+    if not as_digits(typed):  # OK tapped with nothing typed: "digits only" would puzzle
+        return f"the PIN must have {PIN_MIN} to {PIN_MAX} digits"
+    try:
+        check_pin_format(typed)
+    except PinError as exc:
+        return str(exc)
+    return None
+
+
+def _guess(addr: str, attempt: Callable[[], T]) -> T:
     """Run one guess already reserved with ``throttle.begin(addr)`` and settle it: WrongSecret
-    counts as a failure, success forgets ``addr``'s failures, anything else is released."""
+    counts as a failure, success forgets ``addr``'s failures, anything else (a storage error
+    included) is released. Everything between ``begin`` and here must run inside ``attempt``:
+    an exception outside it would hold the reservation for ever."""
     throttle = services().throttle
     try:
-        attempt()
+        result = attempt()
     except WrongSecret:
         throttle.failed(addr)
         raise
@@ -76,6 +98,7 @@ def _guess(addr: str, attempt: Callable[[], None]) -> None:
         throttle.release(addr)
         raise
     throttle.succeeded(addr)
+    return result
 
 
 @bp.get("/login")
@@ -91,19 +114,23 @@ def login_post() -> tuple[str, int] | Response:
     addr = request.remote_addr or "?"
     if not s.settings.pin_is_set:
         return redirect(url_for("auth.pin_setup"))  # type: ignore[return-value]
+    pin = request.form.get("pin", "")
+    if why := _not_a_pin(pin):  # tests no secret, so it is no guess (WEB-9)
+        return render_template("login.html", next=_next(), error=why, page="login"), 400
     refused = s.throttle.begin(addr)
     if refused:
         msg = _wait_message(refused, "PINs")
         return render_template("login.html", next=_next(), error=msg, page="login"), 429
 
-    epoch = s.settings.pin_epoch()  # the PIN checked below: a change meanwhile unlocks nothing
-
-    def attempt() -> None:
-        if not s.settings.check_pin(request.form.get("pin", "")):
+    def attempt() -> str:
+        """The PIN's epoch, read before its check: a change meanwhile unlocks nothing."""
+        epoch = s.settings.pin_epoch()
+        if not s.settings.check_pin(pin):
             raise WrongSecret("wrong PIN")
+        return epoch
 
     try:
-        _guess(addr, attempt)
+        epoch = _guess(addr, attempt)
     except WrongSecret as exc:
         return render_template("login.html", next=_next(), error=str(exc), page="login"), 403
     login_referee(epoch)
@@ -167,6 +194,8 @@ def pin_change_post() -> tuple[str, int] | Response:
         pin, again = request.form.get("pin", ""), request.form.get("pin2", "")
         if as_digits(pin) != as_digits(again):
             raise PinError("the two new PINs differ")
+        if why := _not_a_pin(request.form.get("old", "")):  # tests no secret: not counted
+            raise PinError(f"current PIN: {why}")
         s.settings.change_pin(request.form.get("old", ""), pin)
 
     try:
