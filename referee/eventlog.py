@@ -134,7 +134,7 @@ def _rollback(conn: sqlite3.Connection) -> None:
 # a WAL file's index (-shm) alone; a real failure with more free than this has another cause.
 FULL_BELOW_BYTES = 1 << 20
 # SQLite's primary result codes (``sqlite3.Error.sqlite_errorcode & 0xFF``)
-_BUSY, _LOCKED, _READONLY, _IOERR, _FULL, _CANTOPEN = 5, 6, 8, 10, 13, 14
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN = 5, 6, 8, 10, 11, 13, 14
 # an existing file SQLite could not read through its WAL index, for a reason of its storage
 _STORAGE_CODES = {_READONLY, _IOERR, _FULL, _CANTOPEN}
 
@@ -168,9 +168,15 @@ def primary_code(exc: BaseException) -> int | None:
 def storage_problem(exc: sqlite3.Error, path: str | Path | None = None) -> str:
     """Why the database at ``path`` could not be used, as one line for the family: what
     SQLite said, told by its result code (its text where an error has none), and for an
-    I/O error what the storage holding ``path`` says (full, read-only)."""
+    I/O error what the storage holding ``path`` says (full, read-only). A damaged file
+    (SQLITE_CORRUPT) is said to be one: no "try again" will read it."""
     text = str(exc)
     code = primary_code(exc)
+    if code == _CORRUPT:  # pages of the file itself are damaged: trying again cannot help
+        return (
+            f"the database file is damaged ({text}): the SD card may be failing; copy the "
+            "games off it with `tabletop backup` (it copies every game it can still read)"
+        )
     if code in (_BUSY, _LOCKED) or "locked" in text or "busy" in text:
         return "the database is busy: another program is writing to it; try again"
     state = storage_state(path) if path is not None and str(path) != ":memory:" else None

@@ -363,14 +363,15 @@ def tablet_host(host: str) -> str:
 
 def _storage_why(exc: BaseException, path: Path) -> str:
     """What stopped a command on the database ``path``: for a reason of its storage (full,
-    read-only, an I/O error: ``referee.eventlog.storage_problem``) one line saying what to do;
-    else what SQLite or the system said."""
+    read-only, an I/O error, damaged pages: ``referee.eventlog.storage_problem``) one line
+    saying what to do; else what SQLite or the system said."""
     import sqlite3
 
-    from referee.eventlog import is_storage_error, storage_problem, storage_state
+    from referee.eventlog import is_storage_error, primary_code, storage_problem, storage_state
 
     if isinstance(exc, sqlite3.Error):
-        return storage_problem(exc, path) if is_storage_error(exc) else str(exc)
+        damaged = primary_code(exc) == sqlite3.SQLITE_CORRUPT  # its pages: `backup` saves games
+        return storage_problem(exc, path) if is_storage_error(exc) or damaged else str(exc)
     state = storage_state(path)
     if isinstance(exc, OSError) and state is not None:
         return storage_problem(sqlite3.OperationalError(f"the storage is {state}"), path)

@@ -24,7 +24,9 @@ def _backup(args: argparse.Namespace) -> int:
     card that dies takes the family's history with it otherwise. Restore: ``tabletop restore
     FILE`` (``_restore``), or serve with ``--db FILE``; by hand, with no server running,
     delete the ``-wal`` and ``-shm`` files beside the database first, then copy FILE over it
-    (SQLite would read a ``-wal`` left by a crash into the copied-back file as part of it)."""
+    (SQLite would read a ``-wal`` left by a crash into the copied-back file as part of it).
+    A database with damaged pages (a failing SD card) gives every game that can still be
+    read, and names the rest (``web.storage_rescue``)."""
     import sqlite3
     import time
 
@@ -43,10 +45,14 @@ def _backup(args: argparse.Namespace) -> int:
         print(f"tabletop backup: {taken}: name another file", file=sys.stderr)
         return 2
     try:
-        games, events = _copy_to_new_file(cfg.db_path, out)
+        games, events = _copy_to_new_file(cfg.db_path, out, damaged=_unused(f"{out}.damaged"))
     except FileExistsError:  # made since the check above: another's, left as it is
         print(f"tabletop backup: {out} exists already: name another file", file=sys.stderr)
         return 2
+    except DamagedCopy as exc:  # a failing SD card: save every game that can still be read
+        from web.storage_rescue import save_what_reads
+
+        return save_what_reads(cfg.db_path, out, exc)
     except (sqlite3.Error, OSError) as exc:
         why = _storage_why(exc, out)  # the copy's storage: the database's is read as it can be
         print(f"tabletop backup: cannot back up {cfg.db_path} to {out}: {why}", file=sys.stderr)
@@ -54,6 +60,17 @@ def _backup(args: argparse.Namespace) -> int:
     counts = f"{games} game{'s' * (games != 1)} ({events} event{'s' * (events != 1)})"
     print(f"Backed up {counts} from {cfg.db_path} to {out}")
     return 0
+
+
+class DamagedCopy(Exception):
+    """The copy fails SQLite's integrity check (``check``: what it says): pages of the
+    database it was copied from are damaged (a failing SD card). ``kept``: where the copy,
+    its pages as they were read, was kept."""
+
+    def __init__(self, check: str) -> None:
+        super().__init__(f"the copy fails its integrity check: {check}")
+        self.check = check
+        self.kept: Path | None = None
 
 
 # The files SQLite keeps beside a database FILE: it reads FILE-wal (a rollback's
@@ -78,16 +95,39 @@ def _taken_by_another(out: Path) -> str | None:
     return None
 
 
-def _copy_to_new_file(source: Path, out: Path) -> tuple[int, int]:
+def _copy_to_new_file(source: Path, out: Path, damaged: Path | None = None) -> tuple[int, int]:
     """``_copy_database`` into a file made here (FileExistsError: SQLite never writes into
     another's file). Whatever stops it, Ctrl-C too, leaves nothing: never half a backup that
-    looks like one, nor its ``-wal``/``-shm``."""
+    looks like one, nor its ``-wal``/``-shm``. A copy whole but for the pages damaged in
+    ``source`` is moved to ``damaged`` where given (``DamagedCopy.kept``): the games that can
+    still be read are read from it, not again from a failing card."""
     out.open("xb").close()
     try:
         return _copy_database(source, out)
+    except DamagedCopy as exc:
+        if damaged is not None and _moved(out, damaged):
+            exc.kept = damaged
+        _remove_copy(out)
+        raise
     except BaseException:
         _remove_copy(out)
         raise
+
+
+def _moved(path: Path, to: Path) -> bool:
+    """Move the closed database ``path`` to ``to``, never over a file there (CLI-1)."""
+    try:
+        os.link(path, to)  # fails where a file has come since ``to`` was found free
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links (a FAT USB stick): checked free just before
+        if _taken_by_another(to) is not None:
+            return False
+        try:
+            os.rename(path, to)
+        except OSError:
+            return False
+    return True
 
 
 def _remove_copy(out: Path) -> None:
@@ -141,16 +181,9 @@ def _copy_checked(src: Any, target: Path, *, to_serve: bool = False) -> tuple[in
     dst = sqlite3.connect(target)
     try:
         src.backup(dst, progress=_give_up_when_busy)
-        (check,) = dst.execute("PRAGMA integrity_check").fetchone()
-        if check != "ok":
-            raise sqlite3.DatabaseError(f"the copy fails its integrity check: {check}")
+        _check_whole(dst)
         tables = {name for (name,) in dst.execute("SELECT name FROM sqlite_master")}
-        missing = [table for table in LOG_TABLES if table not in tables]
-        if missing:
-            raise sqlite3.DatabaseError(
-                f"not a Tabletop Referee database: it has no {', '.join(missing)} "
-                f"table{'s' * (len(missing) > 1)}"
-            )
+        _refuse_foreign(tables)
         if to_serve:
             check_schema(dst)
             if "web_referee_sessions" in tables:  # a tablet locked since must stay locked
@@ -161,6 +194,43 @@ def _copy_checked(src: Any, target: Path, *, to_serve: bool = False) -> tuple[in
     finally:
         dst.close()
     return int(games), int(events)
+
+
+# What SQLite says of a file whose pages are damaged (a failing SD card, a cut write)
+DAMAGE_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def _damage(exc: BaseException) -> bool:
+    from referee.eventlog import primary_code
+
+    return primary_code(exc) in DAMAGE_CODES
+
+
+def _refuse_foreign(tables: set[str]) -> None:
+    """DatabaseError where ``tables`` lack the event log's: another program's database."""
+    import sqlite3
+
+    missing = [table for table in LOG_TABLES if table not in tables]
+    if missing:
+        raise sqlite3.DatabaseError(
+            f"not a Tabletop Referee database: it has no {', '.join(missing)} "
+            f"table{'s' * (len(missing) > 1)}"
+        )
+
+
+def _check_whole(conn: Any) -> None:
+    """SQLite's integrity check of the copy just made; ``DamagedCopy`` where it fails, or
+    where the copy is too damaged even to be checked (it then says "malformed")."""
+    import sqlite3
+
+    try:
+        (check,) = conn.execute("PRAGMA integrity_check").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if not _damage(exc):  # a full disk, the -shm not made: no word on the pages
+            raise
+        check = str(exc)
+    if check != "ok":
+        raise DamagedCopy(" ".join(str(check).split()))  # its first problem, on one line
 
 
 def _opened(connect: Any) -> Any:
@@ -241,10 +311,13 @@ def _restore_refused(backup: Path, db: Path) -> str | None:
 def _hold_for_restore(db: Path, taken: contextlib.ExitStack) -> bool:
     """Take the server lock ``serve`` takes (web/server_lock.py), so no server runs on the
     database while it is replaced nor starts meanwhile; False after saying why not."""
-    from web.server_lock import ServerRunning, hold
+    from web.server_lock import LockUnavailable, ServerRunning, hold
 
     try:
         handle = hold(db, holder="restore")
+    except LockUnavailable as exc:  # a server may run unseen: never replace it under one
+        print(f"tabletop restore: {exc}", file=sys.stderr)
+        return False
     except ServerRunning as exc:
         why = (
             "stop it first (a server would go on writing over the restored games)"
@@ -285,7 +358,7 @@ def _stage_backup(backup: Path, staged: Path) -> tuple[int, int] | None:
         except BaseException:
             _remove_copy(staged)
             raise
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, DamagedCopy) as exc:
         if not is_storage_error(exc) and "locked" not in str(exc):
             print(
                 f"tabletop restore: {backup} is not a Tabletop Referee backup: {exc}",
@@ -314,7 +387,7 @@ def _keep_aside(db: Path) -> tuple[Path, bool] | None:
     aside = _free_name(db)
     try:
         _copy_to_new_file(db, aside)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, DamagedCopy) as exc:
         if is_storage_error(exc) or "locked" in str(exc):
             raise
     else:
@@ -330,7 +403,11 @@ def _free_name(db: Path) -> Path:
     """``<db>.before-restore-<stamp>``, with a number after it where that is taken."""
     import time
 
-    stem = f"{db}.before-restore-{time.strftime('%Y%m%d-%H%M%S')}"
+    return _unused(f"{db}.before-restore-{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def _unused(stem: str) -> Path:
+    """``stem``, with a number after it where a file (or its SQLite files) has that name."""
     name, n = Path(stem), 1
     while _taken_by_another(name) is not None:
         n += 1
@@ -390,7 +467,9 @@ def add_storage_commands(sub: argparse._SubParsersAction) -> None:
         help="copy the whole database (every game) to a file, safely",
         description="Copy the whole database (every game, the settings) to a file, safely, "
         "even while `tabletop serve` runs. Put one back with `tabletop restore FILE` (with the "
-        "server stopped), never by copying it over the database.",
+        "server stopped), never by copying it over the database. From a damaged database it "
+        "copies every game it can still read, names the others and exits 1, keeping its pages "
+        "as read in FILE.damaged.",
     )
     p.add_argument(
         "-o",

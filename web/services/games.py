@@ -38,6 +38,7 @@ from referee.eventlog import (
     LogConflict,
     LogEntry,
     LogError,
+    primary_code,
     storage_problem,
 )
 from referee.events import Event, EventError, Source
@@ -164,6 +165,8 @@ def storage_error(exc: sqlite3.Error, db_path: Path | None = None) -> BadInput:
     (SQLite rolled the change back). ``db_path`` lets an I/O error name its cause (a full or
     read-only SD card, ``referee.eventlog.storage_problem``)."""
     why = storage_problem(exc, db_path)
+    if primary_code(exc) == sqlite3.SQLITE_CORRUPT:  # damaged pages: not all of it is kept
+        return BadInput(f"{why}; nothing was changed", 503)
     return BadInput(f"{why}; nothing was changed and the events logged so far are kept", 503)
 
 

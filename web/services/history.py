@@ -5,11 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from referee.eventlog import GameUnreadable, LogEntry
+from referee.eventlog import GameUnreadable, LogEntry, primary_code, storage_problem
 from web.errors import BadInput
 from web.services.games import GameService, name_key
 
@@ -105,8 +106,22 @@ def export(games: GameService) -> dict[str, Any]:
     and the players' stats."""
     summaries = all_summaries(games)
     for s in summaries:
-        s["events"] = exported_events(games, s["id"])
+        s["events"] = _events_or_damage(games, s)
     return {"games": summaries, "players": player_stats(summaries)}
+
+
+def _events_or_damage(games: GameService, summary: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The game's exported events; None where the file's pages holding them are damaged
+    (SQLITE_CORRUPT, a failing SD card), its ``error`` saying so: the other games are still
+    exported (before, one damaged page made the whole export a 503)."""
+    try:
+        return exported_events(games, summary["id"])
+    except sqlite3.DatabaseError as exc:
+        if primary_code(exc) != sqlite3.SQLITE_CORRUPT:
+            raise  # busy, full: the whole export may work later, as a 503 says
+        why = f"game {summary['id']}: its events cannot be read: {storage_problem(exc)}"
+        summary["error"] = summary["error"] or why
+        return None
 
 
 def exported_events(games: GameService, game_id: int) -> list[dict[str, Any]]:
