@@ -8,7 +8,7 @@ from typing import Any
 from referee.dos import rules, summary
 from referee.dos.cards import format_cards
 from referee.dos.deck import DEFAULT_NUMBERS, NUMBER_SETS, full_deck
-from referee.dos.rules import LATE_DRAW_PLAYED, LATE_DRAW_REFUSED
+from referee.dos.rules import LAST_CARD_ENDS, LAST_CARD_WAITS, LATE_DRAW_PLAYED, LATE_DRAW_REFUSED
 from referee.dos.state import PILE_NAMES, DosState, Phase
 from referee.events import Event
 from referee.game import (
@@ -66,6 +66,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         new_default=LATE_DRAW_PLAYED,
     ),
     OptionSpec(
+        "late_last_card",
+        LAST_CARD_ENDS,
+        "with late_draw 'played', a play that empties a hand the referee cannot see, on a pile "
+        "not yet drawn for, may be the card drawn for it: 'waits' (the next entry decides: "
+        "that draw, or the player's end of turn, which ends the round) or 'ends' (at once, "
+        "as games set up before this option existed do)",
+        choices=(LAST_CARD_WAITS, LAST_CARD_ENDS),
+        ruling="DOS-25",
+        new_default=LAST_CARD_WAITS,
+    ),
+    OptionSpec(
         "rounds",
         1,
         "deals in a match; cards left are added up (1 = the rules)",
@@ -88,6 +99,17 @@ def standing(state: DosState) -> tuple[int, ...]:
         now = tuple(total + len(hand) for total, hand in zip(now, state.hands, strict=True))
     low = min(now)
     return tuple(seat for seat, cards in enumerate(now) if cards == low)
+
+
+def _last_card_waits(state: DosState) -> dict[str, Any] | None:
+    """The play that emptied the turn player's hand while the round's end waits for the
+    draw of that card (DOS-25); None when nothing waits."""
+    pile = state.current.last_card_waits
+    if state.phase is not Phase.PLAY or pile is None:
+        return None
+    card = state.current.played[pile]
+    shown = format_cards([card])[0] if card is not None else None
+    return {"seat": state.turn, "pile": PILE_NAMES[pile], "card": shown}
 
 
 class DosGame:
@@ -174,6 +196,7 @@ class DosGame:
                 for f in state.pending
             ],
             "waiting_for_reshuffle": state.waiting_for_reshuffle,
+            "last_card_waits": _last_card_waits(state),
             "round_scores": [list(r) for r in state.rounds],
             "round_winners": [list(w) for w in state.round_winners],
             "totals": list(state.totals),

@@ -28,6 +28,10 @@ DONE = (PileTurn.PLAYED, PileTurn.DRAWN_PLAYED)
 # DOS-25, option ``late_draw``: a draw typed after its card's play is read as drawn and played
 # (games set up from day 35), or refused (stored games: their logs replay as they did)
 LATE_DRAW_PLAYED, LATE_DRAW_REFUSED = "played", "refused"
+# DOS-25, option ``late_last_card``: a play that empties a hand and may be of the card drawn
+# for its pile lets the round's end wait one event for that draw (games set up from day 37),
+# or ends the round at once (stored games: a table game's last play would otherwise wait)
+LAST_CARD_WAITS, LAST_CARD_ENDS = "waits", "ends"
 
 
 class Foul(Exception):
@@ -586,6 +590,7 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
         raise Foul(f"You already played on {where} this turn: one card per pile.", seat)
     hand = state.hands[seat]
     doubt = ""
+    may_be_drawn = _may_be_drawn(state, pile, card)
     if status is PileTurn.DRAWN:
         drawn = cur.drawn[pile]
         if cur.drew_nothing[pile]:
@@ -599,7 +604,8 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
         available, unnamed = _not_drawn_for(hand, cur, pile)
         if not available.can_remove(card):
             held = " (the one you drew is for the other pile)" if hand.can_remove(card) else ""
-            raise Foul(f"{state.name(seat)} does not hold a {card.words}{held}.", seat)
+            hint = _draw_first_hint(state, seat, pile, card) if may_be_drawn else ""
+            raise Foul(f"{state.name(seat)} does not hold a {card.words}{held}.{hint}", seat)
         if unnamed and card not in available.known and available.unknown <= unnamed:
             doubt = (
                 f"{state.name(seat)} held no {card.words} before drawing: it can only be the "
@@ -641,10 +647,90 @@ def _play(state: DosState, event: Event, out: Out) -> DosState:
     out.append(legal(f"{state.name(seat)} plays a {card.words} on {where}.", seat, pile=pile))
     if doubt:
         out.append(info(doubt, seat))
+    waits = state.options["late_last_card"] == LAST_CARD_WAITS
+    if left == 0 and waits and may_be_drawn and unseen[pile]:
+        return _last_card_waits(state, pile, out)
     if left == 0:
-        return _end_round(state, f"{state.name(seat)} played their last card", out)
+        return _end_round(state, _went_out(state, seat), out)
     _remind_dos(state, seat, out)
     return _maybe_finish(state, out)
+
+
+def _went_out(state: DosState, seat: int) -> str:
+    return f"{state.name(seat)} played their last card"
+
+
+def _may_be_drawn(state: DosState, pile: int, card: DosCard) -> bool:
+    """A draw for ``pile`` typed after the play of ``card`` could still say that it was the
+    card drawn (DOS-25): the game reads late draws, the turn player has neither played on
+    nor drawn for the pile, and the draw pile could have given it (not empty; its top card,
+    where known, is ``card``). The matching and copy checks stay the play's and the draw's."""
+    stock = state.stock
+    return (
+        state.options["late_draw"] == LATE_DRAW_PLAYED
+        and state.current.piles[pile] is PileTurn.OPEN
+        and len(stock) > 0
+        and (not stock.known or stock.known[0] == card)
+    )
+
+
+def _draw_first_hint(state: DosState, seat: int, pile: int, card: DosCard) -> str:
+    """Where the referee knows the whole hand, the camera's play of a card just drawn is
+    refused before the draw typed after it can explain it (DOS-25): say to type it first."""
+    if not matches(card, state.top(pile)):
+        return ""  # not playable there: it cannot be a drawn card laid at once
+    name = state.name(seat)
+    return f" If {name} drew it just now for the {PILE_NAMES[pile]} pile, enter that draw first."
+
+
+def _last_card_waits(state: DosState, pile: int, out: Out) -> DosState:
+    """The turn player's play emptied a hand the referee cannot see, on a pile not drawn for:
+    at a camera table it may be the card they drew for it, laid before the draw was typed
+    (DOS-25). Ending the round now would refuse that draw and crown a player who holds a
+    card, so the end waits for the next event (``_while_last_card_waits``)."""
+    state = evolve(state, current=evolve(state.current, last_card_waits=pile))
+    lead = f"{state.name(state.turn)} has no cards left by the referee's count"
+    out.append(prompt(_waiting_words(state, lead), state.turn, pile=pile))
+    return state
+
+
+def _waiting_words(state: DosState, lead: str) -> str:
+    """What to enter while a last card waits: ``lead`` says why, the rest is the same."""
+    pile = state.current.last_card_waits
+    assert pile is not None
+    card = state.current.played[pile]
+    assert card is not None  # the waiting pile was played on this turn
+    name = state.name(state.turn)
+    return (
+        f"{lead}: if the {card.words} on the {PILE_NAMES[pile]} pile was the card {name} drew "
+        f"for it, enter that draw; if not, end {name}'s turn and the round is over."
+    )
+
+
+def _while_last_card_waits(
+    state: DosState, event: Event, handler: Callable[[DosState, Event, Out], DosState], out: Out
+) -> DosState:
+    """The event after a last card that waits (DOS-25). The turn player's draw for its pile
+    is the draw entered late: the game goes on as if it had come first. Their ``end_turn``
+    ends the round, with the verdicts an end at once gave; so does an event the ended round
+    accepts (the next deal), before it. Anything else is refused and the wait goes on: a
+    refused event changes nothing, and after the end it would be refused too."""
+    seat, pile = state.turn, state.current.last_card_waits
+    if event.kind == "draw" and event.seat == seat and _pile(event.require("pile")) == pile:
+        return handler(state, event, out)
+    ended: Out = []
+    over = _end_round(state, _went_out(state, seat), ended)
+    if event.kind == "end_turn" and event.seat == seat:
+        out.extend(ended)
+        return over
+    after: Out = []
+    try:
+        new = handler(over, event, after)
+    except Foul:
+        lead = f"{state.name(seat)}'s last card waits first"
+        raise Foul(_waiting_words(state, lead), event.seat) from None
+    out.extend(ended + after)
+    return new
 
 
 def _not_drawn_for(hand: Hidden[DosCard], cur: Turn, pile: int) -> tuple[Hidden[DosCard], int]:
@@ -761,6 +847,10 @@ def _drawn_and_played(
         )
     state, named = _take_played_from_stock(state, card, given is not None, where, seat)
     unseen = state.current.played_unseen[pile]
+    if not unseen:
+        # The hand keeps its known copy, so the one on the pile is one more copy seen coming
+        # out of the draw pile (DOS-20), counted as a draw entered first counts it.
+        _need_unseen_copy(state, card, seat)
     hand = state.hands[seat].add(() if unseen else (card,), 1 if unseen else 0)
     state = evolve(state, called=state.called - {seat})  # the draw came before the play
     state = _set_hand(state, seat, hand, played=True)  # the drawn card's play came last
@@ -771,7 +861,12 @@ def _drawn_and_played(
     drawn[pile] = card if named else None  # as a draw entered in its place records it
     state = evolve(
         state,
-        current=evolve(cur, piles=(statuses[0], statuses[1]), drawn=(drawn[0], drawn[1])),
+        current=evolve(
+            cur,
+            piles=(statuses[0], statuses[1]),
+            drawn=(drawn[0], drawn[1]),
+            last_card_waits=None,
+        ),
     )
     out.append(
         legal(
@@ -783,6 +878,10 @@ def _drawn_and_played(
     )
     _remind_dos(state, seat, out)
     _empty_stock_note(state, out)
+    if cur.last_card_waits == pile:
+        # the play that emptied the hand held the turn (and the round) open: finish it now
+        # if nothing more can happen, as after the play had the draw come first
+        return _maybe_finish(state, out)
     return state
 
 
@@ -993,7 +1092,8 @@ EVENT_KINDS = {
     "draw": "seat, {pile: 'left'|'right', card?: 'R7'} — draw one card for a pile you did "
     "not play on (name the card if it is seen); entered after the play on that pile, the "
     "card played there was the one drawn (DOS-25)",
-    "end_turn": "seat — end the turn after playing on or drawing for each pile",
+    "end_turn": "seat — end the turn after playing on or drawing for each pile; after a "
+    "last card that waits for its draw, the round ends (DOS-25)",
     "counter": "seat, {card: 'BSKIP', pile?: 'left'|'right'} — counter a Draw Four with a "
     "Skip of its colour",
     "take_four": "seat — the victim of a Draw Four draws its 4 cards instead of countering",
@@ -1010,7 +1110,10 @@ def apply(state: DosState, event: Event) -> tuple[DosState, list[Verdict]]:
         raise EventError(f"DOS has no event {event.kind!r}; known: {', '.join(_HANDLERS)}")
     out: Out = []
     try:
-        new = handler(state, event, out)
+        if state.phase is Phase.PLAY and state.current.last_card_waits is not None:
+            new = _while_last_card_waits(state, event, handler, out)
+        else:
+            new = handler(state, event, out)
     except Foul as foul:
         seat = foul.seat if foul.seat is not None else event.seat
         return state, [illegal(foul.reason, seat)]

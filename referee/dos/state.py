@@ -40,6 +40,9 @@ class Turn:
     started: bool = False  # the turn player has acted (pending Draw Fours are settled)
     # the play took one of the hand's unknown cards: a late draw gives one back (DOS-25)
     played_unseen: tuple[bool, bool] = (False, False)
+    # the pile whose play emptied the hand while it may be of the card drawn for it: the
+    # round's end waits for the next event, which may be that draw (DOS-25)
+    last_card_waits: int | None = None
 
 
 @dataclass(frozen=True)

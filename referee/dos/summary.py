@@ -50,6 +50,7 @@ def _play(state: DosState) -> list[TableLine]:
     lines += _owed(state)
     lines.append(TableLine("Piles", SEP.join(_pile(state, p) for p in (0, 1))))
     lines += _this_turn(state)
+    lines += _last_card(state)
     lines.append(TableLine("Draw pile", _draw_pile(state)))
     sizes = [len(h) for h in state.hands]
     lines.append(TableLine("Hands", per_player(state.players, sizes, range(state.n))))
@@ -109,6 +110,24 @@ def _pile_turn(state: DosState, pile: int) -> str:
             return f"{where}: nothing to draw"
         return f"{where}: drew {drawn.words if drawn is not None else 'a card'}"
     return f"{where}: still to play or draw"
+
+
+def _last_card(state: DosState) -> list[TableLine]:
+    """A play that emptied the hand but may be of the card drawn for its pile: the round's
+    end waits for the next entry (DOS-25), said as the verdict's prompt says it."""
+    pile = state.current.last_card_waits
+    card = state.current.played[pile] if pile is not None else None
+    if pile is None or card is None:
+        return []
+    name = state.name(state.turn)
+    return [
+        TableLine(
+            "Last card",
+            f"{name} has no cards left by the count — enter {name}'s draw for the "
+            f"{PILE_NAMES[pile]} pile if the {card.words} was the card drawn, or end {name}'s "
+            "turn to end the round",
+        )
+    ]
 
 
 def _draw_pile(state: DosState) -> str:
