@@ -606,8 +606,42 @@ def _slap(state: HtdState, event: Event) -> Result:
     if event.t_ns is None:
         raise EventError("a slap needs t_ns (monotonic nanoseconds from its pad, camera or tablet)")
     if state.phase is not Phase.PLAY:
-        return state, [info("No round is being played: the slap is ignored.", seat)]
+        return _slap_after_the_round(state, seat, event.t_ns)
     return slaps.slap(state, seat, event.t_ns)
+
+
+def _slap_after_the_round(state: HtdState, seat: int, t_ns: int) -> Result:
+    """A slap reported after the round ended is judged against the round as it ended
+    (``state.ended``): one that would cost a fake-out there at once (timed before the last
+    turn action, or before the Hand card whose race ended the round) is paid as it would be
+    mid-round, so an echo or a lagging pad report costs the same either side of the last
+    card (HTD-15: the times decide). Paid by the player who went out, they did not go out
+    after all (HTD-20): the round goes on, their last card acting as usual; paid by another,
+    the round is scored again with their penalty cards. Any other slap is ignored."""
+    ended = state.ended
+    judged, verdicts = slaps.slap(ended, seat, t_ns) if ended is not None else (state, [])
+    if ended is None or judged.owed[seat] <= ended.owed[seat]:
+        return state, [info("No round is being played: the slap is ignored.", seat)]
+    what = "game" if state.phase is Phase.GAME_OVER else "round"
+    name = _name(state, seat)
+    if seat != state.out_seat:
+        note = f"{name}'s slap came before the {what} ended: the round is scored again with "
+        return judged, [*verdicts, info(f"{note}{name}'s penalty cards (HTD-15).", seat)]
+    judged, more = _last_card_acts(judged, seat)
+    note = (
+        f"So {name} has not gone out: the {what} is not over after all and play goes on "
+        f"with {_name(judged, judged.turn)} (HTD-20)."
+    )
+    return judged, [*verdicts, *more, info(note, seat, resumed=what)]
+
+
+def _last_card_acts(state: HtdState, seat: int) -> Result:
+    """A Cut, Flip or Hit card that was to end the round acts after all (HTD-20); a Hand
+    card's race was run when it was played."""
+    card = state.top
+    if card is None or card.type is Type.HAND:
+        return state, []
+    return _take_effect(state, card, seat, None)
 
 
 def _race_close(state: HtdState, event: Event) -> Result:
@@ -808,8 +842,9 @@ def apply(state: HtdState, event: Event) -> Result:
             if state.race is not None:
                 raise Illegal(_wait(state, state.race))
             state = slaps.end_claim(state, event.t_ns)
-        if event.kind in NEXT_ACTIONS and state.reopen is not None:
-            state = evolve(state, reopen=None)  # too late to report the yell now (HTD-18)
+        if event.kind in NEXT_ACTIONS and (state.reopen or state.ended) is not None:
+            # too late to report the yell (HTD-18), or a slap before the round's end, now
+            state = evolve(state, reopen=None, ended=None)
         state, more = handler(state, event)
         verdicts += more
         opened = state.race is not None or state.closed_race is not None  # a Hand card's

@@ -112,6 +112,7 @@ def end_round(state: HtdState, out: int) -> Result:
         drawn=(),
         closed_race=None,
         reopen=reopen,
+        ended=state,
     )
     verdicts = [info(f"{state.players[out]} has no cards left: the round is over.", out)]
     missing = [s for s, p in enumerate(points) if p is None]

@@ -129,6 +129,10 @@ class HtdState:
     # The PLAY state just before a player went out on a Hand card whose yell may still be
     # reported (HTD-18, HTD-20): ``forgot_yell`` before the next action resumes the round.
     reopen: HtdState | None = None
+    # The PLAY state as the round ended, until the next action (a deal, a hand entered): a
+    # slap timed before the round's end but reported after it is judged against it, as
+    # mid-round; a fake-out costs 2 there and the round is taken up again (HTD-15, HTD-20).
+    ended: HtdState | None = None
 
     def option(self, name: str) -> Any:
         return dict(self.options)[name]
