@@ -35,6 +35,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from flask import Blueprint, Response, jsonify, request
 from web.blueprints.common import game_arg, json_body, services
 from web.errors import BadInput
 from web.security import referee_required
+from web.services.games import GameService
 from web.services.hub import CLOSED, FeedVersions, Subscription
 
 bp = Blueprint("live", __name__)
@@ -195,7 +197,8 @@ def stream() -> Response:
     there are any, and always, even empty, on a reopened stream and on a switch of game: a
     tablet that missed a question's answer (Wi-Fi down, a server restart: the board is not
     stored) still shows it, and only this list clears it. A page's first stream has nothing
-    to clear and gets no empty list."""
+    to clear and gets no empty list. A stream too slow to take every message (its queue in
+    the hub overflowed) is sent the whole state and list again, as a reopened one."""
     s = services()
     want_pads = request.args.get("pads") == "1"
     feeds = s.hub.feeds
@@ -224,24 +227,43 @@ def stream() -> Response:
         held.clear()
         return _sse(event, data, "")
 
+    def whole(all_prompts: bool) -> Iterator[bytes]:
+        """What a new connection gets: the game's state (or why not), then its questions."""
+        if game_id is None:
+            yield feedless("nogame", {})
+            return
+        try:
+            snap = s.games.snapshot(game_id)
+        except BadInput as exc:
+            yield feedless("problem", {"error": exc.message})
+        else:
+            if message := state(snap, live=False):
+                yield message
+        if all_prompts or s.prompts.open(game_id):  # see ``stream``'s docstring
+            yield _sse("prompts", s.prompts.payload(game_id))
+
+    def resync(queued: list[tuple[str, Any]]) -> Iterator[bytes]:
+        """After the hub dropped messages for this stream: the whole state again (of the
+        current game when following: the lost one may be the new game's ``created``) and
+        the list of questions, even empty, as on a reopened stream. The game and question
+        messages still queued are older than that and are skipped; pad presses are sent."""
+        nonlocal game_id
+        if follow:
+            game_id = _current_or(s.games, game_id)
+        yield from whole(all_prompts=True)
+        for topic, data in queued:
+            if topic == "pads":
+                yield _sse("pad", data)
+
     def gen() -> Iterator[bytes]:
         nonlocal game_id
         # the page learns the heartbeat's interval before anything else (one chunk, as before)
         yield b"retry: 1000\n\n" + _heartbeat(heartbeat)
-        if game_id is not None:
-            try:
-                snap = s.games.snapshot(game_id)
-            except BadInput as exc:
-                yield feedless("problem", {"error": exc.message})
-            else:
-                if message := state(snap, live=False):
-                    yield message
-            if reopened or s.prompts.open(game_id):  # see ``stream``'s docstring
-                yield _sse("prompts", s.prompts.payload(game_id))
-        else:
-            yield feedless("nogame", {})
+        yield from whole(all_prompts=reopened)
         start = time.monotonic()
         while time.monotonic() - start < max_age:
+            if (queued := sub.take_lost()) is not None:
+                yield from resync(queued)
             item = sub.get(timeout=heartbeat)
             if item is None:
                 yield _heartbeat(heartbeat)
@@ -266,6 +288,16 @@ def stream() -> Response:
                     yield _sse("prompts", s.prompts.payload(gid))
 
     return Response(_Slot(gen(), sub), mimetype="text/event-stream", headers=SSE_HEADERS)
+
+
+def _current_or(games: GameService, shown: int | None) -> int | None:
+    """The current game, or ``shown`` when the database cannot say now (the stream goes on
+    with the game it shows rather than ending in a traceback). ``games`` is passed in: a
+    stream runs outside the request's context."""
+    try:
+        return games.current_id()
+    except sqlite3.Error:
+        return shown
 
 
 def _frame_or_404() -> Any:

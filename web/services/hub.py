@@ -1,9 +1,10 @@
 """A tiny in-process publish/subscribe hub feeding the live streams (SSE, MJPEG).
 
 Each subscriber owns a bounded queue; a slow tablet loses old messages rather than
-slowing the referee down (the next message carries the full state anyway: a stream that
-sends only a feed's new entries works them out against what it last sent, not against the
-message before, see ``FeedVersions``). Every live
+slowing the referee down. A lost message may be one sent once only (a new game's
+``created``, a list of questions), so a subscription that lost one is marked ``lost``: its
+stream then sends the whole state again, as to a new connection, instead of the older
+states still queued (``Subscription.take_lost``). Every live
 stream is a subscriber (an MJPEG stream to no topic), so the hub is also where a stream is
 told to end: at shutdown, when its slot is wanted by a newer tablet (``evict_oldest``), or
 when its device opens more than ``STREAMS_PER_ADDRESS`` (``make_room``).
@@ -42,6 +43,7 @@ class Subscription:
     ended: threading.Event = field(default_factory=threading.Event)
     since: float = field(default_factory=time.monotonic)  # when its stream started
     address: str | None = None  # the device it streams to (None: uncounted)
+    lost: threading.Event = field(default_factory=threading.Event)  # a message was dropped
 
     def get(self, timeout: float) -> tuple[str, Any] | None:
         """The next message, None after ``timeout`` without one, ``(CLOSED, None)`` once
@@ -53,6 +55,22 @@ class Subscription:
         except queue.Empty:
             return None
         return (CLOSED, None) if self.ended.is_set() else item
+
+    def take_lost(self) -> list[tuple[str, Any]] | None:
+        """None unless a message was dropped since the last call (or the stream is ending);
+        else clear the mark and take out what is queued, oldest first. Everything taken was
+        published before the stream reads the state again, so that read covers it: only
+        what carries no state (a pad's press) is still worth sending."""
+        if self.ended.is_set() or not self.lost.is_set():
+            return None
+        self.lost.clear()  # before emptying: a drop after this is caught next time
+        taken: list[tuple[str, Any]] = []
+        for _ in range(QUEUE_SIZE):  # bounded: a busy publisher cannot keep it here
+            try:
+                taken.append(self.queue.get_nowait())
+            except queue.Empty:
+                break
+        return taken
 
     def end(self) -> None:
         """Make the stream finish at its next ``get`` (and wake it if it is waiting)."""
@@ -193,6 +211,9 @@ class Hub:
             return len(self._subs)
 
     def publish(self, topic: str, data: Any) -> None:
+        """Queue ``data`` for every subscriber to ``topic``. Never blocks and takes no lock
+        but the hub's own: a publisher may call it holding its lock, so that its messages
+        are queued in the order of its changes (``GameService``, ``PromptBoard``)."""
         with self._lock:
             subs = [s for s in self._subs if topic in s.topics]
         for sub in subs:
@@ -200,8 +221,9 @@ class Hub:
 
 
 def _put(sub: Subscription, item: tuple[str, Any]) -> None:
-    """Queue ``item``, dropping the oldest messages when the subscriber is behind: a tablet
-    that never reads must not make the queue (or the referee) wait."""
+    """Queue ``item``, dropping the oldest messages when the subscriber is behind (and
+    marking it ``lost``): a tablet that never reads must not make the queue (or the
+    referee) wait. Never blocks: publishers call it holding their own locks."""
     while True:
         try:
             sub.queue.put_nowait(item)
@@ -209,3 +231,4 @@ def _put(sub: Subscription, item: tuple[str, Any]) -> None:
         except queue.Full:
             with contextlib.suppress(queue.Empty):
                 sub.queue.get_nowait()  # drop the oldest
+            sub.lost.set()

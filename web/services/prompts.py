@@ -243,10 +243,9 @@ class PromptBoard:
             mine = sorted(p.id for p in self._open.values() if p.game_id == game_id)
             for old in mine[: max(0, len(mine) - self.limit)]:
                 del self._open[old]
-            dropped = self._drop_stale_games()
-        for gone in dropped:
-            self._publish(gone)
-        self._publish(game_id)
+            for gone in self._drop_stale_games():
+                self._publish(gone)
+            self._publish(game_id)
         return item
 
     def _drop_stale_games(self) -> list[int]:
@@ -269,8 +268,8 @@ class PromptBoard:
             mine = [k for k, p in self._open.items() if p.game_id == game_id]
             for key in mine:
                 del self._open[key]
-        if mine:
-            self._publish(game_id)
+            if mine:
+                self._publish(game_id)
 
     def update(self, game_id: int, prompt_id: int, prompt: Mapping[str, Any]) -> bool:
         """Change an open question in place (same id and key: a tablet tapping it still finds
@@ -280,7 +279,7 @@ class PromptBoard:
             if item is None or item.game_id != game_id:
                 return False
             self._open[prompt_id] = replace(item, prompt=dict(prompt))
-        self._publish(game_id)
+            self._publish(game_id)
         return True
 
     def keys(self, game_id: int) -> list[Hashable]:
@@ -298,12 +297,16 @@ class PromptBoard:
             mine = [k for k, p in self._open.items() if p.game_id == game_id and p.key in gone]
             for k in mine:
                 del self._open[k]
-        if mine:
-            self._publish(game_id)
+            if mine:
+                self._publish(game_id)
 
     def open(self, game_id: int) -> list[dict[str, Any]]:
         with self._lock:
-            items = sorted((p for p in self._open.values() if p.game_id == game_id), key=_id)
+            return self._listed(game_id)
+
+    def _listed(self, game_id: int) -> list[dict[str, Any]]:
+        """The game's open questions, oldest first (the lock is held)."""
+        items = sorted((p for p in self._open.values() if p.game_id == game_id), key=_id)
         return [p.to_dict() for p in items]
 
     def payload(self, game_id: int) -> dict[str, Any]:
@@ -315,20 +318,21 @@ class PromptBoard:
             return len(self._open)
 
     def _take(self, game_id: int, prompt_id: int) -> OpenPrompt:
-        with self._lock:
-            item = self._open.get(prompt_id)
-            if item is None or item.game_id != game_id:
-                raise BadInput(
-                    f"there is no open question {prompt_id} in game {game_id} "
-                    "(another tablet may have answered it)",
-                    404,
-                )
-            del self._open[prompt_id]
-            return item
+        """Take the question off the board (the lock is held)."""
+        item = self._open.get(prompt_id)
+        if item is None or item.game_id != game_id:
+            raise BadInput(
+                f"there is no open question {prompt_id} in game {game_id} "
+                "(another tablet may have answered it)",
+                404,
+            )
+        del self._open[prompt_id]
+        return item
 
     def dismiss(self, game_id: int, prompt_id: int) -> None:
-        self._take(game_id, prompt_id)
-        self._publish(game_id)
+        with self._lock:
+            self._take(game_id, prompt_id)
+            self._publish(game_id)
 
     def accept(
         self, games: GameService, game_id: int, prompt_id: int, data: Mapping[str, Any]
@@ -336,7 +340,8 @@ class PromptBoard:
         """Send the question's suggested event, or the event of the answer named ``answer``
         (with the tablet's seat / payload fields)."""
         has_seat, seat, extra = answer_fields(data)
-        item = self._take(game_id, prompt_id)
+        with self._lock:
+            item = self._take(game_id, prompt_id)
         try:
             raw = chosen_event(item.prompt, data.get("answer"))
             if has_seat:
@@ -354,12 +359,18 @@ class PromptBoard:
             with self._lock:
                 if not _ended(games, game_id):
                     self._open[item.id] = item  # refused: it stays for another answer
+                    # a list published meanwhile (a camera's new question) lacked it
+                    self._publish(game_id)
             raise
-        self._publish(game_id)
+        with self._lock:
+            self._publish(game_id)
         return {**out, "event": event.to_dict()}
 
     def _publish(self, game_id: int) -> None:
-        self.hub.publish("prompts", self.payload(game_id))
+        """Hand the game's list to the hub (the lock is held): lists reach the tablets in
+        the order of the board's changes, so the last one a tablet gets is the board's. The
+        hub never blocks, and takes no lock of ours: holding the lock is safe."""
+        self.hub.publish("prompts", {"game_id": game_id, "prompts": self._listed(game_id)})
 
 
 def _id(p: OpenPrompt) -> int:
