@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import shutil
 import sqlite3
@@ -133,9 +134,23 @@ def test_read_only_storage_still_leaves_the_lock_to_the_database(tmp_path, monke
 
 
 def as_other_user() -> list[str]:
+    """The command prefix running a command as the family's user. Skipped where it cannot
+    be done here (not root, no setpriv, or a folder above this checkout or its Python that
+    only root may enter: a fresh clone in a private temporary folder): the same refusals are
+    shown above with the lock file's opening refused by hand."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to run a command as another user")
-    return ["setpriv", f"--reuid={OTHER_UID}", f"--regid={OTHER_UID}", "--clear-groups"]
+    prefix = ["setpriv", f"--reuid={OTHER_UID}", f"--regid={OTHER_UID}", "--clear-groups"]
+    if not _runs_as_other_user(tuple(prefix)):
+        pytest.skip(f"user {OTHER_UID} cannot run this checkout's Python (a folder above it)")
+    return prefix
+
+
+@functools.cache
+def _runs_as_other_user(prefix: tuple[str, ...]) -> bool:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
+    probe = [*prefix, sys.executable, "-m", "referee.cli", "games"]
+    return subprocess.run(probe, capture_output=True, env=env, cwd="/", timeout=60).returncode == 0
 
 
 @contextlib.contextmanager
@@ -160,6 +175,7 @@ def tabletop_as_other(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env=env,
+        cwd="/",  # no tabletop.toml there, and a folder the family's user may read
         timeout=120,
     )
 
@@ -170,7 +186,7 @@ HOLD = (
 )
 
 
-def test_ruling_log6_a_lock_file_root_left_keeps_a_second_server_and_a_restore_out():
+def test_a_lock_file_root_left_keeps_a_second_server_and_a_restore_out():
     """One ``sudo tabletop serve`` left ``<db>.serve.lock`` root's (0644); then the family's
     user serves. Before: its server ran with no lock, so a second server started on the same
     database and ``tabletop restore`` replaced the database under the running one."""
@@ -187,6 +203,7 @@ def test_ruling_log6_a_lock_file_root_left_keeps_a_second_server_and_a_restore_o
             stdout=subprocess.PIPE,
             text=True,
             env=env,
+            cwd="/",
         )
         try:
             assert first.stdout is not None
