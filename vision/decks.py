@@ -107,11 +107,17 @@ def _flag(raw: object, what: str) -> bool:
     return raw
 
 
+# The most copies of one card a profile may say: real decks hold a handful (the shipped ones
+# at most 8); ``full_deck`` lists every copy, and a trillion of them ended render in a
+# MemoryError.
+MAX_COPIES = 1000
+
+
 def _copies(raw: object, what: str) -> int:
-    """A whole number of copies, at least 1: ``int()`` would take 2.7 as 2 and fail on
-    ``"two"`` or ``Infinity`` with a bare ValueError."""
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
-        raise DeckError(f"{what} is a whole number of at least 1, not {raw!r:.40}")
+    """A whole number of copies, from 1 to ``MAX_COPIES``: ``int()`` would take 2.7 as 2 and
+    fail on ``"two"`` or ``Infinity`` with a bare ValueError."""
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 1 <= raw <= MAX_COPIES:
+        raise DeckError(f"{what} is a whole number from 1 to {MAX_COPIES}, not {raw!r:.40}")
     return raw
 
 
@@ -162,6 +168,8 @@ def _parse(data: dict, where: str) -> DeckProfile:
             if c not in COLORS:
                 raise DeckError(f"{where}: colour {c!r} is not one of {', '.join(COLORS)}")
         cards = tuple(_card(c, where) for c in data["cards"])
+        _once(where, "colour", colors)
+        _once(where, "card", [c.value for c in cards])
         if not any(colors or not c.colored for c in cards):  # a deck of no card at all
             raise DeckError(
                 f"{where}: no card: 'cards' is empty"
@@ -179,6 +187,17 @@ def _parse(data: dict, where: str) -> DeckProfile:
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise DeckError(f"{where}: malformed deck profile ({exc})") from exc
+
+
+def _once(where: str, what: str, items: list | tuple) -> None:
+    """Each colour and each card value listed once: a second listing (``red`` twice, a value
+    both coloured and colourless) would be read as a deck with two kinds of the same card,
+    and the first one's copies and token silently win (``spec``)."""
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            raise DeckError(f"{where}: {what} {item!r} is listed twice: list it once")
+        seen.add(item)
 
 
 def profile_path(name_or_path: str | Path) -> Path:

@@ -1,7 +1,8 @@
 """``vision eval``: detection mAP and card-identity accuracy on a YOLO-format dataset.
 
 Labels are ``cls x1 y1 … x4 y4`` (oriented polygon) or ``cls cx cy w h`` (axis-aligned), all
-normalised; class names (``red 7``, ``wild``, ``back``…) come from the dataset's ``data.yaml``.
+normalised; class names (``red 7``, ``wild``, ``back``…) come from the dataset's ``data.yaml``,
+and so do the images scored (its ``val:`` split, else every image under ``images/``).
 Torch-free: runs the same ONNX runtime as ``identify``.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,18 +31,23 @@ class DatasetError(ValueError):
     line); the message names the file, and the line where there is one."""
 
 
-def read_names(data_yaml: Path) -> list[str]:
-    """Class names from a data.yaml (``names:`` as a mapping or a list), without PyYAML."""
-    names: dict[int, str] = {}
-    in_names = False
+def _yaml_text(data_yaml: Path) -> str:
+    """data.yaml's text (a BOM dropped), or a ``DatasetError`` saying why it has none."""
     try:
-        text = data_yaml.read_text(encoding="utf-8")
+        return data_yaml.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise DatasetError(f"{data_yaml}: not a text file") from None
     except FileNotFoundError:
         raise DatasetError(f"{data_yaml} not found") from None
     except OSError as exc:
         raise DatasetError(f"{data_yaml}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_names(data_yaml: Path) -> list[str]:
+    """Class names from a data.yaml (``names:`` as a mapping or a list), without PyYAML."""
+    names: dict[int, str] = {}
+    in_names = False
+    text = _yaml_text(data_yaml)
     for line in text.splitlines():
         if line.startswith("names:"):
             rest = line[len("names:") :].strip()
@@ -63,6 +70,81 @@ def read_names(data_yaml: Path) -> list[str]:
     if missing:  # a label's class index is a position in this list: a gap shifts them all
         raise DatasetError(f"{data_yaml}: names has no class {missing[0]} (indices 0…N-1)")
     return [names[i] for i in range(len(names))]
+
+
+def _scalar(text: str) -> str | None:
+    """A YAML scalar without its comment and quotes; None for an empty or null one."""
+    text = re.sub(r"(^|\s)#.*$", "", text).strip().strip("'\"")
+    return None if text in ("", "~", "null") else text
+
+
+def read_entry(data_yaml: Path, key: str) -> list[str] | None:
+    """A top-level ``key:`` of a data.yaml as a list (``val: images/val``, ``val: [a, b]`` or
+    a block list of ``- a`` lines), without PyYAML; None when it has none."""
+    lines = _yaml_text(data_yaml).splitlines()
+    for i, line in enumerate(lines):
+        if not line.startswith(f"{key}:"):
+            continue
+        rest = re.sub(r"(^|\s)#.*$", "", line[len(key) + 1 :]).strip()
+        if rest.startswith("["):
+            if not rest.endswith("]"):
+                raise DatasetError(f"{data_yaml}: malformed {key} list: {line.strip()}")
+            return [v for v in map(_scalar, rest[1:-1].split(",")) if v is not None]
+        if rest:
+            value = _scalar(rest)
+            return None if value is None else [value]
+        items = []
+        for more in lines[i + 1 :]:
+            item = re.sub(r"(^|\s)#.*$", "", more).strip()
+            if not item:
+                continue
+            if not more.startswith((" ", "\t", "-")) or not item.startswith("-"):
+                break
+            if (value := _scalar(item[1:])) is not None:
+                items.append(value)
+        return items or None
+    return None
+
+
+def _inside(path: Path, root: Path) -> Path | None:
+    """``path`` spelt from ``root`` (``root / …``) when it is ``root`` or inside it, else None."""
+    try:
+        return root / path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return None
+
+
+def split_folders(root: Path) -> list[Path]:
+    """The folders ``vision eval`` scores: data.yaml's ``val:`` (a folder or a list of them;
+    Ultralytics' own reading, ``../`` dropped where the path does not exist), found in its
+    ``path:`` when that is the dataset folder or inside it, else in the dataset folder: the
+    renderer writes its own absolute ``path:``, which a copied set keeps. Without ``val:``,
+    ``images/`` (or the dataset folder itself)."""
+    data_yaml = root / "data.yaml"
+    val = read_entry(data_yaml, "val") if data_yaml.is_file() else None
+    if val is None:
+        return [root / "images" if (root / "images").is_dir() else root]
+    path = read_entry(data_yaml, "path")
+    base = root
+    if path:
+        named = Path(path[0]) if Path(path[0]).is_absolute() else root / path[0]
+        base = _inside(named, root) or root
+    return [_val_folder(data_yaml, root, base, entry) for entry in val]
+
+
+def _val_folder(data_yaml: Path, root: Path, base: Path, entry: str) -> Path:
+    """One ``val:`` entry as a folder of the dataset, or a ``DatasetError`` saying why not."""
+    folder = base / entry
+    if not folder.exists() and entry.startswith("../"):
+        folder = base / entry[3:]
+    if folder.is_file():
+        raise DatasetError(f"{data_yaml}: val: {entry} is a file: name a folder of images")
+    if not folder.is_dir():
+        raise DatasetError(f"{data_yaml}: val: {entry}: no such folder in {base}")
+    inside = _inside(folder, root)
+    if inside is None:  # its images' names and labels are read from the dataset folder
+        raise DatasetError(f"{data_yaml}: val: {entry} is outside {root}: copy it in")
+    return inside
 
 
 def identity_of(color: str | None, value: str) -> str:
@@ -93,24 +175,50 @@ def cards_read_right(
     return len(used)
 
 
-def read_labels(path: Path, w: int, h: int) -> GroundTruth:
-    gt = GroundTruth([], [])
+# Ultralytics' own tolerance: it accepts label coordinates from -0.01 to 1.01 and no others
+COORD_RANGE = (-0.01, 1.01)
+NOT_A_LABEL = "not 'class x y w h' or a polygon of 4 or more corners"
+
+
+def label_lines(path: Path, classes: int | None = None) -> list[tuple[int, np.ndarray]]:
+    """A label file's objects, (class, normalised values), each line checked as YOLO checks
+    it: a class index (below ``classes``, when given), then 4 values (a box) or 4 or more
+    corners, every value a finite number from 0 to 1. Why: a line YOLO refuses (``nan``, a
+    3-point polygon) would be scored as a card no reader can match. No file: no object."""
     if not path.exists():
-        return gt
+        return []
     try:
         text = path.read_text(errors="replace")
     except OSError as exc:  # a folder named like a label file, an unreadable file
         raise DatasetError(f"{path}: cannot read this label file ({exc.strerror or exc})") from None
+    objects = []
     for lineno, line in enumerate(text.split("\n"), start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        try:
-            cls, vals = int(parts[0]), np.array([float(v) for v in parts[1:]])
-        except ValueError:
-            raise DatasetError(f"{path}:{lineno}: not 'class x y w h' or a polygon") from None
-        if len(vals) < 4 or (len(vals) > 4 and len(vals) % 2):
-            raise DatasetError(f"{path}:{lineno}: not 'class x y w h' or a polygon")
+        if line.split():
+            objects.append(_label_line(line.split(), f"{path}:{lineno}", classes))
+    return objects
+
+
+def _label_line(parts: list[str], where: str, classes: int | None) -> tuple[int, np.ndarray]:
+    """One label line's class and values, or a ``DatasetError`` naming ``where``."""
+    try:
+        cls, vals = int(parts[0]), np.array([float(v) for v in parts[1:]])
+    except ValueError:
+        raise DatasetError(f"{where}: {NOT_A_LABEL}") from None
+    if len(vals) != 4 and (len(vals) < 8 or len(vals) % 2):
+        raise DatasetError(f"{where}: {NOT_A_LABEL}")
+    low, high = COORD_RANGE
+    bad = [text for text, v in zip(parts[1:], vals, strict=True) if not low <= v <= high]
+    if bad:
+        raise DatasetError(f"{where}: {bad[0]} is not a coordinate from 0 to 1 (normalised)")
+    if classes is not None and not 0 <= cls < classes:
+        raise DatasetError(f"{where}: a class index outside data.yaml's {classes} names ({cls})")
+    return cls, vals
+
+
+def read_labels(path: Path, w: int, h: int) -> GroundTruth:
+    """A label file's objects as pixel polygons of a ``w``×``h`` image (``label_lines``)."""
+    gt = GroundTruth([], [])
+    for cls, vals in label_lines(path):
         if len(vals) == 4:
             cx, cy, bw, bh = vals * [w, h, w, h]
             poly = np.array(
@@ -166,6 +274,9 @@ class EvalReport:
     # two readers can be compared face by face (how many each gains and loses), not only by
     # their totals
     read_faces: set[str] = field(default_factory=set)
+    # the folders scored, from the dataset's (data.yaml's ``val:``, else images/): said, so
+    # that a set's train split cannot be scored with its val split unnoticed
+    scored: list[str] = field(default_factory=list)
 
     @property
     def false_card_rate(self) -> float:
@@ -185,10 +296,13 @@ class EvalReport:
             "per_class": self.per_class,
             "unreadable_images": self.unreadable,
             "images_without_labels": self.unlabelled,
+            "scored_folders": self.scored,
         }
 
     def table(self) -> str:
-        rows = [f"{'class':<22}{'cards':>6}{'AP50':>8}{'AP50-95':>9}{'identity':>10}"]
+        folders = ", ".join("the dataset folder" if f == "." else f for f in self.scored)
+        rows = [f"scored the images in {folders or 'the dataset'}"]
+        rows.append(f"{'class':<22}{'cards':>6}{'AP50':>8}{'AP50-95':>9}{'identity':>10}")
         for r in self.per_class:
             ident = "" if r["identity"] is None else f"{r['identity']:.3f}"
             rows.append(
@@ -211,8 +325,15 @@ class EvalReport:
 
 
 def dataset_images(root: Path) -> list[Path]:
-    img_dir = root / "images" if (root / "images").is_dir() else root
-    return sorted(p for p in img_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    """The images ``vision eval`` scores: those in ``split_folders``, each once, in order."""
+    found: dict[Path, None] = {}
+    for folder in split_folders(root):
+        found.update(
+            dict.fromkeys(
+                sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+            )
+        )
+    return list(found)
 
 
 def label_path(image: Path, root: Path | None = None) -> Path:
@@ -229,30 +350,68 @@ def label_path(image: Path, root: Path | None = None) -> Path:
     return (base / Path(*parts, rel.name)).with_suffix(".txt")
 
 
-def open_dataset(root: Path) -> tuple[list[str], dict[Path, Path]]:
+def reader_names() -> set[str]:
+    """Every class name a reading can be scored as (``identity_of``): ``red 7``, ``wild``…"""
+    from vision.decks import COLORS, SYMBOLS
+
+    colors: tuple[str | None, ...] = (*COLORS, None)
+    return {identity_of(c, v) for c in colors for v in SYMBOLS} | {"back"}
+
+
+def names_warning(data_yaml: Path, names: list[str]) -> str | None:
+    """A one-line warning when fewer than half of data.yaml's class names are names a reading
+    can be scored as: every card of the others scores as never read (``Red 1`` is no
+    ``red 1``), which looks like a bad model rather than a set named otherwise."""
+    known = reader_names()
+    shared = sum(n in known for n in names)
+    if 2 * shared >= len(names):
+        return None
+    lower = sum(n.lower() in known for n in names)
+    hint = f"; in lower case {lower} would be" if lower > shared else ""
+    return (
+        f"warning: {data_yaml}: only {shared} of its {len(names)} class names are card names"
+        f" the reader gives ('red 7', 'wild', 'back'…), so the other classes' cards are never"
+        f" read right{hint}"
+    )
+
+
+def open_dataset(
+    root: Path, warn: Callable[[str], None] | None = None
+) -> tuple[list[str], dict[Path, Path]]:
     """A dataset's class names and each image's label file, or a ``DatasetError`` saying why
-    it cannot be scored: checked before any model runs (``quantize --eval`` checks before it
-    quantizes, not after)."""
+    it cannot be scored: every label line is checked before any model runs (``quantize
+    --eval`` checks before it quantizes, ``eval`` before its first image). ``warn`` is told
+    when the class names are not the reader's (``names_warning``)."""
     names = read_names(root / "data.yaml")
     if not names:
         raise DatasetError(f"{root / 'data.yaml'}: no class names ('names:')")
     images = dataset_images(root)
     if not images:
-        raise DatasetError(f"{root}: no images (YOLO layout: images/…, labels/…)")
+        where = ", ".join(str(f) for f in split_folders(root))
+        raise DatasetError(f"{where}: no images (YOLO layout: images/…, labels/…)")
     labels = {p: label_path(p, root) for p in images}
     if not any(lab.exists() for lab in labels.values()):  # a missing labels/ is no empty set
         raise DatasetError(
             f"{root}: none of its {len(images)} images has a label file (YOLO layout:"
             " images/x.jpg → labels/x.txt; an empty file for a table with no card)"
         )
+    for lab in labels.values():
+        label_lines(lab, len(names))
+    if warn is not None and (why := names_warning(root / "data.yaml", names)) is not None:
+        warn(why)
     return names, labels
+
+
+def _relative(folder: Path, root: Path) -> str:
+    """A scored folder as the report names it: from the dataset folder (``.`` for itself)."""
+    return folder.relative_to(root).as_posix()
 
 
 def evaluate(root: Path, predict, log=None) -> EvalReport:
     """Run ``predict(bgr) -> Detections`` over a dataset and score it."""
-    names, labels = open_dataset(root)
+    names, labels = open_dataset(root, warn=log)
     index = {n: i for i, n in enumerate(names)}
-    rep = EvalReport()
+    rep = EvalReport(scored=[_relative(f, root) for f in split_folders(root)])
     # per IoU threshold, per class: lists of (conf, tp)
     records: list[dict[int, list[tuple[float, int]]]] = [defaultdict(list) for _ in IOU_THRESHOLDS]
     n_gt: dict[int, int] = defaultdict(int)
@@ -264,11 +423,7 @@ def evaluate(root: Path, predict, log=None) -> EvalReport:
             continue
         h, w = img.shape[:2]
         rep.unlabelled += not labels[img_path].exists()
-        gt = read_labels(labels[img_path], w, h)
-        if any(not 0 <= c < len(names) for c in gt.names):
-            raise DatasetError(
-                f"{labels[img_path]}: a class index outside data.yaml's {len(names)} names"
-            )
+        gt = read_labels(labels[img_path], w, h)  # checked by open_dataset
         dets: Detections = predict(img)
         pred_cls = [
             index.get(identity_of(c, v), -1) for c, v in zip(dets.color, dets.value, strict=True)

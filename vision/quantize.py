@@ -267,12 +267,12 @@ def quantize_models(
 ) -> dict:
     """Write ``card-*.int8.onnx`` beside the float models (those in ``plan.models``); returns
     the files and the float-vs-int8 agreement on fresh rendered frames. Each ``eval_sets``
-    dataset is checked first (``DatasetError``): a bad one found after quantizing lost the
-    run's report."""
+    dataset is checked first, every label line of it (``DatasetError``): a bad one found
+    after quantizing lost the run's report, the twins already replaced."""
     from vision.evaluate import open_dataset
 
     for dataset in eval_sets:
-        open_dataset(Path(dataset))
+        open_dataset(Path(dataset), warn=log)
     d = Path(models_dir)
     float_cfg = ReaderConfig(int8=False, threads=1)
     reader = CardReader(d, config=float_cfg)

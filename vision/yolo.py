@@ -289,6 +289,23 @@ def export_all(
     return [dest for _, dest in made]
 
 
+def _unwritten(src: Path, exc: OSError) -> ExportError:
+    """The export of ``src`` could not be written into its folder (a full disk)."""
+    return ExportError(f"cannot export {src} into {src.parent}: {exc.strerror or exc}")
+
+
+def _load_checkpoint(yolo: Callable[[str], Any], path: Path, src: Path) -> Any:
+    """``yolo(path)``, or an ``ExportError`` naming ``src`` when it is no checkpoint Ultralytics
+    can load. An OSError here is the file's too: torch reads a truncated checkpoint's zip
+    as EINVAL ("Invalid argument"), which is no disk problem."""
+    try:
+        return yolo(str(path))
+    except (*CHECKPOINT_ERRORS, OSError) as exc:
+        raise ExportError(
+            f"{src}: not a checkpoint Ultralytics can load (empty, truncated or of another format)"
+        ) from exc
+
+
 def _export_checked(
     yolo: Callable[[str], Any],
     src: Path,
@@ -307,13 +324,10 @@ def _export_checked(
             os.link(src, tmp / src.name)
         except OSError:  # no hard links here (another file system): a copy
             shutil.copy(src, tmp / src.name)
-        try:
-            model = yolo(str(tmp / src.name))
-        except CHECKPOINT_ERRORS as exc:
-            raise ExportError(
-                f"{src}: not a checkpoint Ultralytics can load (empty, truncated or of another"
-                " format)"
-            ) from exc
+    except OSError as exc:  # a full disk
+        raise _unwritten(src, exc) from exc
+    model = _load_checkpoint(yolo, tmp / src.name, src)
+    try:
         out = Path(
             model.export(
                 format="onnx",
@@ -324,7 +338,7 @@ def _export_checked(
             )
         )
     except OSError as exc:  # ENOSPC while torch writes the file names no file
-        raise ExportError(f"cannot export {src} into {src.parent}: {exc.strerror or exc}") from exc
+        raise _unwritten(src, exc) from exc
     try:
         why = OnnxModel(out, threads=1).wrong_kind("classify" if is_cls else "obb")
     except ModelError as exc:

@@ -187,9 +187,27 @@ def _live_capture(args: argparse.Namespace, deck: Any, order: list, source: Any,
     return empty, images
 
 
+# The dryer reader resamples each picture with OpenCV's remap, which refuses a picture of
+# SHRT_MAX (32 767) px or more on a side: such a picture is refused before it is read.
+DRYER_MAX_SIDE = 32_766
+
+
+def _dryer_picture(path: str) -> tuple[Any, str | None]:
+    """(BGR picture, None), or (None, why the dryer reader cannot take it): unreadable, or too
+    wide or tall for it (a panorama, a large scan)."""
+    from vision.images import read_image
+
+    image, why = read_image(path)
+    if image is None:
+        return None, why
+    h, w = image.shape[:2]
+    if max(h, w) > DRYER_MAX_SIDE:
+        return None, f"{w} x {h} px, more than the dryer reader takes ({DRYER_MAX_SIDE} px a side)"
+    return image, None
+
+
 def _dryer(args: argparse.Namespace) -> int:
     from vision.dryer.read import DryerReader
-    from vision.images import read_image
     from vision.table.zones import TableLayout, ZoneError
 
     try:
@@ -198,14 +216,14 @@ def _dryer(args: argparse.Namespace) -> int:
         print(f"tabletop vision dryer: {exc}", file=sys.stderr)
         return 2
     if args.empty:
-        empty, why = read_image(args.empty)
+        empty, why = _dryer_picture(args.empty)
         if empty is None:
             print(f"tabletop vision dryer: --empty {args.empty}: {why}", file=sys.stderr)
             return 2
         reader.set_reference(empty)
     status = 0
     for path in args.images:
-        image, why = read_image(path)
+        image, why = _dryer_picture(path)
         if image is None:
             print(json.dumps({"image": path, "error": f"cannot read this image: {why}"}))
             status = 1
@@ -227,25 +245,19 @@ def _dryer(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace) -> int:
-    from vision.commands import deck_profile
     from vision.decks import DeckError
     from vision.runtime.card_scale import ScaledReader
     from vision.runtime.onnx_model import ModelError
     from vision.runtime.reader import CardReader
     from vision.table.adapter import reader_detector
     from vision.table.frames import CameraError, CameraSoftwareMissing, frames, open_source
-    from vision.table.labels import refereed_deck
     from vision.table.to_events import EventMapper
     from vision.table.watcher import TableWatcher
     from vision.table.zones import TableLayout, ZoneError
 
     try:
         layout = TableLayout.load(args.zones)
-        deck = (
-            deck_profile(args.deck)
-            if args.deck
-            else refereed_deck(args.game, deck_profile(args.game))
-        )
+        deck = _watch_deck(args.game, args.deck)
         cards = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
         reader = ScaledReader(cards, args.card_scale)
         source = open_source(args.source)
@@ -278,6 +290,21 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"tabletop vision watch: no frame could be read from {args.source}", file=sys.stderr)
         return 1
     return 0
+
+
+def _watch_deck(game: str, name: str | None) -> Any:
+    """The profile ``watch`` reads with (``--deck``, else the game's), narrowed to the kinds
+    of card the game's referee deck holds (VIS-3), a named one too: a Hit the Deck 3 is never
+    answered as an 8 the referee would refuse. A ``DeckError`` when nothing is left."""
+    from vision.commands import deck_profile
+    from vision.decks import DeckError
+    from vision.table.labels import refereed_deck
+
+    profile = deck_profile(name or game)
+    deck = refereed_deck(game, profile)
+    if not deck.identities():
+        raise DeckError(f"deck {profile.name!r} holds no card {game}'s referee deck holds")
+    return deck
 
 
 def _say_camera_status(source: Any, command: str) -> None:
@@ -332,7 +359,9 @@ def _add(sub: argparse._SubParsersAction) -> None:
     wa.add_argument("source", help="picamera2, cam:N, a video file or an image folder")
     wa.add_argument("--game", required=True, choices=["deck-dash", "dos", "hit-the-deck"])
     wa.add_argument("--zones", required=True)
-    wa.add_argument("--deck", help="deck profile (default: the game's)")
+    wa.add_argument(
+        "--deck", help="deck profile (default: the game's), narrowed to the game's cards (VIS-3)"
+    )
     wa.add_argument("--models", type=nonempty_path, help="models folder (e.g. a taught deck's)")
     wa.add_argument(
         "--seat", type=non_negative_int, default=None, help="the player on turn, if fixed"
