@@ -2,8 +2,9 @@
 
 Pure onnxruntime + numpy + OpenCV; no torch. A deck profile, when given, limits answers to
 cards that deck contains (the best *allowed* colour × value pair wins, and what the symbol
-model believes outside the deck counts against its confidence: VIS-12); with none, answers are
-limited to cards some known deck contains (VIS-9), unless ``known_cards_only`` is off.
+model believes outside the deck, or in a value it prefers to the one named, counts against its
+confidence: VIS-12); with none, answers are limited to cards some known deck contains (VIS-9),
+unless ``known_cards_only`` is off.
 """
 
 from __future__ import annotations
@@ -93,6 +94,12 @@ def _refuse_teach_out(folder: Path) -> None:
         )
 
 
+def _some(names: list[str], shown: int = 4) -> str:
+    """A few class names, and how many in all when there are more (a message's one line)."""
+    more = f" … ({len(names)} in all)" if len(names) > shown else ""
+    return ", ".join(repr(n) for n in names[:shown]) + more
+
+
 class CardReader:
     """Load the ONNX models once (detector, symbol, colour, and the corner model when the
     folder has one); call with a BGR frame to get :class:`Detections`."""
@@ -136,6 +143,7 @@ class CardReader:
         self.crop_size = crop_side(self.symbol.imgsz, self.color.imgsz)
         if self.corner is not None:
             names = [self.corner.names[i] for i in range(len(self.corner.names))]
+            self._check_corner(names)
             self._corner_columns = corner_columns(self._sym_names, names)
             self._corner_none = names.index(NONE)
 
@@ -152,6 +160,21 @@ class CardReader:
         raise ModelError(
             f"{what} has {' and '.join(missing)} that the model cannot read: these models "
             "do not match the deck (retrain or teach them, or use a matching models folder)"
+        )
+
+    def _check_corner(self, names: list[str]) -> None:
+        """Refuse a corner model that does not read the symbol model's values and ``none``:
+        another classifier copied over it would crash on ``none`` (the symbol model) or be
+        used silently, naming no value (the colour model)."""
+        want = (set(self._sym_names) - {"back", "other"}) | {NONE}
+        missing, extra = sorted(want - set(names)), sorted(set(names) - want)
+        if not missing and not extra:
+            return
+        wrong = [f"lacks {_some(missing)}"] if missing else []
+        wrong += [f"has {_some(extra)}"] if extra else []
+        raise ModelError(
+            f"{self.corner.path}: must be a corner model (the symbol model's values and"
+            f" {NONE!r}), {' and '.join(wrong)}: another model saved under this name?"
         )
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
@@ -280,11 +303,20 @@ class CardReader:
         if total <= 0:
             return c, v, 0.0
         # Within the deck the best pair's share is the reading (colour evidence may settle
-        # the value, VIS-9); the symbol mass on classes outside the deck is doubt, not a
-        # vote for the deck's likeliest card: a model sure of an 8 that a 1-5 deck lacks must
-        # not turn its 6 % on a 3 into a confident 3 (VIS-12). Unchanged when all is inside.
+        # the value, VIS-9), times how far the symbol model backs naming that value (VIS-12)
+        return c, v, p / total * self._symbol_backing(ps, sym.get(v, 0.0))
+
+    def _symbol_backing(self, ps: np.ndarray, named: float) -> float:
+        """How far the symbol model backs the value a reading names (1 = fully): the lesser of
+        its mass on what may be named at all and its belief in that value (``named``) against
+        its own best. Either shortfall is doubt, not a vote for the deck's likeliest card: a
+        model sure of an 8 that a 1-5 deck lacks must not make its 6 % on a 3 a confident 3,
+        nor a colour model's "none" on a grey photo make a sure 4 (no deck has a colourless
+        4) a confident Hit Hand at 0.04 % (VIS-12). The lesser, not the product: when the best
+        is outside the deck both measure one doubt. A colour model overruled costs nothing (a
+        pale card read as its deck's colour keeps its value's confidence)."""
         inside = float(ps[self._inside].sum() / ps.sum())
-        return c, v, p / total * inside
+        return min(inside, named / float(ps.max()))
 
     def __call__(self, frame_bgr: np.ndarray) -> Detections:
         return self.find(frame_bgr, self.config.zoom_out, self.config.scale)
