@@ -149,7 +149,7 @@ def test_ruling_tbl12_a_dryer_covered_for_long_is_asked_about_once(tmp_path, mon
     hold(referee, table, T01, n=25)
     assert asked() == [
         "Ana's dryer has looked covered for 2 s. If nothing is over it, its empty picture "
-        "may hold a hand: empty the dryers and tap 'Dryers are empty now'."
-    ]
+        "may hold a hand: press 'Dryers are empty now' when the dryers are next emptied."
+    ]  # mid-round: emptying the dryers now would undo the players' tasks (day 37)
     hold(referee, table, T01, n=25)
     assert len(asked()) == 1  # once per spell

@@ -19,6 +19,9 @@ milliseconds, and every mistake can be explained.
    above the line (where only pins reach), or a narrow run of another colour on a piece's
    top edge (where a pin the colour of the cloth still shows). A pin holds every piece on
    its bar whose top edge it touches; two pieces on a bar share its pin (fig. 4c, TBL-7).
+   A pin in the band that touches no piece holds nothing: the reading is a question (TBL-5),
+   and the dryer is not empty (a picture of it taken as the empty dryer would hide that pin
+   where it is clipped again, and read phantom pins where it was).
 4. A piece with no pin seen is held by the pin of its own colour when that pin is not seen
    anywhere else and could hide there (TBL-7): only a pin on its own colour, against a cloth
    of that colour, vanishes, so the empty-dryer picture must show that colour above the
@@ -27,7 +30,7 @@ milliseconds, and every mistake can be explained.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -99,6 +102,20 @@ BOTTOM_WIDEST = 90  # px: … nor one that covers more of the bottom edge than t
 # over 41 columns or more.
 HIDE_SHARE = 0.5
 HIDE_RUN = 10
+LONE_NOTE = "a pin holding nothing"  # TBL-5's words, starting the reading's note
+# Without a reference the table's own colours fill the pin band too (checks, stripes), so a
+# lone pin must stand alone: its run fills LONE_FILL of the band, its colour covers at most
+# LONE_SIDE of the FRINGE columns beside it, and at least LONE_BELOW of the rows just below
+# the line (PIN_EDGE), where its jaws grip the bar. Measured on a plain look: empty dryers on
+# random tables taken as empty 195 -> 193 of 241 (bench.dryer_plain_look, seed 1000; 241 of
+# 241 on a plain cloth, as before); 40 of 40 dryers with their 3 pins left on the bars
+# (review 37's scenes, seeds 3000-3039) not empty, with a reference or without.
+LONE_FILL, LONE_SIDE, LONE_BELOW = 0.7, 0.1, 0.5
+# The dryer emptied between rounds is its new empty picture only when nothing solid changed
+# since the old one (``residue``: the largest blob of ``_changed`` after an ARM opening).
+# Measured on the same 40 scenes: an empty dryer against its empty picture (new noise, light
+# x0.93-1.07) leaves 0 px; a pin left on a bar at least 404 px.
+RESIDUE_PX = 60
 
 
 @dataclass(frozen=True)
@@ -121,13 +138,32 @@ class DryerReading:
     # something that is not a piece or a pin covers the dryer (a hand, a sleeve, a phone):
     # nothing is read (``dryer`` is empty, confidence 0); a tracker treats it as motion
     occluded: bool = False
+    # pins clipped to a bar touching no piece (TBL-5: "a pin holding nothing")
+    lone_pins: tuple[Blob, ...] = ()
+    # grid px of the largest solid change since the empty-dryer picture (0 without one): more
+    # than RESIDUE_PX and something is on the dryer, named or not (``leftover``)
+    residue: int = 0
 
 
 def looks_empty(reading: DryerReading) -> bool:
-    """Whether a reading shows nothing on the dryer: no piece at all, pinned or not. A piece
-    whose pin is missed is still a piece (TBL-7): taken for the empty dryer, a dryer
-    picture with pieces in it would judge every claim on it wrongly (TBL-5)."""
-    return not any(reading.dryer.bars) and not reading.pieces
+    """Whether a reading shows nothing on the dryer: no piece at all, pinned or not, and no
+    pin holding nothing. A piece whose pin is missed is still a piece (TBL-7), and a pin left
+    on a bar is still a pin: taken for the empty dryer, a picture with either in it would
+    judge every claim on it wrongly (TBL-5)."""
+    return not any(reading.dryer.bars) and not reading.pieces and not reading.lone_pins
+
+
+def leftover(reading: DryerReading) -> str | None:
+    """What is still on a dryer that shows no piece, said in a few words, or None when
+    nothing is: a pin holding nothing, or a change since the empty-dryer picture the reader
+    cannot name (more than RESIDUE_PX). A picture with either in it is no empty dryer."""
+    if reading.occluded:
+        return "something over the dryer"
+    if reading.lone_pins:
+        return next(n for n in reading.notes if n.startswith(LONE_NOTE))
+    if reading.residue > RESIDUE_PX:
+        return "a change since its empty picture the camera cannot name"
+    return None
 
 
 def _white_balance(img: np.ndarray) -> np.ndarray:
@@ -356,10 +392,10 @@ class DryerReader:
                 return DryerReading(Dryer(), 0.0, notes=(why,), shift=shift, occluded=True)
         new, raw = self.masks(flat, cloth, changed)
         pieces = self._pieces(new)
-        pins = self._pins(new, raw, pieces)
-        reading = self._assemble(pieces, pins, self._hideouts(pieces, raw))
-        if self._reference is not None:
-            reading = replace(reading, shift=shift)
+        pins, lone = self._pins(new, raw, pieces)
+        reading = self._assemble(pieces, pins, self._hideouts(pieces, raw), lone)
+        if changed is not None:
+            reading = replace(reading, shift=shift, residue=self.residue(changed))
             if shift > MOVED_PX:
                 reading = _doubt(
                     reading,
@@ -374,6 +410,14 @@ class DryerReader:
             f"the dryer is only {width:.0f} px wide in the picture (sure from {MIN_DRYER_PX}"
             " px): move the camera nearer or give it more pixels",
         )
+
+    def residue(self, changed: np.ndarray) -> int:
+        """The largest solid blob of ``changed`` (grid px): what an ARM opening leaves of a
+        change since the empty-dryer picture (a pin, a piece, a sock), not of sensor noise, a
+        light drift or the thin edges of a camera moved a little."""
+        solid = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._arm)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(solid)
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
 
     def foreign(self, changed: np.ndarray) -> str | None:
         """Why something that is not a piece or a pin lies over the dryer (a hand, a sleeve,
@@ -469,27 +513,31 @@ class DryerReader:
 
     def _pins(
         self, new: dict[str, np.ndarray], raw: dict[str, np.ndarray], pieces: list[_Piece]
-    ) -> list[tuple[Blob, int]]:
+    ) -> tuple[list[tuple[Blob, int]], list[tuple[Blob, int]]]:
         """Pin candidates (blob, bar): narrow runs of new colour just above a bar line, or
-        narrow runs of another colour on a piece's top edge; per colour the strongest."""
+        narrow runs of another colour on a piece's top edge; per colour the strongest. And
+        the lone pins: runs above a bar line that touch no piece (every one, not a fringe)."""
         cands: dict[str, list[tuple[float, Blob, int]]] = {}
+        loose: list[tuple[str, float, Blob, int]] = []
 
         def add(color: str, frac: np.ndarray, rows: tuple[int, int], b: int, on: list[_Piece]):
             for x1, x2 in _runs(frac >= 0.4):
                 if not PIN_WIDTH[0] <= x2 - x1 <= PIN_WIDTH[1] or frac[x1:x2].mean() < 0.55:
                     continue
-                under = [p for p in on if _touches((x1, x2), p.top)]
-                if not under:
-                    continue
                 area = float(frac[x1:x2].sum())
                 blob = Blob(color, (x1, rows[0], x2, rows[1]), round(area * (rows[1] - rows[0])))
-                cands.setdefault(color, []).append((area, blob, b))
+                if any(_touches((x1, x2), p.top) for p in on):
+                    cands.setdefault(color, []).append((area, blob, b))
+                else:
+                    loose.append((color, area, blob, b))
 
         for b, line in enumerate(BAR_Y):
             on_bar = [p for p in pieces if p.bar == b]
-            if not on_bar:
-                continue
             band = (line + PIN_BAND[0], line + PIN_BAND[1] + 1)
+            if not on_bar:  # a pin clipped to an empty bar holds nothing
+                for color in new:
+                    add(color, (new[color][band[0] : band[1]] > 0).mean(0), band, b, on_bar)
+                continue
             # just below the line, inside a piece's top edge, only the piece or a pin shows
             # (the empty dryer there is the table, which may be the pin's colour: raw masks)
             edge = (line + PIN_EDGE[0], line + PIN_EDGE[1])
@@ -507,6 +555,7 @@ class DryerReader:
         # that pin's fringe: its shadow on a cloth of the run's colour, or a JPEG colour
         # smear (a narrow gap between two pins is one too).
         every = [(c, s, blob, b) for c, items in cands.items() for s, blob, b in items]
+        every += loose
 
         def fringe(c: str, strength: float, blob: Blob, b: int) -> bool:
             x1, x2 = blob.box[0], blob.box[2]
@@ -525,7 +574,10 @@ class DryerReader:
             if kept:
                 _, blob, b = max(kept, key=lambda t: t[0])
                 out.append((blob, b))
-        return out
+        lone = [(blob, b) for c, s, blob, b in loose if not fringe(c, s, blob, b)]
+        if self._reference is None:
+            lone = [(blob, b) for blob, b in lone if _stands_alone(new[blob.color], blob, b)]
+        return out, lone
 
     def _hideouts(self, pieces: list[_Piece], raw: dict[str, np.ndarray]) -> frozenset[str]:
         """Colours of the pieces whose own pin could vanish above their top edge (TBL-7): the
@@ -550,10 +602,12 @@ class DryerReader:
         pieces: list[_Piece],
         pins: list[tuple[Blob, int]],
         hideouts: frozenset[str] = frozenset(),
+        lone: Sequence[tuple[Blob, int]] = (),
     ) -> DryerReading:
         """The dryer from pieces and pins; ``hideouts``: the piece colours whose own pin may
-        be assumed when none is seen on them (``_hideouts``, TBL-7)."""
-        notes: list[str] = []
+        be assumed when none is seen on them (``_hideouts``, TBL-7); ``lone``: pins touching
+        no piece, each a doubt (TBL-5), and seen: no piece's own pin hides on it (TBL-7)."""
+        notes = [f"{LONE_NOTE}: the {pin.color} pin on bar {b + 1}" for pin, b in lone]
         held: dict[int, list[str]] = {id(p): [] for p in pieces}
         where: list[tuple[str, float, int]] = []  # every pin: colour, x centre, bar
         for pin, b in pins:
@@ -561,7 +615,7 @@ class DryerReader:
             for p in pieces:
                 if p.bar == b and _touches((pin.box[0], pin.box[2]), p.top):
                     held[id(p)].append(pin.color)
-        seen = {pin.color for pin, _ in pins}
+        seen = {pin.color for pin, _ in (*pins, *lone)}
         inferred = False
         # left to right, so that of two pieces sharing a hidden pin the first infers it and
         # the second shares it
@@ -603,15 +657,42 @@ class DryerReader:
             hung = HungPiece(P.PIECE_OF_COLOR[p.color], tuple(P.PIN_OF_COLOR[c] for c in ordered))
             bars[p.bar].append((p.box[0], hung))
         dryer = Dryer(tuple(tuple(h for _, h in sorted(bar, key=lambda t: t[0])) for bar in bars))
-        bad = dryer.problems() or any(n.startswith("no pin") and "assumed" not in n for n in notes)
+        bad = (
+            dryer.problems()
+            or lone
+            or any(n.startswith("no pin") and "assumed" not in n for n in notes)
+        )
         confidence = 0.5 if bad else 0.8 if inferred else 1.0
         blobs = tuple(Blob(p.color, p.box, p.area) for p in pieces)
-        return DryerReading(dryer, confidence, blobs, tuple(pin for pin, _ in pins), tuple(notes))
+        return DryerReading(
+            dryer,
+            confidence,
+            blobs,
+            tuple(pin for pin, _ in pins),
+            tuple(notes),
+            lone_pins=tuple(pin for pin, _ in lone),
+        )
 
 
 def _grey(image: np.ndarray) -> np.ndarray:
     """A canonical picture as phase correlation takes it (one float channel)."""
     return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def _stands_alone(mask: np.ndarray, pin: Blob, bar: int) -> bool:
+    """Whether a run in a bar's pin band (``pin``) looks like a pin clipped there alone, not
+    a patch of the table's pattern (LONE_FILL, LONE_SIDE, LONE_BELOW)."""
+    on = mask > 0
+    x1, y1, x2, y2 = pin.box
+    band = on[y1:y2]
+    line = BAR_Y[bar]
+    side = np.concatenate([band[:, max(0, x1 - FRINGE) : x1], band[:, x2 : x2 + FRINGE]], 1)
+    below = on[line + PIN_EDGE[0] : line + PIN_EDGE[1] + 1, x1:x2]
+    return (
+        band[:, x1:x2].mean() >= LONE_FILL
+        and (side.mean() if side.size else 0.0) <= LONE_SIDE
+        and below.mean() >= LONE_BELOW
+    )
 
 
 def _doubt(reading: DryerReading, note: str) -> DryerReading:

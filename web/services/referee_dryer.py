@@ -15,7 +15,10 @@ dryer zone unchanged for ``STILL_FRAMES`` frames and ``STILL_NS``) and is taken:
 
 1. when the family presses "Dryers are empty now" on the Live page (every seat); the
    request lapses when a round is revealed or ends before a seat held still (the pieces
-   hung since must not become background);
+   hung since must not become background). A seat that has a picture is read against it
+   first: one still holding a piece or a pin keeps its picture, and the status says so
+   ("Bea's dryer still holds something …"); pressed again in the same phase, the button
+   takes it (the old picture may be what is wrong: the family's word stands);
 2. automatically before the game's first round (the engine has no round yet, the rules
    assemble the dryers empty), or between rounds for a seat the engine knows no non-empty
    dryer of, when the reader, reading *without* a reference, sees it empty (no piece at
@@ -25,11 +28,13 @@ dryer zone unchanged for ``STILL_FRAMES`` frames and ``STILL_NS``) and is taken:
    wrongly; the seat is not read (the pads ask its presses) until the family presses the
    button once the dryers are emptied after the round (the Live page says so);
 3. refreshed between rounds (and before the first) whenever a seat's dryer reads empty
-   (no piece seen, pinned or not) and holds still: the family emptied it, so the light
-   drifting over an evening is followed and a hung piece is never learned as background.
+   (no piece seen, pinned or not, no pin holding nothing, no solid change against the old
+   picture: ``vision.dryer.read.leftover``) and holds still: the family emptied it, so the
+   light drifting over an evening is followed and a hung piece, or a pin left clipped to a
+   bar, is never learned as background (the status says "something is still on …").
 
-A piece seen with no pin on it is a reading of its own, not the empty dryer: it settles
-like any other and, being doubtful, is asked about (TBL-7, TBL-5).
+A piece seen with no pin on it, or a pin holding nothing, is a reading of its own, not the
+empty dryer: it settles like any other and, being doubtful, is asked about (TBL-7, TBL-5).
 
 **What is sent.** While a round runs, every settled change of a dryer. Between rounds the
 family checks and empties the dryers: only a non-empty reading that answers a ``done``
@@ -165,12 +170,19 @@ class _Seat:
     dryer: Dryer | None = None  # the last read's dryer
     notes: tuple[str, ...] = ()  # the last read's notes (why the reader doubts it)
     pieces: bool = False  # the last read saw a piece, pinned or not (TBL-7)
+    # what else the last read saw on a dryer (``vision.dryer.read.leftover``): a pin holding
+    # nothing (TBL-5), a change it cannot name; None: nothing
+    leftover: str | None = None
     settled: tuple[Dryer, float, int] | None = None  # committed (dryer, confidence, t_ns)
     settled_notes: tuple[str, ...] = ()  # … and the notes of that reading
     untimed: bool = False  # the committed reading was first seen after a gap (TBL-10)
     prompt_id: int | None = None  # this seat's open dryer question
     covered_since: int | None = None  # read as covered (TBL-12) since, while it holds still
-    covered_asked: bool = False  # … and the family was asked about it in this spell
+    # … and the question asked about it (once, until the dryer is seen again: it then goes)
+    covered_prompt: int | None = None
+    # (the game and phase, why): "Dryers are empty now" kept this seat's picture, the dryer
+    # still holding something; pressed again in that phase, the button takes it
+    refused: tuple[tuple[Any, ...], str] | None = None
     press_seen: tuple[Any, ...] | None = None  # (held press, dryer text) last taken up
     press_since: tuple[HeldPress, int] | None = None  # the held press, first seen at (frame t)
     gave_up: HeldPress | None = None  # a press left unnamed ``PRESS_WAIT_NS``: the pads ask
@@ -221,6 +233,34 @@ def _phase_key(game: _Game) -> tuple[Any, ...]:
     the empty dryers was made in: it lapses when this changes."""
     view = game.view
     return (game.game_id, view.get("round"), view.get("phase") in RACING)
+
+
+def _between(game: _Game) -> bool:
+    """Before the first round or between rounds: when the dryers are emptied."""
+    view = game.view
+    first_round = view.get("round") is None and view.get("phase") != "over"
+    return view.get("phase") == "between_rounds" or first_round
+
+
+def _leftover(got: Any) -> str | None:
+    """``vision.dryer.read.leftover`` of a reading (None from a reader double's other kind)."""
+    from vision.dryer.read import DryerReading, leftover
+
+    return leftover(got) if isinstance(got, DryerReading) else None
+
+
+def _holds(got: Any) -> str | None:
+    """What a reading against the empty picture shows on the dryer, said briefly (its
+    pieces, or a pin holding nothing), or None: nothing, only a change it cannot name (a
+    light, a camera moved), or covered (a hand over it, or one in the old picture): the
+    button is how such a picture is replaced."""
+    if getattr(got, "occluded", False):
+        return None
+    if any(got.dryer.bars):
+        return str(got.dryer.to_text())
+    if getattr(got, "pieces", ()):
+        return "; ".join(got.notes) or "a piece"
+    return _leftover(got) if getattr(got, "lone_pins", ()) else None
 
 
 def _changed(a: np.ndarray | None, b: np.ndarray) -> float:
@@ -331,9 +371,14 @@ class DryerReferee:
 
     def status(self) -> dict[str, Any]:
         awaiting = any(self._in_game(s) for s in self._awaiting)
+        seats = [
+            # kept: why its empty picture was not retaken (something is still on it)
+            {**s.status(), "kept": self._kept(s)}
+            for n, s in sorted(self._seats.items())
+            if self._in_game(n)  # a calibrated dryer nobody plays is never read: not listed
+        ]
         return {
-            # a calibrated dryer nobody plays is never read: not listed
-            "seats": [s.status() for n, s in sorted(self._seats.items()) if self._in_game(n)],
+            "seats": seats,
             "waiting_for_empty": awaiting or self._empty_asked,
             "problems": list(self.problems),
             # a round runs: "Dryers are empty now" pressed now takes whatever hangs on the
@@ -342,6 +387,27 @@ class DryerReferee:
         }
 
     def message(self) -> str:
+        """The status line: what is read, and why a dryer's empty picture was kept."""
+        kept = [
+            k for n, s in sorted(self._seats.items()) if self._in_game(n) if (k := self._kept(s))
+        ]
+        return "; ".join([self._reading_message(), *kept])
+
+    def _kept(self, seat: _Seat) -> str | None:
+        """Why the seat's empty picture stays as it is, or None: the button found the dryer
+        holding something (this phase), or between rounds (or before the first) it shows no
+        piece but something is still on it (``leftover``), so it is not retaken as emptied."""
+        game = self._game
+        if game is None:
+            return None
+        if seat.refused is not None and seat.refused[0] == _phase_key(game):
+            return seat.refused[1]
+        piece_or_unread = seat.dryer is None or any(seat.dryer.bars) or seat.pieces
+        if seat.reference is None or piece_or_unread or seat.leftover is None or not _between(game):
+            return None
+        return f"something is still on {self._name(game, seat)}'s dryer ({seat.leftover})"
+
+    def _reading_message(self) -> str:
         missing = [s.seat for s in self._seats.values() if s.reference is None]
         missing = [s for s in missing if self._in_game(s)]
         if any(self._in_game(s) for s in self._awaiting) or self._empty_asked:
@@ -416,12 +482,15 @@ class DryerReferee:
                     # a hand held still over the dryer: like motion, never a reading (and
                     # never "reads empty": no reference is taken of a hand)
                     seat.reading, seat.dryer = ZoneReading((), 0.0, occluded=True), None
-                    seat.pieces = False
+                    seat.pieces, seat.leftover = False, None
                 else:
                     seat.pieces = bool(getattr(got, "pieces", ()))
-                    # a piece seen with no pin (TBL-7) is a reading of its own, not the
-                    # empty dryer: it settles, and its doubt becomes a question (TBL-5)
-                    shown = any(got.dryer.bars) or seat.pieces
+                    seat.leftover = _leftover(got)
+                    # a piece seen with no pin (TBL-7) or a pin holding nothing is a reading
+                    # of its own, not the empty dryer: it settles, and its doubt becomes a
+                    # question (TBL-5)
+                    lone = bool(getattr(got, "lone_pins", ()))
+                    shown = any(got.dryer.bars) or seat.pieces or lone
                     text = (got.dryer.to_text(),) if shown else ()
                     seat.reading, seat.dryer = ZoneReading(text, got.confidence), got.dryer
             readings[seat.zone] = seat.reading
@@ -478,6 +547,7 @@ class DryerReferee:
             for seat in self._seats.values():
                 seat.prompt_id = seat.press_prompt = seat.press_seen = seat.press_asked = None
                 seat.press_since = seat.gave_up = seat.undone = None
+                seat.covered_prompt = seat.refused = None
         self._refresh(game)
         return game
 
@@ -554,8 +624,10 @@ class DryerReferee:
         if seat.still < STILL_FRAMES or t_ns - (seat.still_since or t_ns) < STILL_NS:
             return
         first_round = game.view.get("round") is None and game.view.get("phase") != "over"
-        between = game.view.get("phase") == "between_rounds" or first_round
+        between = _between(game)
         if seat.seat in self._awaiting:
+            if not self._button_takes(game, seat, image):
+                return
             why = "button"
         elif seat.refreshed:
             return  # one reference per still spell
@@ -582,6 +654,7 @@ class DryerReferee:
             return
         seat.reader.set_reference(image)
         seat.reference, seat.reference_at, seat.refreshed = why, time.time(), True
+        seat.refused = None
         seat.reading = seat.read_thumb = None  # read again against the new reference
         if why != "emptied":
             self._tracker.reset([seat.zone])  # whatever was committed is background now
@@ -596,7 +669,32 @@ class DryerReferee:
             and seat.dryer is not None
             and not any(seat.dryer.bars)
             and not seat.pieces  # a piece hung with no pin is no empty dryer (TBL-7)
+            # nor one with a pin left on a bar, or a change against the old picture the
+            # reader cannot name: taken, it would hide what is there and show what went
+            and seat.leftover is None
         )
+
+    def _button_takes(self, game: _Game, seat: _Seat, image: np.ndarray) -> bool:
+        """Whether "Dryers are empty now" takes this picture of the seat's dryer. A seat
+        with an empty picture is read against it first: a dryer still holding a piece or a
+        pin is kept as it was (taken, its clothes would be background and read as phantoms
+        once gone), and the status says why. Pressed again in the same phase, the button
+        takes it: the old picture may be what is wrong, and the family's word stands."""
+        phase = _phase_key(game)
+        if seat.reference is None or (seat.refused is not None and seat.refused[0] == phase):
+            return True
+        held = _holds(seat.reader.read(image))
+        if held is None:
+            return True
+        seat.refused = (
+            phase,
+            f"{self._name(game, seat)}'s dryer still holds something ({held}): not taken as "
+            "empty — take it off, or press 'Dryers are empty now' again if it is empty",
+        )
+        seat.refreshed = True  # one look per still spell, as for every reference
+        self._awaiting.discard(seat.seat)
+        log.info("camera referee: seat %s's dryer holds %s: empty picture kept", seat.seat, held)
+        return False
 
     # -- proposals ---------------------------------------------------------------------
     def _observed(self, game: _Game, seat: _Seat) -> None:
@@ -842,26 +940,34 @@ class DryerReferee:
         return game.players[seat.seat] if seat.seat < len(game.players) else f"seat {seat.seat}"
 
     def _long_covered(self, game: _Game, seat: _Seat, t_ns: int) -> None:
-        """Ask once per spell when the dryer has read as covered, holding still, for
-        ``COVERED_ASK_NS``: its empty picture may hold a hand (TBL-12)."""
-        covered = seat.still > 0 and bool(getattr(seat.reading, "occluded", False))
-        if not covered:
-            seat.covered_since, seat.covered_asked = None, False
+        """Ask once when the dryer has read as covered, holding still, for
+        ``COVERED_ASK_NS``: its empty picture may hold a hand (TBL-12). The question goes
+        once the dryer is seen again, still and not covered: it is moot then."""
+        still = seat.still > 0 and seat.reading is not None
+        if not (still and seat.reading.occluded):
+            seat.covered_since = None
+            if still:
+                self._drop_covered(game, seat)
             return
         if seat.covered_since is None:
             seat.covered_since = t_ns
-        if seat.covered_asked or t_ns - seat.covered_since < COVERED_ASK_NS:
+        if seat.covered_prompt is not None or t_ns - seat.covered_since < COVERED_ASK_NS:
             return
-        seat.covered_asked = True
+        # mid-round, emptying the dryers would undo the players' tasks (TBL-9's words)
+        when = (
+            "press 'Dryers are empty now' when the dryers are next emptied"
+            if game.view.get("phase") in RACING
+            else "empty the dryers and tap 'Dryers are empty now'"
+        )
         self.counts.prompts += 1
-        self.prompts.add(
+        item = self.prompts.add(
             game.game_id,
             {
                 "prompt": "dryer_covered",
                 "message": (
                     f"{self._name(game, seat)}'s dryer has looked covered for "
                     f"{COVERED_ASK_NS // 1_000_000_000} s. If nothing is over it, its empty "
-                    "picture may hold a hand: empty the dryers and tap 'Dryers are empty now'."
+                    f"picture may hold a hand: {when}."
                 ),
                 "zone": seat.zone,
                 "t_ns": t_ns,
@@ -870,6 +976,14 @@ class DryerReferee:
                 "choices": [],
             },
         )
+        seat.covered_prompt = item.id
+
+    def _drop_covered(self, game: _Game, seat: _Seat) -> None:
+        pid, seat.covered_prompt = seat.covered_prompt, None
+        if pid is None:
+            return
+        with contextlib.suppress(BadInput):  # dismissed on a tablet already
+            self.prompts.dismiss(game.game_id, pid)
 
     def _ask(self, game: _Game, seat: _Seat, prompt: Mapping[str, Any]) -> None:
         self.counts.prompts += 1
