@@ -32,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from referee.cli_args import positive_int, ranged  # noqa: E402
 from referee.events import Event  # noqa: E402
 from web import create_app  # noqa: E402
 from web.blueprints.live import Held, _sse, push  # noqa: E402
@@ -122,8 +123,16 @@ def goal_line(rows: list[dict[str, Any]]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, nargs="+", default=[50, 200, 1000])
-    ap.add_argument("--repeat", type=int, default=20, help="timed runs per figure (median)")
+    ap.add_argument(
+        "--events",
+        type=ranged(int, 2),  # a delta is what a tablet holding 1 or more entries is sent
+        nargs="+",
+        default=[50, 200, 1000],
+        help="feed lengths to measure at (at least 2)",
+    )
+    ap.add_argument(
+        "--repeat", type=positive_int, default=20, help="timed runs per figure (median)"
+    )
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = ap.parse_args()
 

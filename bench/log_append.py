@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from referee.cli_args import positive_int
 from referee.eventlog import EventLog
 from referee.events import Event
 from referee.registry import register_game
@@ -79,10 +80,12 @@ def filesystem(folder: Path, mounts: Path = Path("/proc/mounts")) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=300)
+    parser.add_argument("--events", type=positive_int, default=300)
     parser.add_argument("--dir", type=Path, help="where the logs go (default: a temp folder)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.dir is not None and not args.dir.is_dir():  # the temp folder goes inside it
+        parser.error(f"--dir {args.dir}: no such folder")
     register_game("tally", "tests.tally_game")
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         kind = filesystem(Path(tmp))

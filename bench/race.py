@@ -34,6 +34,7 @@ from hardware.config import default_config
 from hardware.mockpins import NsMockFactory
 from hardware.padevents import PadEvent
 from hardware.table import Table
+from referee.cli_args import positive_int
 from referee.events import Event
 from referee.races import RaceRules, first_finisher, last_slapper
 
@@ -182,8 +183,8 @@ def table(r: dict, checks: dict[str, bool]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--edges", type=int, default=10_000)
-    parser.add_argument("--races", type=int, default=10_000)
+    parser.add_argument("--edges", type=positive_int, default=10_000)
+    parser.add_argument("--races", type=positive_int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = parser.parse_args(argv)

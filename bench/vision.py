@@ -32,6 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 T0 = time.perf_counter()  # process start (close enough: before heavy imports)
 
+from referee.cli_args import positive_int, thread_count  # noqa: E402
+
 
 def _frames(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.jpg"))
@@ -170,11 +172,11 @@ def main() -> int:
     from vision.runtime.reader import ReaderConfig
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--frames", type=int, default=40)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--frames", type=positive_int, default=40)
+    ap.add_argument("--threads", type=thread_count, default=2)
     ap.add_argument("--seed", type=int, default=424242)
     ap.add_argument("--json")
-    ap.add_argument("--rounds", type=int, default=1, help="run the pair this many times")
+    ap.add_argument("--rounds", type=positive_int, default=1, help="run the pair this many times")
     ap.add_argument("--models", default=str(REPO / "models"), help="float, int8 and .pt models")
     ap.add_argument("--float", action="store_true", help="ours ignores int8 twins")
     ap.add_argument(

@@ -153,7 +153,7 @@ def deck_profile(name: str):  # -> vision.decks.DeckProfile
 
 
 def _reader(args: argparse.Namespace):
-    from vision.decks import DeckError
+    from vision.decks import DeckError, require_profiles
     from vision.runtime.reader import CardReader, ReaderConfig
 
     if args.deck is not None and not args.deck.strip():  # not "no deck": a slip
@@ -161,6 +161,8 @@ def _reader(args: argparse.Namespace):
             "--deck is empty: name a deck (models/decks/NAME.json), a JSON path or 'any'"
         )
     deck = deck_profile(args.deck) if args.deck and args.deck != ANY_DECK else None
+    if deck is None and args.deck != ANY_DECK:  # any card of a known deck (VIS-9), with
+        require_profiles()  # none known: said before the models load, not read as no card
     config = ReaderConfig(
         conf=args.conf,
         threads=args.threads,

@@ -216,7 +216,7 @@ def load_deck(name_or_path: str | Path) -> DeckProfile:
     """Load a profile by name (``deck-dash``) or by path to a JSON file (``profile_path``)."""
     path = profile_path(name_or_path)
     if not path.is_file():
-        known = ", ".join(deck_names()) or "none"
+        known = ", ".join(deck_names()) or f"none in {DECKS_DIR}: run from the checkout (README)"
         raise DeckError(f"no deck profile {str(name_or_path)!r} (known: {known})")
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))  # with or without a BOM
@@ -241,11 +241,21 @@ def all_decks() -> list[DeckProfile]:
     return [load_deck(n) for n in deck_names()]
 
 
+def require_profiles() -> None:
+    """Refuse when ``DECKS_DIR`` holds no profile (an installed wheel carries no ``models/``):
+    "a card of a known deck" would then be no card at all, and every reading dropped (VIS-9)."""
+    if not deck_names():
+        raise DeckError(f"no deck profiles in {DECKS_DIR}: run from the checkout (README)")
+
+
 def known_identities(decks: list[DeckProfile] | None = None) -> list[tuple[str | None, str]]:
     """Every (colour, value) that some deck contains (``decks``: every profile in
     ``models/decks/``, a family's own included), in profile order, each once. Why: with no deck
     named, a reading such as a red Block (a card no deck has) is surely wrong (VIS-9)."""
+    if decks is None:
+        require_profiles()
+        decks = all_decks()
     seen: dict[tuple[str | None, str], None] = {}
-    for deck in all_decks() if decks is None else decks:
+    for deck in decks:
         seen.update(dict.fromkeys(deck.identities()))
     return list(seen)
