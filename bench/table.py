@@ -6,6 +6,7 @@ reader on held-out rendered dryers, and live-speed keeping up with a 30 FPS 640Ã
     python -m bench.table videos --seeds 16 --bumps            # a camera knocked a few px
     python -m bench.table dryers --n 300                       # dryer state exactly right
     python -m bench.table dryers --n 100 --seed 1234 --failures /tmp/f  # tune: see failures
+    python -m bench.table dryers --n 300 --shapes 60           # and 60 of each shape of task
     python -m bench.table speed --cache /tmp/v.pkl             # CPU and latency at 30 FPS
     python -m bench.table teach                                # teach a held-out art style
 
@@ -323,6 +324,17 @@ def _dryer_failure(truth, read) -> str:
     return "pins wrong"
 
 
+def _sure(reading) -> bool:
+    """Whether a dryer reading becomes an event, not a question (TBL-5's threshold)."""
+    from vision.table.to_events import DEFAULT_THRESHOLD
+
+    return (
+        not reading.occluded
+        and reading.confidence >= DEFAULT_THRESHOLD
+        and not reading.dryer.problems()
+    )
+
+
 def cmd_dryers(args: argparse.Namespace) -> dict:
     from collections import Counter
     from pathlib import Path
@@ -334,6 +346,7 @@ def cmd_dryers(args: argparse.Namespace) -> dict:
     right = {"with_reference": 0, "without": 0}
     kinds: dict[str, Counter] = {"with_reference": Counter(), "without": Counter()}
     ms: dict[str, list[float]] = {"with_reference": [], "without": []}
+    sure = Counter()  # with the reference: "right" / "wrong" read sure, the rest asked
     wrong = []
     failures = Path(args.failures) if args.failures else None
     for i in range(args.n):
@@ -353,6 +366,7 @@ def cmd_dryers(args: argparse.Namespace) -> dict:
             if not ok:
                 kinds[mode][_dryer_failure(s.dryer, got[mode].dryer)] += 1
         ok = _dryer_canon(got["with_reference"].dryer) == truth
+        sure[("right" if ok else "wrong") if _sure(got["with_reference"]) else "asked"] += 1
         if not ok and len(wrong) < 20:
             wrong.append(
                 f"{i}: {s.dryer.to_text()} read as {got['with_reference'].dryer.to_text()}"
@@ -364,13 +378,53 @@ def cmd_dryers(args: argparse.Namespace) -> dict:
         "seed": args.seed,
         "exact_with_reference": right["with_reference"] / args.n,
         "exact_without_reference": right["without"] / args.n,
+        "sure_right_with_reference": sure["right"],
+        "sure_wrong_with_reference": sure["wrong"],
+        "asked_with_reference": sure["asked"],
         "read_ms_p50": float(np.median(ms["with_reference"])),
         "read_ms_p95": float(np.percentile(ms["with_reference"], 95)),
         "read_ms_p50_without_reference": float(np.median(ms["without"])),
         "failures_with_reference": dict(kinds["with_reference"]),
         "failures_without_reference": dict(kinds["without"]),
         "examples_wrong": wrong,
+        "shapes": _dryer_shapes(args.shapes, args.seed) if args.shapes else {},
     }
+
+
+def _dryer_shapes(n: int, seed: int) -> dict[str, dict]:
+    """Per shape of task a bar can hold (``render.SHAPES``, every task card of the deck is
+    made of them), ``n`` rendered dryers with that shape on a bar, read with the empty-dryer
+    reference: exactly right, and how many read sure and right, sure and wrong, or asked.
+    The held-out dryers above draw the rules' figures only (fig. 4a-4c)."""
+    from collections import Counter
+
+    from vision.dryer.read import DryerReader
+    from vision.dryer.render import SHAPES, bar_shape, random_state, render_dryer
+
+    out = {}
+    for k, shape in enumerate(SHAPES):
+        rng = np.random.default_rng(seed + 1 + k)  # held out like the figure's own seed
+        count, wrong = Counter(), []
+        for _ in range(n):
+            state = random_state(rng, {shape: 1.0})
+            while shape not in (bar_shape(bar) for bar in state.bars):  # empty or partial
+                state = random_state(rng, {shape: 1.0})
+            s = render_dryer(rng, state)
+            reader = DryerReader(s.layout)
+            reader.set_reference(s.empty)
+            got = reader.read(s.image)
+            ok = _dryer_canon(got.dryer) == _dryer_canon(s.dryer)
+            count["exact"] += ok
+            count[("sure_right" if ok else "sure_wrong") if _sure(got) else "asked"] += 1
+            if not ok and _sure(got) and len(wrong) < 5:
+                wrong.append(f"{s.dryer.to_text()} read as {got.dryer.to_text()}")
+        out[shape] = {
+            "dryers": n,
+            "exact": count["exact"] / n,
+            **{key: count[key] for key in ("sure_right", "sure_wrong", "asked")},
+            "examples_sure_wrong": wrong,
+        }
+    return out
 
 
 def _render_args(args: argparse.Namespace) -> dict:
@@ -568,6 +622,9 @@ def report(what: str, r: dict) -> list[str]:
     if what == "dryers":  # the same dryers read without the empty-dryer picture: the baseline
         wrong = (1 - r["exact_with_reference"], 1 - r["exact_without_reference"])
         rows.append(("wrong, with / without reference", wrong[0] / wrong[1] if wrong[1] else "-"))
+        for shape, f in r.get("shapes", {}).items():  # each shape of task apart (--shapes N)
+            figures = f"{f['exact']:.3f}, {f['sure_right']} / {f['sure_wrong']} / {f['asked']}"
+            rows.append((f"{shape}: exact, sure right / sure wrong / asked", figures))
     width = max(len(k) for k, _ in rows)
     lines = [f"{k:<{width}}  {round(v, 3) if isinstance(v, float) else v}" for k, v in rows]
     checks = goals(what, r)
@@ -606,6 +663,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--n", type=int, default=300)
     d.add_argument("--seed", type=int, default=424242, help="held out: tune on another seed")
     d.add_argument("--failures", help="save failing dryers here (images + read vs truth)")
+    d.add_argument(
+        "--shapes", type=int, default=60, help="dryers per shape of task (0: none), read apart"
+    )
     d.set_defaults(run=cmd_dryers)
     s = sub.add_parser("speed", parents=[out])
     s.add_argument("--seed", type=int, default=7)

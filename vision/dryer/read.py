@@ -26,6 +26,13 @@ milliseconds, and every mistake can be explained.
    anywhere else and could hide there (TBL-7): only a pin on its own colour, against a cloth
    of that colour, vanishes, so the empty-dryer picture must show that colour above the
    piece's top edge. Otherwise the piece may simply hang unpinned: it is asked about.
+5. What may hang unseen makes the reading a question (TBL-7): a piece seen nowhere whose
+   colour shows in a solid patch among a bar's pieces (the back of three on one pin, T47),
+   pieces that overlap on a bar without sharing one pin (no card hangs them so: the sliver of
+   a piece behind reads as a pin), a piece on two pins whose own-colour pin could vanish on
+   it (three pins on one piece, T45). A piece wholly behind two others leaves nothing to
+   see: ``hidden_variants`` lists what no picture can rule out, and the dashboard's referee
+   asks rather than judges where it matters (``web/services/referee_dryer.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import cv2
 import numpy as np
 
 from referee.washdash.dryer import Dryer, HungPiece
+from referee.washdash.pieces import Piece, PinColor
 from vision.dryer import profile as P
 from vision.table.zones import TableLayout, Zone, ZoneError
 
@@ -102,6 +110,15 @@ BOTTOM_WIDEST = 90  # px: … nor one that covers more of the bottom edge than t
 # over 41 columns or more.
 HIDE_SHARE = 0.5
 HIDE_RUN = 10
+# What the camera cannot see (TBL-7): a piece behind others, or a piece's own-colour pin. Three
+# pieces on one pin (T47, T48) fan out from it, and the one at the back may hardly show: a
+# piece seen nowhere whose colour shows in a solid patch (BEHIND_PX grid px, opened 5×5, the
+# pins' own columns left out) among a bar's pieces may hang there. Measured on two pieces
+# sharing a pin with the third piece off the dryer (seeds 20000-20299): the third colour's
+# largest patch at most 92 px (its pin's colour fringing the pieces); on three pieces read as
+# two (seeds 30000-30199) 52 of 123 at least 100 px, 38 with none at all (those the referee
+# asks about when they are claimed, TBL-7).
+BEHIND_PX = 100
 LONE_NOTE = "a pin holding nothing"  # TBL-5's words, starting the reading's note
 # Without a reference the table's own colours fill the pin band too (checks, stripes), so a
 # lone pin must stand alone: its run fills LONE_FILL of the band, its colour covers at most
@@ -151,6 +168,33 @@ def looks_empty(reading: DryerReading) -> bool:
     on a bar is still a pin: taken for the empty dryer, a picture with either in it would
     judge every claim on it wrongly (TBL-5)."""
     return not any(reading.dryer.bars) and not reading.pieces and not reading.lone_pins
+
+
+def hidden_variants(dryer: Dryer) -> list[Dryer]:
+    """The dryers a reading of ``dryer`` cannot be told from (TBL-7): the player's piece seen
+    nowhere hanging behind two pieces that share a pin (three pieces on one pin, T47 and T48:
+    the one at the back may not show at all), or the player's pin seen nowhere on a piece
+    held by two (three pins crowd one piece, T45 and T46: one may vanish). Each player owns
+    one of each piece and pin (WD-1), so only those can hide."""
+    hung = dryer.hung()
+    unseen_pieces = [p for p in Piece if p not in {h.piece for _, h in hung}]
+    unseen_pins = [c for c in PinColor if c not in {q for _, h in hung for q in h.pins}]
+    out = []
+    for b, bar in enumerate(dryer.bars):
+        for pin in dict.fromkeys(q for h in bar for q in h.pins):
+            if sum(pin in h.pins for h in bar) == 2:  # a third piece may hang behind them
+                out += [_with(dryer, b, (*bar, HungPiece(p, (pin,)))) for p in unseen_pieces]
+        for k, h in enumerate(bar):
+            if len(h.pins) == 2:  # a third pin may crowd them
+                for pin in unseen_pins:
+                    more = HungPiece(h.piece, (*h.pins, pin))
+                    out.append(_with(dryer, b, (*bar[:k], more, *bar[k + 1 :])))
+    return out
+
+
+def _with(dryer: Dryer, bar: int, pieces: tuple[HungPiece, ...]) -> Dryer:
+    """``dryer`` with bar ``bar`` (0-based) holding ``pieces`` instead."""
+    return Dryer(tuple(pieces if b == bar else held for b, held in enumerate(dryer.bars)))
 
 
 def leftover(reading: DryerReading) -> str | None:
@@ -393,7 +437,10 @@ class DryerReader:
         new, raw = self.masks(flat, cloth, changed)
         pieces = self._pieces(new)
         pins, lone = self._pins(new, raw, pieces)
-        reading = self._assemble(pieces, pins, self._hideouts(pieces, raw), lone)
+        hideouts = self._hideouts(pieces, raw)
+        reading = self._assemble(pieces, pins, hideouts, lone)
+        for note in self._unseen(reading, new, hideouts):
+            reading = _doubt(reading, note)
         if changed is not None:
             reading = replace(reading, shift=shift, residue=self.residue(changed))
             if shift > MOVED_PX:
@@ -597,6 +644,57 @@ class DryerReader:
                 out.add(p.color)
         return frozenset(out)
 
+    def _unseen(
+        self, reading: DryerReading, new: dict[str, np.ndarray], hideouts: frozenset[str]
+    ) -> list[str]:
+        """Why a part may hang on the dryer unseen (TBL-7), each a doubt: a piece seen nowhere
+        whose colour shows among a bar's pieces (``_behind``), pieces that overlap on a bar
+        without sharing one pin (no task hangs them so: the part between them may be a
+        hidden piece, not a pin), a piece on two pins whose own-colour pin is seen nowhere
+        and could vanish on it (``_hideouts``: where three pins crowd one piece)."""
+        blobs = {b.color: b for b in reading.pieces}
+        seen_pins = {pin.color for pin in (*reading.pins, *reading.lone_pins)}
+        notes = self._behind(reading, new)
+        for b, bar in enumerate(reading.dryer.bars):
+            if _overlap_unshared(bar, blobs):
+                notes.append(
+                    f"the pieces on bar {b + 1} overlap without sharing one pin: one may "
+                    "hide another"
+                )
+            for h in bar:
+                own = h.piece.color.value
+                if len(h.pins) >= 2 and own not in seen_pins and own in hideouts:
+                    notes.append(f"the {own} pin may hide on the {h.piece.label}")
+        return notes
+
+    def _behind(self, reading: DryerReading, new: dict[str, np.ndarray]) -> list[str]:
+        """A piece seen nowhere whose colour shows in a solid patch of BEHIND_PX among the
+        pieces of a bar (below the pins: their own columns are left out down to PIN_REACH):
+        it may hang behind them (three pieces on one pin, T47)."""
+        unseen = [c for c in P.COLORS if c not in {b.color for b in reading.pieces}]
+        out = []
+        for b, bar in enumerate(reading.dryer.bars):
+            boxes = [p.box for p in reading.pieces if p.color in {h.piece.color.value for h in bar}]
+            if not boxes or not unseen:
+                continue
+            line = BAR_Y[b]
+            top = line + TOP_EDGE[0]
+            x0 = max(0, min(x[0] for x in boxes) - FRINGE)
+            x1 = max(x[2] for x in boxes) + FRINGE
+            for color in unseen:
+                patch = new[color][top : line + PIECE_BOTTOM].copy()
+                for pin in (*reading.pins, *reading.lone_pins):
+                    if line + PIN_BAND[0] <= pin.box[1] <= line + PIN_EDGE[0]:  # this bar's
+                        patch[
+                            : PIN_REACH - TOP_EDGE[0], max(0, pin.box[0] - 3) : pin.box[2] + 3
+                        ] = 0
+                solid = cv2.morphologyEx(patch[:, x0:x1], cv2.MORPH_OPEN, self._solid)
+                n, _, stats, _ = cv2.connectedComponentsWithStats(solid)
+                if n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) >= BEHIND_PX:
+                    label = P.PIECE_OF_COLOR[color].label
+                    out.append(f"the {label} may hang behind the pieces on bar {b + 1}")
+        return out
+
     def _assemble(
         self,
         pieces: list[_Piece],
@@ -672,6 +770,19 @@ class DryerReader:
             tuple(notes),
             lone_pins=tuple(pin for pin, _ in lone),
         )
+
+
+def _overlap_unshared(bar: Sequence[HungPiece], blobs: dict[str, Blob]) -> bool:
+    """Whether two pieces read on one bar touch without one pin holding both and nothing
+    else (fig. 4c): no task card hangs them so, and a sliver of a piece hidden behind them
+    reads as a pin on their top edge."""
+    for k, h in enumerate(bar):
+        for g in bar[k + 1 :]:
+            a, b = blobs[h.piece.color.value].box, blobs[g.piece.color.value].box
+            shared = h.pins == g.pins and len(h.pins) == 1
+            if not shared and _touches((a[0], a[2]), (b[0], b[2]), 4):
+                return True
+    return False
 
 
 def _grey(image: np.ndarray) -> np.ndarray:

@@ -8,12 +8,16 @@ randomisation as the card models. Each sample also carries the *empty* dryer und
 the same light (the reference a game takes when the dryers are cleared between rounds) and
 calibration zones drawn the way a family would draw them: a little off.
 
-States follow the rules' figures: one piece per bar with one pin (fig. 4a), one piece held
-by two pins (4b), two pieces sharing one pin (4c), mixed, partial and empty dryers.
+States follow the shapes of the deck's task cards (WD-5), per bar: one piece with one pin
+(fig. 4a), one piece held by two pins (4b), two pieces sharing one pin (4c), one piece on
+three pins (T45, T46) and three pieces on one pin (T47, T48); mixed, partial and empty dryers.
+``random_state`` draws the figures' shapes only unless told otherwise (``SHAPES``): the
+held-out figure has always been measured on them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -30,6 +34,18 @@ from vision.table.zones import TableLayout, Zone, ZoneKind
 DW, DH = 320, 240  # the dryer's own pixel grid
 
 
+# --- states ---------------------------------------------------------------------------------
+# The shapes of task a bar can hold (every card of the deck is made of them, WD-5): one piece
+# on one pin, on two pins, two pieces sharing a pin, one piece on three pins, three pieces on
+# one pin. A player owns one of each piece and pin, so a three-part shape fills a dryer's pins
+# (or pieces) and the other bars stay empty of them.
+SHAPES = ("one", "two_pins", "shared", "three_pins", "three_shared")
+# ``random_state``'s odds per bar: the rules' figures 4a-4c, as the held-out bench (``python
+# -m bench.table dryers``) has drawn them since it was written; its per-shape figures pass
+# one shape at a time.
+FIGURE_ODDS: Mapping[str, float] = {"one": 0.6, "two_pins": 0.2, "shared": 0.2}
+
+
 @dataclass
 class DryerSample:
     image: np.ndarray  # BGR uint8, FRAME_H×FRAME_W
@@ -38,9 +54,12 @@ class DryerSample:
     layout: TableLayout  # seat_0_dryer + seat_0_dryer_bar_1..3, normalised
 
 
-# --- states ---------------------------------------------------------------------------------
-def random_state(rng: np.random.Generator) -> Dryer:
-    """A dryer state the rules allow, drawn over the figures' shapes of task."""
+def random_state(rng: np.random.Generator, odds: Mapping[str, float] = FIGURE_ODDS) -> Dryer:
+    """A dryer state the rules allow: per bar a shape of task drawn with ``odds`` (names
+    from ``SHAPES``; a shape its parts have run out for is hung as one piece on one pin)."""
+    unknown = set(odds) - set(SHAPES)
+    if unknown:
+        raise ValueError(f"unknown shapes {sorted(unknown)}; use {', '.join(SHAPES)}")
     pieces = list(Piece)
     pins = list(PinColor)
     rng.shuffle(pieces)
@@ -50,23 +69,41 @@ def random_state(rng: np.random.Generator) -> Dryer:
         return Dryer()
     free_bars = [0, 1, 2]
     rng.shuffle(free_bars)
-    kinds = rng.choice(["one", "two_pins", "shared"], size=3, p=[0.6, 0.2, 0.2])
+    total = sum(odds.values())
+    kinds = rng.choice(list(odds), size=3, p=[v / total for v in odds.values()])
     for kind in kinds:
         if not free_bars or not pieces or not pins:
             break
         if rng.random() < 0.15:  # a partial dryer: stop early
             break
-        bar = free_bars.pop()
-        if kind == "two_pins" and len(pins) >= 2:
-            bars[bar].append(
-                HungPiece(pieces.pop(), tuple(sorted((pins.pop(), pins.pop()), key=_pin_order)))
-            )
-        elif kind == "shared" and len(pieces) >= 2:
-            pin = pins.pop()
-            bars[bar] += [HungPiece(pieces.pop(), (pin,)), HungPiece(pieces.pop(), (pin,))]
-        else:
-            bars[bar].append(HungPiece(pieces.pop(), (pins.pop(),)))
+        bars[free_bars.pop()] = _shape_of(str(kind), pieces, pins)
     return Dryer(tuple(tuple(b) for b in bars))
+
+
+_PARTS = {"two_pins": 2, "three_pins": 3, "shared": 2, "three_shared": 3}
+
+
+def _shape_of(kind: str, pieces: list[Piece], pins: list[PinColor]) -> list[HungPiece]:
+    """One bar's pieces of the shape ``kind``, taken from the end of ``pieces`` and ``pins``."""
+    n = _PARTS.get(kind, 1)
+    if kind.endswith("pins") and len(pins) >= n:
+        held = tuple(sorted((pins.pop() for _ in range(n)), key=_pin_order))
+        return [HungPiece(pieces.pop(), held)]
+    if kind.endswith("shared") and len(pieces) >= n:
+        pin = pins.pop()
+        return [HungPiece(pieces.pop(), (pin,)) for _ in range(n)]
+    return [HungPiece(pieces.pop(), (pins.pop(),))]
+
+
+def bar_shape(bar: Sequence[HungPiece]) -> str | None:
+    """The shape of task (``SHAPES``) of one bar's pieces, None for an empty bar or another
+    shape (a piece on two pins sharing one with another: no card asks for it)."""
+    if len(bar) == 1:
+        return {1: "one", 2: "two_pins", 3: "three_pins"}.get(len(bar[0].pins))
+    pins = {p for h in bar for p in h.pins}
+    if len(pins) == 1 and all(len(h.pins) == 1 for h in bar):
+        return {2: "shared", 3: "three_shared"}.get(len(bar))
+    return None
 
 
 def _pin_order(p: PinColor) -> int:
@@ -235,6 +272,29 @@ def _frame(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[float
     return rgb, a, bars, rod
 
 
+# A piece on three pins is spread along its bar to take them: drawn as wide as pieces come.
+SPREAD = (0.28, P.PIECE_WIDTH[1])
+# Where a piece's pins clip its top edge (shares of the edge), per number of pins; the first
+# range is the one pin's, as drawn since the renderer was written.
+PIN_SPOTS = {
+    2: ((0.12, 0.3), (0.7, 0.88)),
+    3: ((0.06, 0.18), (0.44, 0.56), (0.82, 0.94)),
+}
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A part ``_hang`` drew on bar ``bar`` (0-based), in the dryer's own pixel grid: a piece
+    (``x``: its top edge's extent) or a pin (``x``: its extent), named by its colour (a
+    colour names one piece and one pin). ``layer``: the order it was drawn in (later in front)."""
+
+    part: str  # "piece" or "pin"
+    color: str
+    bar: int
+    x: tuple[int, int]
+    layer: int
+
+
 def _hang(
     dryer: Dryer,
     rgb: np.ndarray,
@@ -242,58 +302,104 @@ def _hang(
     bars: list[float],
     rod: int,
     rng: np.random.Generator,
-) -> None:
+) -> list[Drawn]:
+    """Draw each bar's pieces and their pins onto the dryer; what was drawn, and where."""
     spacing = DH * (P.BAR_ROWS[1] - P.BAR_ROWS[0])
-    lo_x, hi_x = 18, DW - 18
+    drawn: list[Drawn] = []
     for b, bar in enumerate(dryer.bars):
         if not bar:
             continue
         top_y = int(bars[b] - rod / 2)
+        wide = SPREAD if len(bar[0].pins) >= 3 else P.PIECE_WIDTH
         sizes = [
-            (int(DW * rng.uniform(*P.PIECE_WIDTH)), int(spacing * rng.uniform(*P.PIECE_HEIGHT)))
-            for _ in bar
+            (int(DW * rng.uniform(*wide)), int(spacing * rng.uniform(*P.PIECE_HEIGHT))) for _ in bar
         ]
         shapes = [_shape(h.piece, w, hh, rng) for h, (w, hh) in zip(bar, sizes, strict=True)]
         pw = int(DW * rng.uniform(*P.PIN_WIDTH))
         ph = int(DH * rng.uniform(*P.PIN_HEIGHT))
-        pins: list[tuple[str, int]] = []  # (colour, x centre)
-        if len(bar) == 2:  # two pieces sharing a pin: they overlap at the pin
-            (w0, _), (w1, _) = sizes
-            (_, _, t1a), (_, t0b, _) = shapes[0], shapes[1]
-            right_a = w0 * t1a - pw * rng.uniform(0.3, 0.6)
-            left_b = w1 * t0b + pw * rng.uniform(0.3, 0.6)
-            span = right_a + (w1 - left_b)
-            x_a = int(rng.uniform(lo_x, hi_x - span))
-            pin_x = int(x_a + right_a)
-            xs = [x_a, int(pin_x - left_b)]
-            pins.append((bar[0].pins[0].value, pin_x))
+        if len(bar) == 1:
+            xs, stack = [int(rng.uniform(_LO_X, _HI_X - sizes[0][0]))], [0]
+            pins = _pins_on(bar[0], xs[0], sizes[0][0], shapes[0], rng)
         else:
-            (w0, _), (_, t0, t1) = sizes[0], shapes[0]
-            xs = [int(rng.uniform(lo_x, hi_x - w0))]
-            edge0, edge1 = xs[0] + w0 * t0, xs[0] + w0 * t1
-            if len(bar[0].pins) == 1:
-                pins.append(
-                    (
-                        bar[0].pins[0].value,
-                        int(
-                            rng.uniform(
-                                edge0 + 0.3 * (edge1 - edge0), edge0 + 0.7 * (edge1 - edge0)
-                            )
-                        ),
-                    )
-                )
-            else:
-                order = list(bar[0].pins)
-                rng.shuffle(order)
-                for k, pin in enumerate(order):
-                    f = rng.uniform(0.12, 0.3) if k == 0 else rng.uniform(0.7, 0.88)
-                    pins.append((pin.value, int(edge0 + f * (edge1 - edge0))))
-        for h, (w, hh), (mask, _, _), x in zip(bar, sizes, shapes, xs, strict=True):
-            fabric = _fabric(ink(h.piece.color.value, rng), hh, w, rng)
+            xs, pins, stack = _place_sharing(bar, sizes, shapes, pw, rng)
+        for k in stack:
+            (w, hh), (mask, t0, t1), x = sizes[k], shapes[k], xs[k]
+            fabric = _fabric(ink(bar[k].piece.color.value, rng), hh, w, rng)
             _over(rgb, a, fabric, mask, x, top_y)
+            edge = (int(x + w * t0), int(x + w * t1))
+            drawn.append(Drawn("piece", bar[k].piece.color.value, b, edge, len(drawn)))
         for color, x in pins:
             prgb, pa = _pin_sprite(color, pw, ph, rng)
             _over(rgb, a, prgb, pa, int(x - pw / 2), int(top_y - ph * rng.uniform(*P.PIN_ABOVE)))
+            left = int(x - pw / 2)
+            drawn.append(Drawn("pin", color, b, (left, left + pw), len(drawn)))
+    return drawn
+
+
+_LO_X, _HI_X = 18, DW - 18  # pieces hang between the posts
+
+
+def _pins_on(
+    hung: HungPiece,
+    x: int,
+    w: int,
+    shape: tuple[np.ndarray, float, float],
+    rng: np.random.Generator,
+) -> list[tuple[str, int]]:
+    """(colour, x centre) of each pin clipping a lone piece's top edge: one in its middle,
+    two or three spread along it (in a random order of colours), or none."""
+    _, t0, t1 = shape
+    edge0, edge1 = x + w * t0, x + w * t1
+    if len(hung.pins) == 1:
+        lo, hi = edge0 + 0.3 * (edge1 - edge0), edge0 + 0.7 * (edge1 - edge0)
+        return [(hung.pins[0].value, int(rng.uniform(lo, hi)))]
+    order = list(hung.pins)
+    rng.shuffle(order)
+    spots = PIN_SPOTS.get(len(order), ())  # none: a piece hung with no pin (TBL-7's tests)
+    return [
+        (pin.value, int(edge0 + rng.uniform(*spot) * (edge1 - edge0)))
+        for pin, spot in zip(order, spots, strict=True)
+    ]
+
+
+def _place_sharing(
+    bar: tuple[HungPiece, ...],
+    sizes: list[tuple[int, int]],
+    shapes: list[tuple[np.ndarray, float, float]],
+    pw: int,
+    rng: np.random.Generator,
+) -> tuple[list[int], list[tuple[str, int]], list[int]]:
+    """Pieces sharing one pin: their left xs, the pin (colour, x centre) and the order they
+    are drawn in (the last in front). Two overlap at the pin (fig. 4c), the second in front;
+    three fan out from it, the outer two clipped by a corner and the middle one by the middle
+    of its top edge, stacked in any order (the one at the back may hardly show)."""
+    if len(bar) == 2:
+        (w0, _), (w1, _) = sizes
+        (_, _, t1a), (_, t0b, _) = shapes[0], shapes[1]
+        right_a = w0 * t1a - pw * rng.uniform(0.3, 0.6)
+        left_b = w1 * t0b + pw * rng.uniform(0.3, 0.6)
+        span = right_a + (w1 - left_b)
+        x_a = int(rng.uniform(_LO_X, _HI_X - span))
+        pin_x = int(x_a + right_a)
+        return [x_a, int(pin_x - left_b)], [(bar[0].pins[0].value, pin_x)], [0, 1]
+    left, middle, right = (int(k) for k in rng.permutation(3))
+    # each piece's reach from the pin, leftwards and rightwards
+    reach = {}
+    for k, inset in ((left, -1.0), (middle, 0.0), (right, 1.0)):
+        (w, _), (_, t0, t1) = sizes[k], shapes[k]
+        if inset < 0:  # its top edge's right end just past the pin
+            to_pin = w * t1 - pw * rng.uniform(0.3, 0.6)
+        elif inset > 0:  # its top edge's left end just before the pin
+            to_pin = w * t0 + pw * rng.uniform(0.3, 0.6)
+        else:  # the middle of its top edge under the pin
+            to_pin = w * (t0 + t1) / 2 + pw * rng.uniform(-0.3, 0.3)
+        reach[k] = (to_pin, w - to_pin)
+    pin_lo = _LO_X + max(r[0] for r in reach.values())
+    pin_hi = _HI_X - max(r[1] for r in reach.values())
+    pin_x = int(rng.uniform(pin_lo, max(pin_lo, pin_hi)))
+    xs = [int(pin_x - reach[k][0]) for k in range(3)]
+    stack = [int(k) for k in rng.permutation(3)]
+    return xs, [(bar[0].pins[0].value, pin_x)], stack
 
 
 # --- the scene ----------------------------------------------------------------------------------

@@ -60,6 +60,14 @@ question follows the cards still open (another player took one): changed in plac
 open, asked again when it is gone but the press is still held (once per change of the open
 cards). It goes when the press does (named on the tablet, undone).
 
+**What the camera cannot see (TBL-7).** A card hanging three pieces on one pin (T47, T48;
+T45, T46 under Opposite) or three pins on one piece may be hung right while the camera misses
+the piece at the back of the stack or a crowded pin. A claim of such a card that the reading
+does not complete is asked on the tablet (``confirm_dryer``, saying why), never ruled a
+mistake; a reading that completes it is sent as ever. A press's sure reading names no card
+when a part it cannot see (``vision.dryer.read.hidden_variants``) would complete another open
+card: the tablets are asked which, saying so.
+
 **One question per press.** The question is ``prompts.which_card_prompt``, posted under the
 press's key (``HeldPress``): the board keeps one open question per press. This referee owns
 the presses of the seats it ``watches`` (it reads their dryer now): it names the card or
@@ -131,6 +139,10 @@ WATCH_S = 3.0
 # kept moving, or settled on nothing it can read) is given to the pads' plain question: a
 # player waits a few seconds for the camera, not a round (WD-18: 2 players' round waits).
 PRESS_WAIT_NS = 5_000_000_000
+# A claim of a card hanging three pieces on one pin or three pins on one piece, not completed
+# by the reading, is asked with this confidence (below TBL-5's threshold): the part the camera
+# misses may be hidden behind the others (TBL-7), so it never rules the claim a mistake.
+UNSEEN_CONFIDENCE = 0.5
 
 
 class Counts(Protocol):
@@ -219,6 +231,27 @@ class _Game:
     # an undo of it is noticed when the replay disregards that seq (``_note_undone``)
     sent: dict[int, tuple[int, Any, str]] = field(default_factory=dict)
     undone: set[int] = field(default_factory=set)  # those of them undone when last synced
+
+
+def _unseen_shape(task: Any) -> str | None:
+    """How a task card hangs what the camera cannot see whole (TBL-7), or None: three pieces
+    on one pin (the one at the back may hide) or three pins on one piece (one may vanish)."""
+    graph = task.graph()
+    if any(len(graph.pieces_of(q)) >= 3 for q in range(len(graph.pins))):
+        return "three pieces on one pin"
+    if any(len(graph.pins_of(p)) >= 3 for p in range(len(graph.pieces))):
+        return "three pins on one piece"
+    return None
+
+
+def _hidden_doubt(cards: list[str]) -> str:
+    """The press question's reason when a hidden part may name another card (TBL-7)."""
+    from referee.words import and_list
+
+    return (
+        "a piece hidden behind two on one pin, or a third pin hidden on a piece, would make "
+        f"it {and_list(cards)}"
+    )
 
 
 def dryer_seats(layout: Any) -> list[int]:
@@ -771,6 +804,8 @@ class DryerReferee:
         sure = confidence >= DEFAULT_THRESHOLD and not dryer.problems() and any(dryer.bars)
         rules = self.games.rules(WASH_DASH)
         done_by = tuple(rules.open_tasks_done_by(game.state, dryer))  # type: ignore[attr-defined]
+        hidden = self._hidden_cards(game, dryer, done_by) if sure else ()
+        sure = sure and not hidden  # TBL-7: what it cannot see may name another card
         if self._undo_stands(seat, press, dryer):
             # the family undid the card this reading named: never named again from it, but
             # the press is still held, so the tablets are asked which card (WD-21)
@@ -788,9 +823,39 @@ class DryerReferee:
             return True
         if sure and fresh:
             self._propose(game, seat, dryer, confidence, when, None)  # shown, as ever
-        doubt = None if sure else self._doubt(seat)
+        doubt = None if sure else _hidden_doubt(hidden) if hidden else self._doubt(seat)
         self._ask_press(game, seat, _PressReading(press, dryer, when, done_by, doubt))
         return True
+
+    def _hidden_cards(self, game: _Game, dryer: Dryer, done_by: tuple[str, ...]) -> list[str]:
+        """The open task cards ``dryer`` does not complete but would with a part the camera
+        cannot see (``vision.dryer.read.hidden_variants``: a piece behind two sharing a pin,
+        a pin crowding a piece held by two): the camera cannot tell which was hung (TBL-7)."""
+        from vision.dryer.read import hidden_variants
+
+        rules = self.games.rules(WASH_DASH)
+        cards: dict[str, None] = {}
+        for variant in hidden_variants(dryer):
+            done = rules.open_tasks_done_by(game.state, variant)  # type: ignore[attr-defined]
+            cards.update(dict.fromkeys(c for c in done if c not in done_by))
+        return list(cards)
+
+    def _unseen_claim(self, game: _Game, card: Any, dryer: Dryer) -> str | None:
+        """Why the camera does not rule a claim of ``card`` a mistake from ``dryer`` (TBL-7),
+        or None: the card (as this round's events make it) hangs three pieces on one pin or
+        three pins on one piece, which the camera cannot see whole, and ``dryer`` does not
+        complete it: the piece or pin it misses may be hidden, so the tablet is asked."""
+        from referee.washdash.checker import effective_task, satisfies
+
+        rules, state = self.games.rules(WASH_DASH), game.state
+        deck, rnd = getattr(rules, "deck", None), getattr(state, "current", None)
+        if deck is None or rnd is None or card not in deck or deck[card].task is None:
+            return None
+        task = deck[card].task
+        shape = _unseen_shape(effective_task(task, rnd.events))
+        if shape is None or satisfies(task, dryer, rnd.events, extra_items=state.extra_items).ok:
+            return None
+        return f"{card} hangs {shape}, and the camera cannot see it whole: check the dryer"
 
     def _doubt(self, seat: _Seat) -> str:
         """Why a settled reading is not sure (said in the press's question), "" when there
@@ -891,8 +956,12 @@ class DryerReferee:
     ) -> None:
         from vision.dryer.watch import dryer_proposal
 
+        notes = seat.settled_notes
         if claim is not None:
             game.answered.add(claim)
+            unseen = self._unseen_claim(game, claim[2], dryer)
+            if unseen is not None:  # TBL-7: asked, never ruled a mistake from what it misses
+                confidence, notes = min(confidence, UNSEEN_CONFIDENCE), (*notes, unseen)
         self._clear_question(game, seat)
         # the dryer's time rules nothing (WD-8 orders the dones by their own t_ns, WD-12 judges
         # a done by the next reading received), but a reading first seen after a gap is sent
@@ -904,7 +973,7 @@ class DryerReferee:
             t_ns,
             seat.zone,
             timed=not seat.untimed,
-            notes=seat.settled_notes,
+            notes=notes,
         )
         if isinstance(proposal, Event):
             self._append(game, seat, proposal, answers=claim)
