@@ -6,13 +6,16 @@ not a silent dead pad in the middle of a game::
 
     [hardware]
     mode = "auto"          # auto | gpio | virtual
-    buzzer = 12
+    buzzer = 12            # false: none; left out: 12 only if seats are left out too
     debounce_ms = 5
     pull_up = true         # pads/buttons switch to GND; the Pi's pull-up holds them high
 
     [hardware.seats]
     0 = { pad = 4, call = 17, led = 27 }
     1 = { pad = 22, call = 10, led = 9 }
+
+Every setting left out takes the default map's (``DEFAULT_MAP``), seats included, but
+a map with its own seats and no ``buzzer`` has no buzzer.
 """
 
 from __future__ import annotations
@@ -210,7 +213,8 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
         used[pin] = where
         return pin
 
-    seats_raw = section.get("seats")
+    # no seats table: the default map's seats (and its buzzer, below), as with no section
+    seats_raw = section.get("seats", DEFAULT_MAP["seats"])
     if not isinstance(seats_raw, Mapping) or not seats_raw:
         raise PinMapError(f"{origin}.seats: needs at least one seat, e.g. 0 = {{ pad = 4 }}")
     seats: dict[int, SeatPins] = {}
@@ -235,9 +239,9 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
         if not pull_up:
             _check_no_fixed_pull(pins, where, origin)
         seats[seat] = SeatPins(seat, **pins)
-    buzzer = section.get("buzzer")
+    buzzer = _buzzer(section, origin)
     if buzzer is not None:
-        buzzer = claim(_pin(buzzer, f"{origin}.buzzer"), f"{origin}.buzzer")
+        buzzer = claim(buzzer, f"{origin}.buzzer")
     return HardwareConfig(
         seats=tuple(seats[s] for s in sorted(seats)),
         buzzer=buzzer,
@@ -247,6 +251,24 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
         pin_factory=factory,
         free_pins=free,
     )
+
+
+def _buzzer(section: Mapping[str, Any], origin: str) -> int | None:
+    """The buzzer's pin; None for none. Left out, it is the default map's only where the
+    seats are too: a table wired to its own seats may have no buzzer, and driving BCM 12
+    there could drive whatever is on it (a pad log's header, which never names a missing
+    buzzer, reads back the same). ``buzzer = false`` says "none" with the default seats."""
+    if "buzzer" not in section:
+        return DEFAULT_MAP["buzzer"] if "seats" not in section else None
+    value = section["buzzer"]
+    if value is False:
+        return None
+    if value is True:
+        raise PinMapError(
+            f"{origin}.buzzer: true is not a pin; write a BCM number such as 12, "
+            "or false for no buzzer"
+        )
+    return _pin(value, f"{origin}.buzzer")
 
 
 def _check_no_fixed_pull(pins: Mapping[str, int], where: str, origin: str) -> None:

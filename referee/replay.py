@@ -7,7 +7,8 @@ log, so every game gets them for free and the log is never edited:
 * ``overrule`` payload ``{"target": SEQ, "event": {...}}`` — the target is replaced, at its
   own position, by the given event (the referee misjudged; a person says what happened).
 
-Undoing an undo or an overrule restores what it removed.
+Undoing an undo or an overrule restores what it removed. An overrule of an undo or an
+overrule is refused (it would switch its target off and replace nothing): undo it instead.
 """
 
 from __future__ import annotations
@@ -54,6 +55,27 @@ def _target(seq: int, event: Event, known: set[int]) -> int:
     return target
 
 
+def overrule_target_refusal(target: int, target_event: Event) -> str | None:
+    """Why an overrule may not replace ``target_event`` (None: it may). Only a game event can
+    be replaced; the dashboard refuses with the same words, so a log and a tablet agree."""
+    if target_event.kind in META_KINDS:
+        return f"event {target} is an {target_event.kind}, not a game event; undo it instead"
+    return None
+
+
+def _refuse_overrules_of_meta(meta: dict[int, tuple[Event, int]], inactive: set[int]) -> None:
+    """An overrule in force whose target is an undo or overrule: its replacement would be
+    dropped, so neither correction would happen and nothing would say so. One undone is
+    let be: it changes nothing, and undoing it is how such a log is mended."""
+    for seq in sorted(meta):
+        event, target = meta[seq]
+        if seq in inactive or event.kind != "overrule" or target not in meta:
+            continue
+        why = overrule_target_refusal(target, meta[target][0])
+        if why is not None:
+            raise ReplayError(f"event {seq} (overrule): {why}")
+
+
 def effective_events(log: Sequence[tuple[int, Event]]) -> list[tuple[int, Event]]:
     """The events the game should see, after undo/overrule are resolved."""
     known: set[int] = set()
@@ -68,6 +90,7 @@ def effective_events(log: Sequence[tuple[int, Event]]) -> list[tuple[int, Event]
         if seq in inactive:
             continue
         inactive.add(meta[seq][1])
+    _refuse_overrules_of_meta(meta, inactive)
     replaced: dict[int, Event] = {}
     for seq, (event, target) in meta.items():
         if seq not in inactive and event.kind == "overrule":

@@ -75,7 +75,7 @@ def _gpiochips(monkeypatch: pytest.MonkeyPatch, *, chips: int, usable: bool) -> 
             '[hardware]\nmode = "gpio"\n[hardware.seats]\n0 = { pad = 4 }\n1 = { pad = 4 }\n',
             "hardware.seats.1.pad: BCM 4 is already used by hardware.seats.0.pad",
         ),
-        ('[hardware]\nmode = "gpio"\n', "hardware.seats: needs at least one seat"),
+        ('[hardware]\nmode = "gpio"\nseats = {}\n', "hardware.seats: needs at least one seat"),
     ],
     ids=["duplicate pins", "no seats"],
 )

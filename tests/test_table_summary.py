@@ -249,12 +249,12 @@ def test_wash_dash_a_forfeit_owed_after_a_mistake():
 
 
 def test_wash_dash_game_over_waits_for_the_last_forfeit():
-    assert lines_after(WD, 65) == [
+    assert lines_after(WD, 63) == [
         ("Game over", "Bob leads for now"),
         ("Forfeit", "Bob must give up one earlier task card (T41, T12, T05, T13)"),
         ("Cards won", "Ann 3 · Bob 5 · Cy 5"),
     ]
-    assert lines_after(WD, 66) == [("Game over", "Cy wins")]
+    assert lines_after(WD, 64) == [("Game over", "Cy wins")]
 
 
 # -- the snapshot ------------------------------------------------------------------------------

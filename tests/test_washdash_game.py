@@ -274,6 +274,8 @@ def test_example_log_replays_through_the_cli():
     assert board["winners"] == [board["totals"].index(max(board["totals"]))]
     assert data["verdicts"][-1]["outcome"] == "game_end"
     assert data["state"]["draw_pile"] == 0 and data["state"]["owed_forfeit"] == []
+    # an example game holds no entry the referee refuses (a second mistake for one claim)
+    assert [v for v in data["verdicts"] if v["outcome"] == Outcome.ILLEGAL.value] == []
 
 
 def test_ruling_wd13_between_rounds_the_board_waits_for_the_next_revealer():

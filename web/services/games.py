@@ -51,7 +51,14 @@ from referee.game import (
     new_game_options,
 )
 from referee.registry import UnknownGameError, find_game, game_names
-from referee.replay import META_KINDS, ReplayError, ReplayResult, Step, replay
+from referee.replay import (
+    META_KINDS,
+    ReplayError,
+    ReplayResult,
+    Step,
+    overrule_target_refusal,
+    replay,
+)
 from web.errors import BadInput
 from web.services.hub import Hub
 from web.services.settings import Settings
@@ -802,12 +809,10 @@ class GameService:
                 # replay would drop the replacement of a meta event: the overrule would only
                 # switch the undo/overrule it targets off, while the tablet heard "overruled"
                 target = event.get("target")
-                meta = next((e for s, e in logged if s == target and e.kind in META_KINDS), None)
-                if meta is not None:
-                    raise BadInput(
-                        f"overrule: event {target} is an {meta.kind}, not a game event; "
-                        "undo it instead"
-                    )
+                aimed = next((e for s, e in logged if s == target), None)
+                why = overrule_target_refusal(target, aimed) if aimed is not None else None
+                if why is not None:  # replay refuses such a log in the same words
+                    raise BadInput(f"overrule: {why}")
             before: list[tuple[int, Event]] = []  # what is stored with it, before it
             if replaces is not None:
                 _refuse_wrong_replaces(event.get("target"), replaces, logged)
