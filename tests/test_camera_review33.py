@@ -11,9 +11,7 @@ double), so they check the wiring, not the card models.
 from __future__ import annotations
 
 import shutil
-import struct
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tests.test_vision_bad_input import huge_png
 from tests.test_web_camera_referee import DEAL, camera_events, zones_doc
 from tests.test_web_routes import Tablet, make_app
 from vision.table.frames import Frame
@@ -200,22 +199,6 @@ def test_while_armed_the_status_says_it_waits_for_the_recording_to_start_again(t
 # -- the file feed: bad files, a recording that goes away -----------------------------------
 
 
-def huge_png(path: Path, side: int = 100_000) -> None:
-    """A PNG whose header claims side x side pixels: OpenCV raises instead of returning None."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-        return struct.pack(">I", len(data)) + kind + data + crc
-
-    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)
-    path.write_bytes(
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\0" * 10))
-        + chunk(b"IEND", b"")
-    )
-
-
 def frames_played(feed: FileFeed, n: int) -> bool:
     """Wait until the feed has played ``n`` more frames."""
     start = feed._seq
@@ -224,7 +207,7 @@ def frames_played(feed: FileFeed, n: int) -> bool:
 
 def test_a_file_opencv_refuses_or_that_went_missing_is_skipped_quietly(tmp_path, capfd):
     folder = recording(tmp_path / "frames")
-    huge_png(folder / "f005b.png")
+    huge_png(folder / "f005b.png", 100_000, 100_000)
     feed = FileFeed(folder, fps=100)
     try:
         assert feed.latest() is not None

@@ -9,6 +9,9 @@ hangs on it crosses the zone's top, left or right edge: such a blob makes the re
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -126,13 +129,12 @@ def test_ruling_tbl12_a_done_pressed_while_a_hand_is_held_over_the_dryer_waits_f
     assert [s["covered"] for s in referee.status()["dryers"]["seats"]] == [True, False]
 
 
-def test_ruling_tbl12_a_dryer_covered_for_long_is_asked_about_once(tmp_path, monkeypatch):
-    """Nobody holds a hand still for half a minute; an empty picture taken with a hand in it
-    does keep a dryer 'covered' until the dryers are emptied and taken again. Before, the
-    dryer just stayed unread: the tablet now asks, once per spell."""
+def covered_round(tmp_path: Any, monkeypatch: Any) -> tuple[Any, Table, Callable[[], list[str]]]:
+    """A round under way whose dryer readers see a hand where ``T01`` is shown, with the
+    covered question asked after 2 s (20 frames here): (referee, table, the questions asked)."""
     import web.services.referee_dryer as referee_dryer
 
-    monkeypatch.setattr(referee_dryer, "COVERED_ASK_NS", 2_000_000_000)  # 20 frames here
+    monkeypatch.setattr(referee_dryer, "COVERED_ASK_NS", 2_000_000_000)
     table = Table()
     tablet, referee, game_id = dryer_app(tmp_path, table)
     referee.dryers.reader_for = lambda layout, seat: _HandReader(table, layout, seat)
@@ -144,6 +146,14 @@ def test_ruling_tbl12_a_dryer_covered_for_long_is_asked_about_once(tmp_path, mon
     def asked() -> list[str]:
         return [p["message"] for p in board.open(game_id) if p["prompt"] == "dryer_covered"]
 
+    return referee, table, asked
+
+
+def test_ruling_tbl12_a_dryer_covered_for_long_is_asked_about_once(tmp_path, monkeypatch):
+    """Nobody holds a hand still for half a minute; an empty picture taken with a hand in it
+    does keep a dryer 'covered' until the dryers are emptied and taken again. Before, the
+    dryer just stayed unread: the tablet now asks, once per spell."""
+    referee, table, asked = covered_round(tmp_path, monkeypatch)
     hold(referee, table, T01, n=3)
     assert asked() == []  # a hand held a moment is no question
     hold(referee, table, T01, n=25)

@@ -18,15 +18,13 @@ import pytest
 
 import vision.dryer.render as render
 from referee.washdash.dryer import Dryer
-from tests.test_dryer_hands import _HandReader
+from tests.test_dryer_hands import covered_round
 from tests.test_dryer_review34 import Pictures, _references, _round_ended_by_anas_done
 from tests.test_web_camera_dryer import (
     CLOTH,
     T01,
-    Table,
     dryer_app,
     hold,
-    start_round,
 )
 from vision.dryer.read import DryerReader, leftover, looks_empty
 from vision.dryer.render import DryerSample, render_dryer
@@ -142,20 +140,7 @@ def test_ruling_tbl5_the_empty_dryers_button_keeps_a_dryer_that_still_holds_clot
 def test_ruling_tbl12_the_covered_dryer_question_closes_when_the_dryer_is_seen_again(
     tmp_path, monkeypatch
 ):
-    import web.services.referee_dryer as referee_dryer
-
-    monkeypatch.setattr(referee_dryer, "COVERED_ASK_NS", 2_000_000_000)  # 20 frames here
-    table = Table()
-    tablet, referee, game_id = dryer_app(tmp_path, table)
-    referee.dryers.reader_for = lambda layout, seat: _HandReader(table, layout, seat)
-    tablet.services.zones.save(table.zones_doc())
-    hold(referee, table, "empty", n=8)
-    start_round(tablet, game_id)
-    board = tablet.services.prompts
-
-    def asked() -> list[str]:
-        return [p["message"] for p in board.open(game_id) if p["prompt"] == "dryer_covered"]
-
+    referee, table, asked = covered_round(tmp_path, monkeypatch)
     hold(referee, table, T01, n=25)  # T01's picture: a hand held still over Ana's dryer
     (question,) = asked()
     # mid-round, emptying the dryers would undo the players' tasks (TBL-9's words)

@@ -32,15 +32,15 @@ def one_line(err: str) -> str:
     return lines[0]
 
 
-def huge_png(path: Path) -> Path:
-    """A 100-byte PNG whose header claims 60000×60000 pixels: over OpenCV's 2^30-pixel limit,
-    so ``cv2.imdecode`` raises instead of returning None."""
+def huge_png(path: Path, width: int = 60_000, height: int = 60_000) -> Path:
+    """A 100-byte PNG whose header claims ``width`` × ``height`` pixels (60000×60000: over
+    OpenCV's 2^30-pixel limit, so ``cv2.imdecode`` raises instead of returning None)."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         crc = struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
         return struct.pack(">I", len(data)) + kind + data + crc
 
-    header = struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     path.write_bytes(
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import shutil
 import struct
-import zlib
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.test_vision_bad_input import huge_png
 from vision.decks import load_deck
 from vision.images import TOO_LARGE, header_size, read_image
 from vision.render.faces import TRAIN_STYLES
@@ -144,23 +144,6 @@ def test_a_corner_model_of_other_classes_is_a_model_error(tmp_path: Path, impost
 # -- 3. an image too large to decode ------------------------------------------------------------
 
 
-def _png_claiming(path: Path, width: int, height: int) -> Path:
-    """A tiny PNG whose header claims ``width`` × ``height`` (under OpenCV's 2^30 pixels)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-        return struct.pack(">I", len(data)) + kind + data + crc
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    path.write_bytes(
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\0" * 100))
-        + chunk(b"IEND", b"")
-    )
-    return path
-
-
 def test_an_image_too_large_to_decode_is_refused_before_decoding(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,7 +152,7 @@ def test_an_image_too_large_to_decode_is_refused_before_decoding(
     decoded: list[int] = []
     imdecode = cv2.imdecode
     monkeypatch.setattr(cv2, "imdecode", lambda *a: decoded.append(1) or imdecode(*a))
-    image, why = read_image(_png_claiming(tmp_path / "bomb.png", 20_000, 20_000))
+    image, why = read_image(huge_png(tmp_path / "bomb.png", 20_000, 20_000))
     assert (image, why, decoded) == (None, TOO_LARGE, [])
     assert "too large" in TOO_LARGE
     # a panorama's long side alone is no reason: it is the pixel count
