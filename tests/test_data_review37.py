@@ -411,3 +411,49 @@ def test_ruling_log5_log_and_serve_on_a_damaged_database_say_it_is_damaged(
     err = capsys.readouterr().err
     assert "the database file is damaged (" in one_line(err)
     assert "copy the games off it with `tabletop backup`" in err
+
+
+def null_in_a_not_null_cell(db: Path) -> None:
+    """Game 2's third entry's body read as NULL (a flipped serial type on a failing card): the
+    integrity check says "NULL value in events.body"; the pages themselves read."""
+    conn = sqlite3.connect(db)
+    (table,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()
+    triggers = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'"
+    ).fetchall()
+    loose = table.replace("NOT NULL", "")
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'events'", (loose,))
+    conn.commit()
+    conn.close()
+    conn = sqlite3.connect(db)
+    for name, _ in triggers:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute("UPDATE events SET body = NULL WHERE game_id = 2 AND seq = 3")
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'events'", (table,))
+    conn.commit()
+    conn.close()
+    conn = sqlite3.connect(db)
+    assert "NULL value in events.body" in conn.execute("PRAGMA integrity_check").fetchone()[0]
+    conn.close()
+
+
+def test_ruling_log5_a_row_that_breaks_the_schema_costs_only_its_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """Before: "… no game could be copied from it: NOT NULL constraint failed: events.body",
+    exit 2, nothing saved, though games 1 and 3 read whole."""
+    db = tmp_path / "tabletop.db"
+    three_games(db)
+    null_in_a_not_null_cell(db)
+    copy = tmp_path / "copy.db"
+    code, out, err = run(["backup", "--db", str(db), "-o", str(copy)], capsys)
+    assert (code, out) == (1, "")
+    assert ": 2 of 3 games" in one_line(err) and "game 2 could not be read" in err
+    conn = sqlite3.connect(copy)
+    assert conn.execute("SELECT id FROM games").fetchall() == [(1,), (3,)]
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    conn.close()

@@ -261,3 +261,27 @@ def test_a_refused_answer_puts_its_question_back_on_the_tablets_too():
     with pytest.raises(BadInput):
         board.accept(RefusingGames(board), 1, first.id, {})  # type: ignore[arg-type]
     assert lists_heard(tablet)[-1] == [p["message"] for p in board.open(1)] == ["first", "second"]
+
+
+def test_a_resync_the_database_cannot_name_the_current_game_for_stays_on_its_game(
+    tmp_path, monkeypatch
+):
+    """A follower that lost messages while the database is busy: it goes on with the game it
+    shows. Before, the 503 ``current_id`` raises (``storage_guarded``) ended the stream with
+    a traceback."""
+    import sqlite3
+
+    tablet = referee(tmp_path)
+    old = tablet.new_game("hit-the-deck", ("Ann", "Bob", "Cy"))
+    stream = Stream(tablet, "?game=current&delta=1")
+    stream.opening()
+    for i in range(QUEUE_SIZE + 2):
+        press(tablet, i % 3)
+    assert the_stream(tablet).lost.is_set()
+
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(tablet.services.games.log, "game_ids", locked)
+    assert games_shown(stream.until_idle()) == [old]
+    stream.close()

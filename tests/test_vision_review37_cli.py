@@ -106,6 +106,15 @@ def test_eval_scores_the_val_split_data_yaml_names(tmp_path: Path, capsys) -> No
         evaluate(copy, Counting())
 
 
+def test_a_val_written_on_the_next_line_is_read(tmp_path: Path) -> None:
+    """``val:`` then its folder on the next line, indented (valid YAML): before, read as no
+    ``val:``, so the train split was scored too, silently."""
+    labels = {"train/a": BOX, "train/b": BOX, "val/d": BOX}
+    yaml = "train: images/train\nval:\n  images/val\nnames:\n  0: red 1\n"
+    root = dataset(tmp_path / "set", labels, yaml)
+    assert evaluate(root, Counting()).scored == ["images/val"]
+
+
 def test_the_projects_own_eval_sets_score_every_image_as_before(tmp_path: Path) -> None:
     """``vision render`` writes ``val: images`` and its own absolute ``path:``."""
     root = dataset(tmp_path / "set", {"a": BOX, "b": ""})

@@ -79,8 +79,9 @@ def _scalar(text: str) -> str | None:
 
 
 def read_entry(data_yaml: Path, key: str) -> list[str] | None:
-    """A top-level ``key:`` of a data.yaml as a list (``val: images/val``, ``val: [a, b]`` or
-    a block list of ``- a`` lines), without PyYAML; None when it has none."""
+    """A top-level ``key:`` of a data.yaml as a list (``val: images/val``, ``val: [a, b]``, a
+    block list of ``- a`` lines, or the value on the next line, indented), without PyYAML;
+    None when it has none."""
     lines = _yaml_text(data_yaml).splitlines()
     for i, line in enumerate(lines):
         if not line.startswith(f"{key}:"):
@@ -98,8 +99,11 @@ def read_entry(data_yaml: Path, key: str) -> list[str] | None:
             item = re.sub(r"(^|\s)#.*$", "", more).strip()
             if not item:
                 continue
-            if not more.startswith((" ", "\t", "-")) or not item.startswith("-"):
+            if not more.startswith((" ", "\t", "-")):
                 break
+            if not item.startswith("-"):  # ``val:`` then an indented plain scalar: the value
+                value = None if items else _scalar(item)
+                return items or ([value] if value is not None else None)
             if (value := _scalar(item[1:])) is not None:
                 items.append(value)
         return items or None

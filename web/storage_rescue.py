@@ -168,7 +168,9 @@ def _copied(
     conn: Any, statements: list[tuple[str, tuple[int, ...]]], game_id: int | None = None
 ) -> bool:
     """Run ``statements`` in one transaction; False, nothing of them kept, where a damaged
-    page stops them or the game ``game_id``'s log is not whole (its entries 1 to N)."""
+    page stops them, a damaged row breaks the schema's rules (a flipped bit made a NULL where
+    none may be: the integrity check's "NULL value in events.body") or the game
+    ``game_id``'s log is not whole (its entries 1 to N)."""
     import sqlite3
 
     conn.execute("BEGIN")
@@ -179,8 +181,8 @@ def _copied(
     except sqlite3.DatabaseError as exc:
         if conn.in_transaction:  # SQLite ends some itself (a full disk)
             conn.execute("ROLLBACK")
-        if not _damage(exc):  # a full disk: no backup at all, said as such
-            raise
+        if not (_damage(exc) or isinstance(exc, sqlite3.IntegrityError)):
+            raise  # a full disk: no backup at all, said as such
         return False
     conn.execute("COMMIT" if whole else "ROLLBACK")
     return whole

@@ -296,7 +296,7 @@ def _current_or(games: GameService, shown: int | None) -> int | None:
     stream runs outside the request's context."""
     try:
         return games.current_id()
-    except sqlite3.Error:
+    except (sqlite3.Error, BadInput):  # ``storage_guarded`` words a database error as a 503
         return shown
 
 
