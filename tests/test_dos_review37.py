@@ -118,12 +118,11 @@ def test_ruling_dos25_a_last_card_that_waits_ends_the_round_with_the_players_end
 
 
 def test_ruling_dos25_while_a_last_card_waits_other_entries_are_refused() -> None:
-    """Any other entry is refused, saying what to enter, and changes nothing; the wait goes
-    on (after the round's end it would be refused too)."""
+    """Any other entry (but another player's DOS call or callout, below) is refused, saying
+    what to enter, and changes nothing; the wait goes on."""
     state = _last_card_laid()
     for kind, seat, payload in [
         ("play", 1, {"card": "B3", "pile": "left"}),
-        ("call", 1, {}),
         ("draw", 0, {"pile": "right"}),
         ("end_turn", 1, {}),
         ("deal", None, {"hands": [2, 2, 2], "piles": ["B7", "R9"]}),
@@ -244,3 +243,32 @@ def test_ruling_dos25_a_known_hands_refusal_hints_at_entering_the_draw_first() -
     assert _refused(empty, "play", 0, card="R3", pile="left") == "Ann does not hold a red 3."
     old = named()
     assert _refused(old, "play", 0, card="R3", pile="left") == "Ann does not hold a red 3."
+
+
+def test_ruling_dos25_another_players_call_while_a_last_card_waits_counts() -> None:
+    """Bea's DOS call (a pad press: not sent again if refused) while Ann's last card waits for
+    its draw counts, as it does had the draw come first; the wait goes on. Before, it was
+    refused and Cal's callout then made Bea draw 2."""
+
+    def apply(state: Any, kind: str, seat: int | None = None, **payload: Any) -> Any:
+        state, verdicts = GAME.apply(state, Event(kind, seat, payload))
+        assert all(v.outcome.value != "illegal" for v in verdicts), verdicts
+        return state
+
+    state = GAME.new_state(
+        ["Ann", "Bea", "Cal"], new_game_options(GAME.options(), {"hand_size": 4})
+    )
+    state = apply(state, "deal", hands=[4, 4, 4], piles=["B7", "R9"], stock=50, dealer=2)
+    for seat, right, left in ((0, "R4", "B2"), (1, "R5", "B3"), (2, "R6", "B4")):
+        state = apply(state, "play", seat, card=right, pile="right")
+        if seat != 1:
+            state = apply(state, "call", seat)
+        state = apply(state, "play", seat, card=left, pile="left")
+    state = apply(state, "play", 0, card="R8", pile="right")
+    state = apply(state, "play", 0, card="B5", pile="left")  # the card Ann drew, laid at once
+    assert state.current.last_card_waits == 0
+    state = apply(state, "call", 1)  # before: "Ann's last card waits first: …"
+    assert state.current.last_card_waits == 0  # still waiting for the draw
+    state = apply(state, "draw", 0, pile="left")
+    _, verdicts = GAME.apply(state, Event("callout", 2, {"target": 1}))
+    assert [v.reason for v in verdicts] == ["Bea did call DOS."]

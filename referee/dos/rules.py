@@ -718,6 +718,8 @@ def _while_last_card_waits(
     seat, pile = state.turn, state.current.last_card_waits
     if event.kind == "draw" and event.seat == seat and _pile(event.require("pile")) == pile:
         return handler(state, event, out)
+    if _off_turn_word(event, seat):  # as it would be had the draw come first; the wait goes on
+        return handler(state, event, out)
     ended: Out = []
     over = _end_round(state, _went_out(state, seat), ended)
     if event.kind == "end_turn" and event.seat == seat:
@@ -731,6 +733,15 @@ def _while_last_card_waits(
         raise Foul(_waiting_words(state, lead), event.seat) from None
     out.extend(ended + after)
     return new
+
+
+def _off_turn_word(event: Event, seat: int) -> bool:
+    """Another player's DOS call, or a callout of someone other than the turn player ``seat``:
+    neither needs the turn, so neither waits for the last card's draw (a call refused would be
+    lost: a pad's press is not sent again). If the round then ends, its end clears them."""
+    if event.seat == seat:
+        return False
+    return event.kind == "call" or (event.kind == "callout" and event.get("target") != seat)
 
 
 def _not_drawn_for(hand: Hidden[DosCard], cur: Turn, pile: int) -> tuple[Hidden[DosCard], int]:

@@ -35,6 +35,9 @@ from referee.verdicts import Verdict, illegal, info, legal, prompt
 Result = tuple[HtdState, list[Verdict]]
 
 # Events that move the game on; they may not happen while a slap race is open (HTD-13).
+# HTD-15, option ``late_fake_out``: a fake-out reported after the round's last card is paid
+# (games set up from day 37), or ignored (stored games: their logs replay as they did)
+PAID, IGNORED = "paid", "ignored"
 TURN_KINDS = frozenset({"deal", "turn_up", "shuffle", "play", "draw", "pass", "cut", "flip"})
 # After these a forgotten yell can no longer be reported (HTD-18), even in an ended round.
 NEXT_ACTIONS = TURN_KINDS | {"hand"}
@@ -618,7 +621,7 @@ def _slap_after_the_round(state: HtdState, seat: int, t_ns: int) -> Result:
     card (HTD-15: the times decide). Paid by the player who went out, they did not go out
     after all (HTD-20): the round goes on, their last card acting as usual; paid by another,
     the round is scored again with their penalty cards. Any other slap is ignored."""
-    ended = state.ended
+    ended = state.ended if state.option("late_fake_out") == PAID else None
     judged, verdicts = slaps.slap(ended, seat, t_ns) if ended is not None else (state, [])
     if ended is None or judged.owed[seat] <= ended.owed[seat]:
         return state, [info("No round is being played: the slap is ignored.", seat)]

@@ -17,6 +17,7 @@ from referee.game import (
 from referee.hitthedeck import engine, slaps, summary
 from referee.hitthedeck.cards import format_card
 from referee.hitthedeck.deck import deck_size
+from referee.hitthedeck.engine import IGNORED, PAID
 from referee.hitthedeck.state import HtdState, Phase
 from referee.verdicts import Verdict
 
@@ -90,6 +91,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "a deal typed on the tablet must account for every card in the box (110), so a "
         "card missing or typed twice is caught",
         ruling="HTD-1",
+    ),
+    OptionSpec(
+        "late_fake_out",
+        IGNORED,
+        "a slap timed before the round's last card but reported after it: 'paid' — a fake-out "
+        "costs 2 as it would mid-round, and the player who went out plays on; 'ignored' (as "
+        "games set up before this option existed)",
+        choices=(PAID, IGNORED),
+        ruling="HTD-15",
+        new_default=PAID,
     ),
 )
 

@@ -75,9 +75,9 @@ def open_race(state: HtdState, by: int, t_ns: int | None, yelled: bool = True) -
     trigger = t_ns
     if trigger is None and held:
         trigger = start_of(held, rules.window_ns)  # HTD-14: a slap stands in for the card
-        aside = set_aside(held, rules.window_ns)
-        verdicts += not_at_card(state, aside, isolated(held, rules.window_ns))
-        held = tuple(p for p in held if p not in late_at_judged(aside))
+        alone = isolated(held, rules.window_ns)
+        verdicts += not_at_card(state, alone)
+        held = tuple(p for p in held if p not in late_at_judged(alone))
     joined: tuple[Press, ...] = held
     faked: tuple[int, ...] = ()
     late: tuple[Press, ...] = ()
@@ -232,40 +232,6 @@ def isolated(presses: Sequence[Press], window_ns: int) -> tuple[Press, ...]:
     return tuple(out)
 
 
-def set_aside(presses: Sequence[Press], window_ns: int) -> tuple[Press, ...]:
-    """The slaps seen before an untimed Hand card that do not stand in for it: the
-    ``isolated`` ones, then the first slaps claimed from after the race judged before it
-    (``AfterJudged``) when a later start fits more seats' slaps in the window (``best_start``):
-    those were late slaps at that card, not the start of this one (HTD-14, HTD-17)."""
-    ordered = sorted(presses, key=lambda p: (p.t_ns, p.seat))
-    alone = isolated(ordered, window_ns)
-    return (*alone, *ordered[len(alone) : best_start(ordered, len(alone), window_ns)])
-
-
-def best_start(ordered: Sequence[Press], first: int, window_ns: int) -> int:
-    """Where, from ``ordered[first]`` on, an untimed race starts: the slap whose window
-    holds the slaps of the most seats, the earliest of equals. Everyone slaps at a Hand
-    card, so the start that leaves the fewest of them outside its window is the card's. Only
-    claimed slaps from after a judged race are passed over: any other may be the card's own
-    first slap (a fake-out close to the race still stands in, HTD-14's limits)."""
-    best, most = first, in_window(ordered[first:], window_ns)
-    for j in range(first + 1, len(ordered)):
-        if not isinstance(ordered[j - 1], AfterJudged):
-            break
-        seats = in_window(ordered[j:], window_ns)
-        if seats > most:
-            best, most = j, seats
-    return best
-
-
-def in_window(presses: Sequence[Press], window_ns: int) -> int:
-    """How many seats slapped within the window that the first of ``presses`` opens."""
-    if not presses:
-        return 0
-    end = presses[0].t_ns + window_ns
-    return len({p.seat for p in presses if p.t_ns <= end})
-
-
 def late_at_judged(alone: Sequence[Press]) -> tuple[Press, ...]:
     """Of the slaps set aside before an untimed Hand card, those reported after the race
     judged before it: late slaps at that card, ignored (HTD-17), not fake-outs."""
@@ -273,47 +239,35 @@ def late_at_judged(alone: Sequence[Press]) -> tuple[Press, ...]:
 
 
 def start_of(presses: Sequence[Press], window_ns: int) -> int:
-    """An untimed race's start: its first slap by time (not by arrival) that is not set
-    aside: an isolated early one, or a late one at the Hand card judged before (HTD-14)."""
-    alone = set_aside(presses, window_ns)
+    """An untimed race's start: its first slap by time (not by arrival) that is not an
+    isolated early one (HTD-14)."""
+    alone = isolated(presses, window_ns)
     return min(p.t_ns for p in presses if p not in alone)
 
 
-def not_at_card(state: HtdState, aside: Sequence[Press], alone: Sequence[Press]) -> list[Verdict]:
-    """Why the slaps set aside do not stand in for the card: early ones (their fake-outs
-    follow), and late ones at the Hand card judged before it (ignored, HTD-17). ``alone``
-    are the ``isolated`` ones; the others were passed over by ``best_start``."""
+def not_at_card(state: HtdState, alone: Sequence[Press]) -> list[Verdict]:
+    """Why isolated slaps do not stand in for the card: early ones (their fake-outs follow),
+    and late ones at the Hand card judged before it (ignored, HTD-17)."""
     verdicts = []
-    late = late_at_judged(aside)
+    late = late_at_judged(alone)
+    early = [p for p in alone if p not in late]
     window = state.race_rules().window_ns / 1e9
-    lone = f"slapped more than {window:.2f} s before anyone else, so "
-    too_soon = (
-        f"slapped too soon for everyone at this Hand card to slap within {window:.2f} s of "
-        "it (more of them did after a later slap), so "
-    )
     for presses, why in (
-        (
-            [p for p in aside if p not in late],
-            lone + "not at this Hand card: the slaps at it stand in for its time (HTD-14).",
-        ),
-        ([p for p in late if p in alone], lone + _LATE),
-        ([p for p in late if p not in alone], too_soon + _LATE),
+        (early, "so not at this Hand card: the slaps at it stand in for its time (HTD-14)."),
+        (late, "so late slaps at the Hand card judged before (HTD-17), not at this one."),
     ):
         seats = sorted({p.seat for p in presses})
         if seats:
             who = " and ".join(state.players[s] for s in seats)
-            verdicts.append(info(f"{who} {why}", None, t_ns=sorted(p.t_ns for p in presses)))
+            text = f"{who} slapped more than {window:.2f} s before anyone else, {why}"
+            verdicts.append(info(text, None, t_ns=sorted(p.t_ns for p in presses)))
     return verdicts
 
 
-_LATE = "late slaps at the Hand card judged before (HTD-17), not at this one."
-
-
 def reanchor(state: HtdState, press: Press) -> Result:
-    """A slap after an untimed race's window that sets slaps seen before the card aside
-    (``set_aside``: on their own, or late slaps at the race judged before that a later start
-    fits better): those were fake-outs (or late slaps at the race judged before, ignored),
-    and the first slap left stands in for the card (HTD-14). A seat already
+    """A slap after an untimed race's window that leaves the slaps seen before the card on
+    their own (``isolated``): those were fake-outs (or late slaps at the race judged before,
+    ignored), and the first slap left stands in for the card (HTD-14). A seat already
     paying at this card pays once (HTD-15); a slap inside the early-lockout span of the new
     start locks its seat out instead, as at a timed card."""
     race = state.race
@@ -323,7 +277,7 @@ def reanchor(state: HtdState, press: Press) -> Result:
         return state, []
     rules = state.race_rules()
     every = (*race.presses, press)
-    alone = set_aside(every, rules.window_ns)
+    alone = isolated(every, rules.window_ns)
     if not alone:
         return state, []
     start = start_of(every, rules.window_ns)
@@ -337,7 +291,7 @@ def reanchor(state: HtdState, press: Press) -> Result:
         faked=tuple(sorted(already | {p.seat for p in early})),
     )
     state, verdicts = charge(evolve(state, race=race), early, already)
-    return state, not_at_card(state, alone, isolated(every, rules.window_ns)) + verdicts
+    return state, not_at_card(state, alone) + verdicts
 
 
 def alone_before_start(state: HtdState, race: Race, press: Press) -> bool:
