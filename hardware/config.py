@@ -218,6 +218,8 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
     if not isinstance(seats_raw, Mapping) or not seats_raw:
         raise PinMapError(f"{origin}.seats: needs at least one seat, e.g. 0 = {{ pad = 4 }}")
     seats: dict[int, SeatPins] = {}
+    # a clash names a seat the user never wrote: say it is the default map's
+    mapped = "" if "seats" in section else " (the default map's: no seats are given)"
     for key in sorted(seats_raw, key=lambda k: str(k).zfill(3)):
         where = f"{origin}.seats.{key}"
         seat = _seat_number(key, where)
@@ -233,7 +235,7 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
             raise PinMapError(
                 f"{where}.{bad[0]}: unknown device {bad[0]!r}; known: {', '.join(DEVICES)}"
             )
-        pins = {d: claim(_pin(entry[d], f"{where}.{d}"), f"{where}.{d}") for d in entry}
+        pins = {d: claim(_pin(entry[d], f"{where}.{d}"), f"{where}.{d}{mapped}") for d in entry}
         if not any(d in pins for d in INPUTS):
             raise PinMapError(f"{where}: needs a pad or a call button")
         if not pull_up:

@@ -100,3 +100,15 @@ def test_no_example_log_holds_an_entry_its_referee_refuses(log):
     verdicts = replay_file(DATA / log)["verdicts"]
     illegal = [(v["seq"], v["kind"], v["reason"]) for v in verdicts if v["outcome"] == "illegal"]
     assert illegal == []
+
+
+def test_a_clash_with_the_default_maps_seats_says_they_are_the_default_maps() -> None:
+    """`buzzer = 4` with no seats: before, "already used by hardware.seats.0.pad", a seat the
+    file never names."""
+
+    with pytest.raises(PinMapError) as refused:
+        parse_hardware({"buzzer": 4})
+    assert str(refused.value) == (
+        "hardware.buzzer: BCM 4 is already used by hardware.seats.0.pad "
+        "(the default map's: no seats are given)"
+    )
