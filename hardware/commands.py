@@ -251,8 +251,7 @@ def _pins(args: argparse.Namespace) -> int:
     for seat in config.seats:
         pins = ", ".join(f"{d} BCM{p}" for d, p in seat.to_dict().items())
         print(f"  seat {seat.seat}: {pins}")
-    if config.buzzer is not None:
-        print(f"  buzzer: BCM{config.buzzer}")
+    print(f"  buzzer: BCM{config.buzzer}" if config.buzzer is not None else "  buzzer: none")
     return 0
 
 

@@ -79,6 +79,14 @@ def test_a_hardware_section_with_only_its_mode_takes_the_default_map(tmp_path, c
         parse_toml("[hardware]\nseats = {}\n")
 
 
+def test_hw_pins_says_when_there_is_no_buzzer(tmp_path, capsys):
+    """Before: no buzzer line at all, so a buzzer left out by mistake went unnoticed."""
+    path = tmp_path / "tabletop.toml"
+    path.write_text("[hardware]\nbuzzer = false\n")
+    assert main(["hw", "pins", "--config", str(path)]) == 0
+    assert "  buzzer: none" in capsys.readouterr().out.splitlines()
+
+
 def test_a_buzzer_left_out_is_the_default_one_only_with_the_default_seats():
     own_seats = "[hardware.seats]\n0 = { pad = 12 }\n"
     # a table wired to its own seats may have none: BCM 12 is not driven (nor claimed)
