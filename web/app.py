@@ -22,7 +22,14 @@ from web.services.games import GameService, storage_error
 from web.services.hub import Hub
 from web.services.lights import TableLights, table_lights
 from web.services.log_clock import LogClock
-from web.services.pads import PadPress, PadService, PendingPress, PendingPresses, VirtualPads
+from web.services.pads import (
+    PadPress,
+    PadService,
+    PendingPress,
+    PendingPresses,
+    RetryTimer,
+    VirtualPads,
+)
 from web.services.prompts import (
     HeldPress,
     PromptBoard,
@@ -230,7 +237,7 @@ def _listen_from_now(
         log.exception("%s could not be given the current game", what)
 
 
-class PressQuestions:
+class PressQuestions(RetryTimer):
     """Wash Dash: a press held for its card (WD-17) is asked about on the tablets with one
     tap per open task card (``prompts.which_card_prompt``: each answer the seat's ``done``
     with that card at the press's time and source: ``pad``, ``manual`` for a card-less
@@ -353,14 +360,6 @@ class PressQuestions:
                 log.exception("held presses of game %s could not be checked again", game_id)
                 with self._lock:
                     self._pending.pop(game_id, None)
-
-    def close(self) -> None:
-        """No more re-checks (the server is closing)."""
-        with self._lock:
-            self._closed = True
-            timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
 
 
 def _wants_json() -> bool:

@@ -137,7 +137,24 @@ class Timer(Protocol):
     def cancel(self) -> None: ...
 
 
-class PendingPresses:
+class RetryTimer:
+    """One timer at a time, set and taken under the owner's ``_lock``, and a ``close`` that
+    stops it for good (the server is stopping): shared by ``PendingPresses`` (what waits is
+    then lost) and the app's ``PressQuestions`` (no more re-checks)."""
+
+    _lock: Any  # a Lock or an RLock
+    _timer: Timer | None
+    _closed: bool
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
+
+class PendingPresses(RetryTimer):
     """Stores the pads' presses in order, keeping those the storage refuses for now.
 
     A press the card refuses (503: full, read-only, locked, LOG-2) is kept, with its own
@@ -217,14 +234,6 @@ class PendingPresses:
     def waiting(self) -> list[PendingPress]:
         with self._lock:
             return list(self._waiting)
-
-    def close(self) -> None:
-        """No more retries (the server is stopping); what waits is lost."""
-        with self._lock:
-            self._closed = True
-            timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
 
     def _flush(self, game_id: int) -> None:
         mine = sorted((p for p in self._waiting if p.game_id == game_id), key=lambda p: p.t_ns)
