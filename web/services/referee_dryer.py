@@ -268,11 +268,14 @@ def _phase_key(game: _Game) -> tuple[Any, ...]:
     return (game.game_id, view.get("round"), view.get("phase") in RACING)
 
 
+def _first_round(game: _Game) -> bool:
+    """Before the first round: no round yet, and the game not over."""
+    return game.view.get("round") is None and game.view.get("phase") != "over"
+
+
 def _between(game: _Game) -> bool:
     """Before the first round or between rounds: when the dryers are emptied."""
-    view = game.view
-    first_round = view.get("round") is None and view.get("phase") != "over"
-    return view.get("phase") == "between_rounds" or first_round
+    return game.view.get("phase") == "between_rounds" or _first_round(game)
 
 
 def _leftover(got: Any) -> str | None:
@@ -656,8 +659,7 @@ class DryerReferee:
     def _reference(self, game: _Game, seat: _Seat, image: np.ndarray, t_ns: int) -> None:
         if seat.still < STILL_FRAMES or t_ns - (seat.still_since or t_ns) < STILL_NS:
             return
-        first_round = game.view.get("round") is None and game.view.get("phase") != "over"
-        between = _between(game)
+        first_round, between = _first_round(game), _between(game)
         if seat.seat in self._awaiting:
             if not self._button_takes(game, seat, image):
                 return
