@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import shutil
 import sqlite3
@@ -46,7 +45,7 @@ from web.server_lock import ServerRunning, hold, lock_path
 register_game("tally", "tests.tally_game")
 
 ROOT = Path(__file__).resolve().parents[1]
-OTHER_UID = 999  # the family's own user; the tests run as root
+OTHER_UID = 999  # another user, whose lock file the tests make (they run as root)
 EVENTS = 200  # per game: several leaf pages of the events table each
 BOOT = "boot-1"
 # game 2's result as ended: History reads it, not the log, for its summary
@@ -134,35 +133,28 @@ def test_read_only_storage_still_leaves_the_lock_to_the_database(tmp_path, monke
 
 
 def as_other_user() -> list[str]:
-    """The command prefix running a command as the family's user. Skipped where it cannot
-    be done here (not root, no setpriv, or a folder above this checkout or its Python that
-    only root may enter: a fresh clone in a private temporary folder): the same refusals are
-    shown above with the lock file's opening refused by hand."""
+    """The command prefix running a command to whom a file of ``OTHER_UID`` is another
+    user's: root without the capabilities that let it ignore file modes (as the family's
+    user meets a lock file one ``sudo tabletop serve`` left; it still runs this checkout's
+    Python wherever the checkout is). Needs root, to hand the lock file to that user."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to run a command as another user")
-    prefix = ["setpriv", f"--reuid={OTHER_UID}", f"--regid={OTHER_UID}", "--clear-groups"]
-    if not _runs_as_other_user(tuple(prefix)):
-        pytest.skip(f"user {OTHER_UID} cannot run this checkout's Python (a folder above it)")
-    return prefix
+        pytest.skip("needs root and setpriv to make a file another user's")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
 
 
-@functools.cache
-def _runs_as_other_user(prefix: tuple[str, ...]) -> bool:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
-    probe = [*prefix, sys.executable, "-m", "referee.cli", "games"]
-    return subprocess.run(probe, capture_output=True, env=env, cwd="/", timeout=60).returncode == 0
+def others(path: Path, mode: int) -> None:
+    """Make ``path`` another user's (``OTHER_UID``), with ``mode``."""
+    os.chown(path, OTHER_UID, OTHER_UID)
+    path.chmod(mode)
 
 
 @contextlib.contextmanager
 def family_folder() -> Iterator[Path]:
-    """A folder of the family's user, with its database, outside pytest's root-only one."""
+    """A folder with the family's database and a backup, outside pytest's own."""
     folder = Path(tempfile.mkdtemp(prefix="tabletop-review37-"))
     try:
-        folder.chmod(0o755)
         db = small_database(folder)
         shutil.copy(db, folder / "backup.db")
-        for path in (folder, *folder.iterdir()):
-            os.chown(path, OTHER_UID, OTHER_UID)
         yield db
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -194,7 +186,7 @@ def test_a_lock_file_root_left_keeps_a_second_server_and_a_restore_out():
     with family_folder() as db:
         lock = lock_path(db)
         lock.write_text("")
-        lock.chmod(0o644)  # root's: the family's user may read it, not write it
+        others(lock, 0o644)  # another's: this user may read it, not write it
         before = db.read_bytes()
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
         first = subprocess.Popen(
@@ -222,11 +214,11 @@ def test_a_lock_file_root_left_keeps_a_second_server_and_a_restore_out():
 
 
 def test_a_lock_file_the_user_may_not_even_read_refuses_serve_and_restore():
-    """Root's and 0600: no lock can be taken, so nothing runs without one."""
+    """Another user.s and 0600: no lock can be taken, so nothing runs without one."""
     with family_folder() as db:
         lock = lock_path(db)
         lock.write_text("")
-        lock.chmod(0o600)
+        others(lock, 0o600)
         before = db.read_bytes()
         why = f"cannot take the server lock {lock}: Permission denied (another user made it"
         serve = tabletop_as_other("serve", "--db", str(db), "--port", "1")
