@@ -13,6 +13,7 @@ import pytest
 
 from referee.eventlog import AlreadyStored, EventLog
 from referee.events import Event
+from tests.page_wait import wait_until
 from tests.serving import ServedApp
 from tests.test_web_browser import LANDSCAPE, Screen, choose, unlock
 from tests.test_web_routes import BOB_FINISHES, DEAL, Tablet, make_app
@@ -233,7 +234,7 @@ def test_ruling_log4_a_send_whose_answer_was_lost_sent_again_is_recorded_once(se
     expect(page.locator("#feed li")).to_have_count(stored + 1, timeout=5000)
 
     page.click("#send")  # the same event again
-    page.wait_for_function("() => !document.querySelector('#send[aria-disabled]')")
+    wait_until(page, "!document.querySelector('#send[aria-disabled]')")
     page.wait_for_timeout(300)  # a second entry would be in the feed by now
     expect(page.locator("#feed li")).to_have_count(stored + 1)
     expect(page.locator("#toast")).to_contain_text(f"already recorded as #{stored + 1}")

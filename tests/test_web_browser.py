@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.page_wait import wait_until
 from tests.serving import ServedApp
 from tests.test_web_routes import BOB_FINISHES, DEAL, PIN, Tablet, write_images
 from web import create_app
@@ -356,7 +357,7 @@ def test_live_calibration_and_pads_pages(server, browser):
         assert referee.api("POST", f"/api/games/{game_id}/events", event)["ok"]
     live = referee.go("/live")
     expect(live.locator("#cam")).to_have_js_property("complete", True, timeout=5000)
-    live.wait_for_function("document.getElementById('cam').naturalWidth === 160")
+    wait_until(live, "document.getElementById('cam').naturalWidth === 160")
     expect(live.locator("#timeline .tl-row")).to_have_count(3)
     expect(live.locator("#timeline .tl-row.loser")).to_contain_text("Cy")
     expect(live.locator("#timeline .tl-row.loser")).to_contain_text("180.0 ms")

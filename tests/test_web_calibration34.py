@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import vision.table.frames as frames
+from tests.page_wait import wait_until
 from tests.serving import ServedApp
 from tests.test_web_browser import Screen, unlock
 from vision.table.frames import CameraError, Frame
@@ -97,7 +98,7 @@ def calibrate(browser: Any, server: ServedApp) -> Screen:
     screen = Screen(browser, server.url)
     unlock(screen, server.app)
     screen.go("/calibration")
-    screen.page.wait_for_function("document.getElementById('zone-list') !== null")
+    wait_until(screen.page, "document.getElementById('zone-list') !== null")
     return screen
 
 

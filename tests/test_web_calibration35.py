@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.page_wait import wait_until
 from tests.serving import ServedApp
 from tests.test_web_calibration34 import SQUARE, calibrate, serve, tap_zone, zones_on_server
 from tests.test_zones_review35 import NAMES, TYPO, misspelt
@@ -125,7 +126,7 @@ def test_ruling_tbl29_a_picture_of_another_shape_asks_to_calibrate_again_here_an
     saved = json.loads(wide_camera.app.extensions["tabletop"].zones.path.read_text())  # type: ignore[attr-defined]
     assert saved["frame"] == {"width": 1280, "height": 720}
     page.goto(wide_camera.url + "/live")
-    page.wait_for_function("document.getElementById('zones-note').dataset.text !== undefined")
+    wait_until(page, "document.getElementById('zones-note').dataset.text !== undefined")
     expect(note).to_be_hidden()
     screen.close()
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.page_wait import wait_until
 from tests.serving import ServedApp
 from tests.test_web_routes import BOB_FINISHES, DEAL, Tablet, make_app
 from web.blueprints import live
@@ -387,8 +388,8 @@ def test_the_console_after_events_and_an_undo_shows_what_a_reload_shows(served, 
     assert referee.api("POST", f"/api/games/{game_id}/undo", {"target": 2})["ok"]
     expect(page.locator("#feed li[data-seq='2']")).to_have_class("undone")
     expect(page.locator("#feed li[data-seq]")).to_have_count(4)
-    page.wait_for_function(f"window.sse.state >= {states + 2}")  # the undo: whole states
-    page.wait_for_function("window.got && window.got.feed.length === 4")
+    wait_until(page, f"window.sse.state >= {states + 2}")  # the undo: whole states
+    wait_until(page, "window.got && window.got.feed.length === 4")
     served_snap = referee.api("GET", f"/api/games/{game_id}")["data"]
     got = page.evaluate("window.got")
     assert {k: v for k, v in got.items() if k != "why"} == served_snap

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.page_wait import wait_until
 from tests.serving import ServedApp
 from tests.test_web_browser import LANDSCAPE, Screen
 from tests.test_web_routes import Tablet, make_app
@@ -75,7 +76,7 @@ def test_an_ended_games_scoreboard_marks_nobodys_turn(served, browser):
     page = screen.go(f"/scoreboard?game={game_id}")
     page.wait_for_selector("#players .player.turn")  # a running game: someone's turn
     assert tablet.post(f"/api/games/{game_id}/end", {}).status_code == 200
-    page.wait_for_function("document.getElementById('sb-status').textContent.includes('ended')")
+    wait_until(page, "document.getElementById('sb-status').textContent.includes('ended')")
     assert page.locator("#players .player.turn, #players .turn-tag").count() == 0
     screen.close()
 
