@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from referee.cli_args import bounce_pairs, nonempty_path, replay_speed, seconds
 
 if TYPE_CHECKING:
-    from hardware.padlog import PadLog, ReplayCheck
+    from hardware.padlog import PadLog, ReplayCheck, ReplayOutcome
     from hardware.table import Table
 
 
@@ -179,21 +179,39 @@ def _replay(args: argparse.Namespace) -> int:
     unjudged = _fake_outs_unjudged(log)
     if args.json:
         out = {**outcome.to_dict(), **check.to_dict()}
-        if unjudged is not None:
-            out["fake_outs"] = None  # not judged: no empty list that reads as "none"
+        if unjudged is not None:  # not judged: no empty list that reads as "none"
+            out["fake_outs"] = out["late_slaps"] = None
         print(json.dumps(out))
     else:
-        fakes = unjudged or f"{len(outcome.fake_outs)} fake-outs"
-        print(
-            f"{len(log.edges)} edges → {len(outcome.events)} presses, "
-            f"{len(outcome.decisions)} races, {fakes}"
-        )
-        for d in outcome.decisions:
-            print(f"  {d.kind}: {d.reason}")
-        for e in outcome.fake_outs if unjudged is None else ():
-            print(f"  fake-out: seat {e.seat} slapped with no card at t={e.t_ns}")
+        _print_outcome(log, outcome, unjudged)
         _print_check(check)
     return 1 if check.identical is False else 0
+
+
+def _print_outcome(log: PadLog, outcome: ReplayOutcome, unjudged: str | None) -> None:
+    """What the replay judged: the counts, each race's decision, the fake-outs and the late
+    slaps (after a race's window: the referee's call depends on turn actions the log lacks)."""
+    late = len(outcome.late_slaps)
+    fakes = unjudged or f"{len(outcome.fake_outs)} fake-outs" + (
+        f", {late} late slap{'s' if late != 1 else ''}" if late else ""
+    )
+    print(
+        f"{len(log.edges)} edges → {len(outcome.events)} presses, "
+        f"{len(outcome.decisions)} races, {fakes}"
+    )
+    for d in outcome.decisions:
+        print(f"  {d.kind}: {d.reason}")
+    if unjudged is not None:
+        return
+    for e in outcome.fake_outs:
+        print(f"  fake-out: seat {e.seat} slapped with no card at t={e.t_ns}")
+    for slap in outcome.late_slaps:
+        e = slap.press
+        print(
+            f"  late slap: seat {e.seat} at t={e.t_ns}, after the window of the race at "
+            f"t={slap.race_t_ns}: the referee ignores it, unless a turn action came between "
+            "(then it is a fake-out, HTD-17)"
+        )
 
 
 def _fake_outs_unjudged(log: PadLog) -> str | None:

@@ -196,18 +196,55 @@ def _closes_at(mark: RaceMark, presses: Sequence[Press], next_start: int | None)
     return end
 
 
-def fake_outs(marks: Iterable[RaceMark], events: Iterable[PadEvent]) -> list[PadEvent]:
-    """Slaps outside every last-slapper race (and its lockout span): ruling HW-5."""
-    spans = [
-        (m.t_ns - (m.rules.early_lockout_ns or 0), m.t_ns + m.rules.window_ns)
+@dataclass(frozen=True)
+class LateSlap:
+    """A slap after the window of the last-slapper race begun at ``race_t_ns`` and outside
+    every other: the Hit the Deck referee gives it to that judged race and ignores it, unless
+    a turn action came between, and then it is a fake-out (HTD-17). A pad log holds no turn
+    actions, so the replay cannot tell: it is neither charged nor dropped, but said."""
+
+    press: PadEvent
+    race_t_ns: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.press.to_dict(), "race_t_ns": self.race_t_ns}
+
+
+def _claims(marks: Iterable[RaceMark]) -> list[tuple[int, int, int]]:
+    """(first, last, trigger) of each last-slapper race's claim on slaps: its early-lockout
+    span (HW-3) and its window."""
+    return [
+        (m.t_ns - (m.rules.early_lockout_ns or 0), m.t_ns + m.rules.window_ns, m.t_ns)
         for m in marks
         if m.race == "last_slapper"
     ]
-    return [
-        e
-        for e in sorted(events, key=lambda e: (e.t_ns, e.seat))
-        if e.device == "pad" and not any(a <= e.t_ns <= b for a, b in spans)
-    ]
+
+
+def _outside(
+    marks: Iterable[RaceMark], events: Iterable[PadEvent]
+) -> list[tuple[PadEvent, int | None]]:
+    """Slaps outside every last-slapper race's claim, each with the trigger of the race whose
+    window ended last before it (None: no race came before it)."""
+    claims = _claims(marks)
+    out = []
+    for e in sorted(events, key=lambda e: (e.t_ns, e.seat)):
+        if e.device != "pad" or any(a <= e.t_ns <= b for a, b, _ in claims):
+            continue
+        ended = [(b, trigger) for _, b, trigger in claims if b < e.t_ns]
+        out.append((e, max(ended)[1] if ended else None))
+    return out
+
+
+def fake_outs(marks: Iterable[RaceMark], events: Iterable[PadEvent]) -> list[PadEvent]:
+    """Slaps before every last-slapper race (and its lockout span): ruling HW-5. One after a
+    race's window is a late slap (``late_slaps``), not a fake-out: the referee ignores it
+    when no turn action came between (HTD-17), and a pad log cannot say whether one did."""
+    return [e for e, race in _outside(marks, events) if race is None]
+
+
+def late_slaps(marks: Iterable[RaceMark], events: Iterable[PadEvent]) -> list[LateSlap]:
+    """Slaps after a last-slapper race's window and outside every race: HTD-17's late slaps."""
+    return [LateSlap(e, race) for e, race in _outside(marks, events) if race is not None]
 
 
 class PadRecorder:
@@ -614,12 +651,15 @@ class ReplayOutcome:
     # per edge of ``PadLog.replay_order``: accepted (True), dropped (False), or None when
     # driving it changed nothing (the pin was already there: the replay has diverged)
     accepted: list[bool | None] = field(default_factory=list)
+    # slaps after a race's window: neither fake-outs nor counted (HTD-17, ``late_slaps``)
+    late_slaps: list[LateSlap] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "events": [e.to_dict() for e in self.events],
             "decisions": [d.to_dict() for d in self.decisions],
             "fake_outs": [e.to_dict() for e in self.fake_outs],
+            "late_slaps": [s.to_dict() for s in self.late_slaps],
         }
 
 
@@ -685,7 +725,13 @@ def replay_pad_log(log: PadLog, speed: float | None = None) -> ReplayOutcome:
             table.drive(edge.seat, edge.device, edge.active, edge.t_ns)
             accepted.append(seen[-1] if len(seen) > before else None)
     events = [PadEvent(e.seat, e.device, e.t_ns) for e in events]
-    return ReplayOutcome(events, decide(log.marks, events), fake_outs(log.marks, events), accepted)
+    return ReplayOutcome(
+        events,
+        decide(log.marks, events),
+        fake_outs(log.marks, events),
+        accepted,
+        late_slaps(log.marks, events),
+    )
 
 
 def _flag(accepted: bool | None) -> str:

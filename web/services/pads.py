@@ -9,6 +9,7 @@ presses the storage refused for now, to store them once it takes writes again.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -117,6 +118,8 @@ RETRY_FIRST_S = 1.0
 RETRY_MAX_S = 30.0
 PENDING_MAX = 200
 SERVER_ERROR = "not recorded: server error (see the log)"
+STOPPED_WHY = "the server stopped while the storage refused it"
+STOPPED = f"not recorded: {STOPPED_WHY}"
 
 
 @dataclass
@@ -139,8 +142,8 @@ class Timer(Protocol):
 
 class RetryTimer:
     """One timer at a time, set and taken under the owner's ``_lock``, and a ``close`` that
-    stops it for good (the server is stopping): shared by ``PendingPresses`` (what waits is
-    then lost) and the app's ``PressQuestions`` (no more re-checks)."""
+    stops it for good (the server is stopping): shared by ``PendingPresses`` (which then
+    tries what waits once more) and the app's ``PressQuestions`` (no more re-checks)."""
 
     _lock: Any  # a Lock or an RLock
     _timer: Timer | None
@@ -162,8 +165,9 @@ class PendingPresses(RetryTimer):
     before the race timer's ``race_close`` (``flush``, its hook) and on a retry of its own
     (1 s, 2 s, 4 s … at most ``RETRY_MAX_S`` apart): a slap made in time during an outage
     counts as made in time, not as no slap (HTD-13). A refusal of the rules (4xx) is final.
-    Kept in memory only, at most ``PENDING_MAX`` (the oldest go first): a server stopped
-    during an outage loses them.
+    Kept in memory only, at most ``PENDING_MAX`` (the oldest go first). ``close`` (the
+    server stopping) tries them once more, so a storage that recovered since the last retry
+    keeps them; what it still refuses is lost, and the log names each seat and time.
 
     ``store(item)`` records one press (raises ``BadInput``) and says whether its note is
     news for the pad log; ``tell(note, new)`` logs a new note or announces a changed one.
@@ -193,6 +197,8 @@ class PendingPresses(RetryTimer):
             except BadInput as exc:
                 if exc.status != 503:
                     item.note.update(accepted=False, message=exc.message)
+                elif self._closed:  # no retry is coming: held now, it would be lost unsaid
+                    self._lose(item, exc.message)
                 else:
                     self._hold(item, exc.message)
                 news = True
@@ -253,6 +259,30 @@ class PendingPresses(RetryTimer):
                 item.note.update(accepted=False, waiting=False, message=SERVER_ERROR)
             self._waiting.remove(item)
             self._tell(item.note, False)
+
+    def close(self) -> None:
+        """Stop retrying, then store what waits one last time: the storage may have taken
+        writes again since the last retry (up to ``RETRY_MAX_S`` ago), and a slap made in
+        time must not be judged as no slap after the restart (HTD-13). What the storage
+        still refuses is lost: each is logged, its note says so."""
+        super().close()
+        with self._lock:
+            for game_id in dict.fromkeys(p.game_id for p in self._waiting):
+                with contextlib.suppress(BadInput):  # still refused (503): lost below
+                    self._flush(game_id)
+            lost, self._waiting = self._waiting, []
+            for item in lost:
+                self._lose(item, item.note.get("message", ""))
+                self._tell(item.note, False)
+
+    def _lose(self, item: PendingPress, why: str) -> None:
+        """A press the storage refuses once the server is stopping: no retry will store it."""
+        why = why.removeprefix(_waiting_message(""))
+        log.warning(
+            "pad press not recorded: seat %s's %s at t_ns=%s (game %s): %s (%s)",
+            *(item.press.seat, item.press.device, item.t_ns, item.game_id, STOPPED_WHY, why),
+        )
+        item.note.update(accepted=False, waiting=False, message=STOPPED)
 
     def _hold(self, item: PendingPress, why: str) -> None:
         item.note.update(accepted=False, waiting=True, message=_waiting_message(why))

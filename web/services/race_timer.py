@@ -15,6 +15,11 @@ was seen before the card, and the slaps at the card, still to come, may show it 
 fake-out and move the start (HTD-14). Closing at once would judge everyone who slaps at the
 card as missing it. A race left open when the server stopped (``resume``) is judged at once.
 
+A race whose ``race_close`` was undone is the family's from then on, at a start too: they
+undid it on purpose (a pad missed a slap), and the clock would close it again at once, its
+window long past. Their ``race_close`` (``last`` naming who was last, HTD-14) judges it, or
+else the next event timed after its window does (HTD-13); an untimed turn action waits.
+
 A ``race_close`` the database refuses for now (503: a full or read-only card, a lock held by
 another program, LOG-2) is sent again, after 1 s, 2 s, 4 s … (at most ``RETRY_MAX_S``
 apart) for as long as the same race is open in a running game: once the card takes writes
@@ -77,7 +82,8 @@ TIMED_SOURCES = frozenset({Source.PAD.value, Source.CAMERA.value})
 def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
     """(trigger, deadline) of the game's open race that a pad's or the camera's slap has
     joined, else None. Slaps typed on the tablet, even stamped "now", are a family entering
-    the race one by one: the clock must not close it after the first (HTD-13)."""
+    the race one by one: the clock must not close it after the first (HTD-13). Nor is a race
+    whose ``race_close`` was undone (the family reopened it) the clock's any more."""
     if (snap.get("game") or {}).get("ended_at"):
         return None
     race = (snap.get("view") or {}).get("race")
@@ -86,7 +92,8 @@ def open_race(snap: Mapping[str, Any]) -> tuple[int, int] | None:
     trigger, deadline = race.get("trigger_ns"), race.get("deadline_ns")
     if not isinstance(trigger, int) or not isinstance(deadline, int):
         return None
-    if not _timed_slap(snap.get("feed") or [], trigger):
+    feed = snap.get("feed") or []
+    if not _timed_slap(feed, trigger) or _close_undone(feed, trigger):
         return None
     return trigger, deadline
 
@@ -109,10 +116,28 @@ def _stand_in(snap: Mapping[str, Any], trigger: int) -> bool:
     return any(slap.get("t_ns") == trigger for slap in race.get("slaps") or [])
 
 
-def _timed_slap(feed: list[Mapping[str, Any]], trigger: int) -> bool:
+def _timed_slap(feed: Sequence[Mapping[str, Any]], trigger: int) -> bool:
     """Whether a slap in force from a pad or the camera came at or after ``trigger``: as
     pressed, or as the referee corrected it (an overrule keeps the press's time, WEB-4)."""
     return any(_pressed_slap(item) and item["event"]["t_ns"] >= trigger for item in feed)
+
+
+def _close_undone(feed: Sequence[Mapping[str, Any]], trigger: int) -> bool:
+    """Whether a ``race_close`` of the race started at ``trigger`` (logged after the feed's
+    first event at that time: its Hand card, or the slap standing in for it) was undone."""
+    start = next((i for i, item in enumerate(feed) if _at(item, trigger)), None)
+    if start is None:
+        return False
+    return any(
+        (item.get("event") or {}).get("kind") == "race_close" and item.get("status") == "undone"
+        for item in feed[start + 1 :]
+    )
+
+
+def _at(item: Mapping[str, Any], t_ns: int) -> bool:
+    """Whether a feed entry is timed at ``t_ns``, as logged or as the referee corrected it."""
+    times = ((item.get("event") or {}).get("t_ns"), (item.get("replacement") or {}).get("t_ns"))
+    return t_ns in times
 
 
 def _pressed_slap(item: Mapping[str, Any]) -> bool:

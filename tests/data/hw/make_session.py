@@ -56,13 +56,16 @@ def main(out: Path) -> None:
     marks = []
     with Table(CONFIG, NsMockFactory()) as table, PadRecorder(table, out) as rec:
         table.bus.subscribe(events.append)
+        # 0. A slap before any card: a fake-out by seat 2 (HW-5).
+        press(table, 2, "pad", base + 200 * MS, bounces=1)
         # 1. Hit the Deck With A Hand: seat 1 is last by 170 ms (bouncy pads).
         t = base + 1_000 * MS
         marks.append(RaceMark("last_slapper", t, (0, 1, 2)))
         press(table, 0, "pad", t + 180 * MS, bounces=4)
         press(table, 2, "pad", t + 240 * MS, bounces=2)
         press(table, 1, "pad", t + 410 * MS, bounces=5)
-        # 2. A slap with no card: a fake-out by seat 2.
+        # 2. A slap after race 1's window: late, ignored unless a turn action came between,
+        #    which a pad log cannot show (HTD-17): no fake-out.
         press(table, 2, "pad", base + 6_000 * MS, bounces=3)
         # 3. Seat 1's pad never fires: seat 1 counts as last.
         t = base + 9_000 * MS
