@@ -174,7 +174,8 @@ def test_the_wait_at_a_timed_race_still_points_to_its_window() -> None:
     t.ok("turn_up")
     t.ok("play", ANN, card="HAND", t_ns=10 * S)
     assert t.refused("play", BOB, card="R3").endswith(
-        "It ends when everyone has slapped or its time is up (HTD-13)."
+        "It ends when everyone has slapped, when its time is up, or at a race_close "
+        "naming who slapped last (HTD-13)."
     )
 
 

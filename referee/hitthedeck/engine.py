@@ -788,7 +788,12 @@ def _wait(state: HtdState, race: Race) -> str:
     who = ", ".join(_name(state, s) for s in waiting)
     head = f"Wait: the slap race is still open ({who} still to slap)."
     if slaps.deadline(state, race) is not None:
-        return f"{head} It ends when everyone has slapped or its time is up (HTD-13)."
+        # the referee reads no clock: a race the pads' timer left open (its close undone)
+        # is ended by race_close, which the family sends
+        return (
+            f"{head} It ends when everyone has slapped, when its time is up, or at a race_close "
+            "naming who slapped last (HTD-13)."
+        )
     # no slap has a time yet, so no clock will end it: a table without pads judges (HTD-14)
     seats = ", ".join(f"{_name(state, s)} {s}" for s in range(state.n))
     return (
