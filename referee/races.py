@@ -220,13 +220,13 @@ def _pressed_times(evidence: Sequence[SeatTiming]) -> dict[int, int]:
     return {e.seat: e.t_ns for e in evidence if e.status == PRESSED and e.t_ns is not None}
 
 
-def _absent_reason(e: SeatTiming, window: str, names: Names) -> str:
+def _absent_reason(e: SeatTiming, window: str, names: Names, start: str) -> str:
     before = _ms(-(e.relative_ns or 0))
     who = _who(e.seat, names)
     if e.status == EARLY:
-        return f"{who} only slapped before the card ({before} early)"
+        return f"{who} only slapped before {start} ({before} early)"
     if e.status == LOCKED_OUT:
-        return f"{who} slapped {before} before the card and is locked out"
+        return f"{who} slapped {before} before {start} and is locked out"
     return f"{who} did not slap within {window}"
 
 
@@ -236,14 +236,18 @@ def last_slapper(
     presses: Sequence[Press],
     rules: RaceRules,
     names: Names = None,
+    *,
+    timed: bool = True,
 ) -> RaceDecision:
     """Who slapped last after ``trigger_ns`` (Hit the Deck With A Hand).
 
     Seats that did not slap inside the window — missed, only early, or locked out — are
     all last (HW-1). Otherwise the latest slap loses, together with every slap closer to
     it than ``rules.tie_ns`` (HW-2). ``names`` (indexed by seat) words the reason with the
-    players' names instead of seat numbers.
+    players' names instead of seat numbers. ``timed`` false: ``trigger_ns`` is not the
+    card's time but the first slap's, standing in for it (HTD-14), and the reason says so.
     """
+    start = "the card" if timed else "the first slap"
     seats = _check_seats(seats)
     evidence = _timings(trigger_ns, seats, presses, rules)
     times = _pressed_times(evidence)
@@ -251,7 +255,9 @@ def last_slapper(
     if absent:
         losers = tuple(e.seat for e in absent)
         window = _ms(rules.window_ns)
-        reason = _cap("; ".join(_absent_reason(e, window, names) for e in absent) + ".", names)
+        reason = _cap(
+            "; ".join(_absent_reason(e, window, names, start) for e in absent) + ".", names
+        )
         if len(losers) > 1:
             both = "both" if len(losers) == 2 else "all"
             reason += f" {_cap(_seat_list(losers, names), names)} {both} count as last."
@@ -265,7 +271,7 @@ def last_slapper(
     if len(tied) > 1:
         who = _cap(_seat_list(tied, names), names)
         reason = (
-            f"{who} slapped {after} after the card, closer together "
+            f"{who} slapped {after} after {start}, closer together "
             f"than the clock can tell ({_ms(rules.tie_ns)}): a tie for last."
         )
         return RaceDecision(tied, True, evidence, reason, "last_slapper", trigger_ns, rules)
@@ -274,13 +280,11 @@ def last_slapper(
     if others:
         t_prev, s_prev = others[-1]
         reason = (
-            f"{_cap(_who(loser, names), names)} slapped last, {after} after the card — "
+            f"{_cap(_who(loser, names), names)} slapped last, {after} after {start} — "
             f"{_ms(latest - t_prev)} after {_who(s_prev, names)}."
         )
     else:
-        reason = (
-            f"{_cap(_who(loser, names), names)} slapped {after} after the card (the only seat)."
-        )
+        reason = f"{_cap(_who(loser, names), names)} slapped {after} after {start} (the only seat)."
     return RaceDecision((loser,), False, evidence, reason, "last_slapper", trigger_ns, rules)
 
 

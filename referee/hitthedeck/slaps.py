@@ -565,7 +565,9 @@ def close_race(state: HtdState, decided: Sequence[int] | None = None) -> Result:
         names = ", ".join(state.players[s] for s in losers) or "nobody"
         reason = f"The table says the last to slap was {names}."
     else:
-        decision = last_slapper(trigger, range(state.n), race.presses, rules, state.players)
+        decision = last_slapper(
+            trigger, range(state.n), race.presses, rules, state.players, timed=race.timed
+        )
         losers = decision.seats
         reason = decision.reason
         genuine_tie = decision.tie and all(

@@ -252,7 +252,11 @@ const TT = (() => {
      (outlined, "Tap again to end") and ``note`` says what the second tap does; 4 s later, or
      on the second tap, it is disarmed. The second tap ends the game ``current()`` named at
      the first (null: nothing to end), so a tap is never carried over to a game started
-     meanwhile; then ``ended(id)``. Returns {disarm(), armed}. */
+     meanwhile; then ``ended(id)``. Returns {disarm(), armed}.
+     A double tap (a double click; two quick taps on a touch screen) is not a second thought:
+     its second half (the browser counts it, ``detail`` 2 and up) only keeps the button armed,
+     as does Enter held down (its repeats). While the end request is in flight the button is
+     locked (aria-disabled, as the console's ``once``: disabled would drop the focus). */
   const ARM_MS = 4000;
   function endGame(button, note, current, ended) {
     const label = button.textContent;
@@ -270,16 +274,41 @@ const TT = (() => {
       say(note.textContent);
       timer = setTimeout(() => arm(null), ARM_MS);
     }
-    button.addEventListener("click", async () => {
-      if (armedFor === null) { arm(current()); return; }
-      const id = armedFor;
-      arm(null);
-      const r = await api("POST", "/api/games/" + id + "/end", {});
+    async function end(id) {
+      button.setAttribute("aria-disabled", "true");
+      let r;
+      try { r = await api("POST", "/api/games/" + id + "/end", {}); } finally { button.removeAttribute("aria-disabled"); }
       if (!r.ok) { toast(r.data.error || ("error " + r.status), "bad"); return; }
       toast("game " + id + " ended", "ok");
       ended(id);
+    }
+    button.addEventListener("keydown", (e) => { if (e.repeat) e.preventDefault(); });
+    button.addEventListener("click", (e) => {
+      if (button.getAttribute("aria-disabled") === "true") return;
+      if (armedFor === null) { arm(current()); return; }
+      if (e.detail > 1) return;  /* the double tap's second half */
+      const id = armedFor;
+      arm(null);
+      end(id);
     });
     return { disarm: () => arm(null), get armed() { return armedFor !== null; } };
+  }
+
+  /* Whose move the table waits for: {seat, line, tag} for the status line ("Ann to play")
+     and the player card's tag; seat null: nobody's (an ended or finished game). Wash Dash has
+     no turns (everyone races at once): its scoreboard's ``turn`` is who reveals the round's
+     cards (WD-13), so while a round is raced nobody is marked, and otherwise the line says
+     who reveals (or, when only event cards showed, draws on). */
+  function turnStatus(snap) {
+    const sb = snap.scoreboard, nobody = { seat: null, line: "", tag: "" };
+    const seat = sb && !sb.finished && !snap.game.ended_at && Number.isInteger(sb.turn) ? sb.turn : null;
+    if (seat === null) return nobody;
+    const name = sb.players[seat];
+    if (snap.game.name !== "wash-dash") return { seat, line: name + " to play", tag: "turn" };
+    const view = snap.view || {};
+    if (view.phase === "racing") return { ...nobody, line: "everyone races" };
+    if (view.phase === "draw_on") return { seat, line: name + " draws another card", tag: "reveals" };
+    return { seat, line: name + (view.round ? " reveals the next round" : " reveals round 1"), tag: "reveals" };
   }
 
   function seatName(snap, seat) {
@@ -328,5 +357,5 @@ const TT = (() => {
   }
 
   /* Pin keypads on login pages */
-  return { api, el, toast, tone, isPenalty, localTimes, say, stream, endGame, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
+  return { api, el, toast, tone, isPenalty, localTimes, say, stream, endGame, turnStatus, seatName, renderJSON, tableLines, csrf, referee: body.dataset.referee === "1" };
 })();

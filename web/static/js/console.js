@@ -327,14 +327,23 @@
       else box.insertBefore(node, at);
     }
     if (anchor && anchor.isConnected) box.scrollTop += anchor.getBoundingClientRect().top - anchorY;
-    /* a button pressed in an entry that changed (Accept): the entry's same button, or its
-       first, takes the focus, not the page */
-    const again = refocus && next.get(Number(refocus.seq));
-    if (again) {
-      const buttons = [...again.node.querySelectorAll("button[data-action]")];
-      const to = buttons.find((b) => b.dataset.action === refocus.action) || buttons[0];
-      if (to) to.focus({ preventScroll: true });
+    if (refocus) refocusFeed(next, Number(refocus.seq), refocus.action);
+  }
+
+  /* A button pressed in an entry that changed takes the focus back, not the page (the
+     keyboard and a screen reader would start again at the top): the entry's same button, or
+     its first (Accept). An undone entry keeps no button: the undo of it, when it is the
+     newest entry, offers its own Undo (to take it back), else the feed's heading takes it. */
+  function refocusFeed(next, seq, action) {
+    const buttons = (entry) => (entry ? [...entry.node.querySelectorAll("button[data-action]")] : []);
+    const own = buttons(next.get(seq));
+    let to = own.find((b) => b.dataset.action === action) || own[0];
+    const newest = next.values().next().value;  /* ``next`` runs from the newest entry */
+    const ev = newest && newest.item.event;
+    if (!to && ev && ev.kind === "undo" && ev.payload && ev.payload.target === seq) {
+      to = buttons(newest).find((b) => b.dataset.action === "undo");
     }
+    (to || $("verdicts")).focus({ preventScroll: true });
   }
 
   /* The game's "On the table" lines as a definition list (TT.tableLines). */
@@ -400,11 +409,6 @@
     return "Ended: " + names.slice(0, -1).join(", ") + " and " + names[names.length - 1] + " share the win";
   }
 
-  /* whose turn it is: nobody's once the game is over (won by the rules, or ended) */
-  function turnOf(s) {
-    return s.scoreboard.finished || s.game.ended_at ? null : s.scoreboard.turn;
-  }
-
   function render(s) {
     const first = !snap || snap.game.id !== s.game.id;
     if (snap && first) switched(snap.game.id, s.game.id);
@@ -420,12 +424,12 @@
     const sb = s.scoreboard, ended = endedLine(s);
     if (!sb && ended) $("c-meta").textContent = ended;  /* a log that no longer replays */
     if (sb) {
-      const turn = turnOf(s);
+      const turn = TT.turnStatus(s);  /* nobody's once the game is over, or in a Wash Dash race */
       $("c-meta").textContent = (ended ? ended + " · " : "") + "Round " + sb.round
-        + (turn !== null && turn !== undefined ? " · " + sb.players[turn] + " to play" : "")
+        + (turn.line ? " · " + turn.line : "")
         + (sb.finished && !s.game.ended_at ? " · game over: End game files it in History" : "")
         + (owedForfeit(sb) && !s.game.ended_at ? " · " + owedForfeit(sb) : "");
-      $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (turn === i ? " turn" : ""), "data-seat": i },
+      $("c-score").replaceChildren(...sb.players.map((p, i) => el("div", { class: "player" + (turn.seat === i ? " turn" : ""), "data-seat": i },
         el("div", { class: "name", text: p }), el("div", { class: "total", text: sb.totals[i] }))));
     }
     $("c-table").replaceChildren(...tableLines(s.table));

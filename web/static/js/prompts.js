@@ -1,11 +1,11 @@
 /* The camera's questions (prompts), and the pads' (a held Wash Dash press), on the Live and
-   Referee pages. The list arrives over the
-   page's own live stream (SSE "prompts", the whole list each time), so a question answered
-   on one tablet disappears on every other. Accept sends the suggested event (its original
-   time) through the API, another answer's button that answer's event (a take-back question's
-   "Another G7 was played"); a play seen while nobody was on turn gets one button per player
-   instead. Dismiss only clears the question. A tap on a question the server no longer has
-   (a 404: answered while this page was away) takes it off this page. */
+   Referee pages, under a heading that says who asks ("Questions" when both do). The list
+   arrives over the page's own live stream (SSE "prompts", the whole list each time), so a
+   question answered on one tablet disappears on every other. Accept sends the suggested event
+   (its original time) through the API, another answer's button that answer's event (a
+   take-back question's "Another G7 was played"); a play seen while nobody was on turn gets
+   one button per player instead. Dismiss only clears the question. A tap on a question the
+   server no longer has (a 404: answered while this page was away) takes it off this page. */
 "use strict";
 (() => {
   const { el, api, toast } = TT;
@@ -14,6 +14,12 @@
 
   function who(seat) {
     return seat === null || seat === undefined ? "nobody" : TT.seatName(game ? { game } : null, seat);
+  }
+
+  /* Who asks: the pads' questions (a held Wash Dash press) are the referee's own, not the
+     camera's, though no camera may be there at all. */
+  function asker(p) {
+    return p.asker === "pads" ? "The referee asks" : "The camera asks";
   }
 
   /* A Wash Dash dryer state in its compact text: "dress:yellow+blue / pants:red / -". */
@@ -121,8 +127,10 @@
     const fresh = opening ? [] : items.filter((p) => !(seen && seen.has(p.game_id + ":" + p.id)));
     seen = new Set(items.map((p) => p.game_id + ":" + p.id));
     shown = items;
-    if (fresh.length) TT.say(fresh.map((p) => (p.asker === "pads" ? "The referee asks: " : "The camera asks: ") + p.message).join(" "));
+    if (fresh.length) TT.say(fresh.map((p) => asker(p) + ": " + p.message).join(" "));
     list.replaceChildren(...items.slice().reverse().map(item));
+    const heading = $("prompt-heading"), askers = new Set(items.map(asker));
+    if (heading && askers.size) heading.textContent = askers.size > 1 ? "Questions" : [...askers][0];
     panel.classList.toggle("hidden", items.length === 0);
   };
 })();

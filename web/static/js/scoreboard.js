@@ -36,11 +36,11 @@
     let status = "";
     if (snap.game.ended_at) status = "· ended" + winnersLine(sb.players, winners);
     else if (sb.finished) status = "· finished" + winnersLine(sb.players, winners);
-    else if (sb.turn !== null && sb.turn !== undefined) status = "· " + sb.players[sb.turn] + " to play";
+    const turn = TT.turnStatus(snap);  // nobody's in an ended or finished game, or a Wash Dash race
+    if (!status && turn.line) status = "· " + turn.line;
     document.getElementById("sb-status").textContent = status;
     const box = document.getElementById("players");
-    // an ended or finished game is nobody's turn
-    const onTurn = (i) => sb.turn === i && !sb.finished && !snap.game.ended_at;
+    const onTurn = (i) => turn.seat === i;
     // a star for whoever is ahead; when everyone is level (as every game starts) nobody is
     const ahead = sb.leaders.length < sb.players.length ? sb.leaders : [];
     box.replaceChildren(...sb.players.map((name, i) => {
@@ -54,7 +54,7 @@
         .filter(([, v]) => Array.isArray(v) && v.length === sb.players.length && v[i] !== false)
         .map(([k, v]) => k.replace(/_/g, " ") + (v[i] === true ? "" : ": " + v[i])).join(" · ");
       return el("div", { class: cls.join(" "), "data-seat": i },
-        onTurn(i) ? el("span", { class: "turn-tag", text: "turn" }) : null,
+        onTurn(i) ? el("span", { class: "turn-tag", text: turn.tag }) : null,
         winners.includes(i) ? el("span", { class: "win-tag", text: "winner" }) : null,
         el("div", { class: "name", text: name }),
         el("div", { class: "total", text: sb.totals[i] }),
