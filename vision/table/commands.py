@@ -257,6 +257,7 @@ def _watch(args: argparse.Namespace) -> int:
 
     try:
         layout = TableLayout.load(args.zones)
+        _check_discard_pile(layout, args.zones)
         deck = _watch_deck(args.game, args.deck)
         cards = CardReader(args.models, deck=deck) if args.models else CardReader(deck=deck)
         reader = ScaledReader(cards, args.card_scale)
@@ -290,6 +291,19 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"tabletop vision watch: no frame could be read from {args.source}", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_discard_pile(layout: Any, zones: str) -> None:
+    """Every game ``watch`` reads is played on a discard pile: without its zone nothing
+    would ever be proposed, and the video would play through in silence (as the dashboard,
+    it refuses such a layout; ``ZoneError``)."""
+    from vision.table.zones import ZoneError
+
+    if not layout.discard_piles():
+        raise ZoneError(
+            f"{zones} has no discard pile zone: draw discard_1 on the dashboard's Calibrate "
+            "page (or add a zone of kind discard to the file)"
+        )
 
 
 def _watch_deck(game: str, name: str | None) -> Any:

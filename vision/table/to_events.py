@@ -121,6 +121,18 @@ class Ruling:
     seen: str | None
 
 
+@dataclass(frozen=True)
+class _Unlaid:
+    """A top card the game entered (the deal's, a play typed on the tablet) that the camera
+    has not seen settle yet: ``held`` is what the camera had settled there then (None:
+    nothing), ``tops``/``poses`` the pile as remembered with the game's card on top."""
+
+    top: str
+    held: str | None
+    tops: tuple[str, ...]
+    poses: tuple[Pose | None, ...]
+
+
 def _parser(game: str) -> Callable[[str], object]:
     if game == "deck-dash":
         from referee.cards import parse_card
@@ -139,6 +151,7 @@ DECK_STEAL = "STEAL"  # Deck Dash's Deck Steal
 _DRAW_PHASES = frozenset({"draw", "action_draw"})  # Deck Dash phases that draw (``Phase``)
 _DISCARD_PHASES = frozenset({"play", "action_discard"})  # … and those that may discard
 PILE_KINDS = frozenset({"discard", "play", "turn_up"})  # the events that lay a card on a pile
+REMEMBERED_TOPS = 8  # how many of a pile's cards the mapper remembers, top last
 
 
 _NUMBERED_DISCARD = re.compile(r"discard_([12])")
@@ -186,6 +199,8 @@ class EventMapper:
     _questions_told: bool = False
     # when the card now on each pile was first seen (the time a correction's play keeps)
     _top_t: dict[str, int | None] = field(default_factory=dict)
+    # per pile, the game's top card not seen laid yet (``note_top``, ``_adopt``)
+    _unlaid: dict[str, _Unlaid] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._parse = _parser(self.game)
@@ -213,7 +228,13 @@ class EventMapper:
             if zone not in still:
                 del self._asked[zone]
 
-    def note_top(self, zone: str, card: str, pile: Sequence[str] | None = None) -> None:
+    def note_top(
+        self,
+        zone: str,
+        card: str,
+        pile: Sequence[str] | None = None,
+        held: str | None = None,
+    ) -> None:
         """The game says ``card`` lies on top of ``zone`` (the deal's starting card, a play
         typed on the tablet): remember it, so a later card taken back off it is recognised.
         A card the camera asked about (TBL-19) is already remembered: the game caught up.
@@ -222,8 +243,11 @@ class EventMapper:
         again (a draw from the discard pile typed on the tablet, an undo), that card is
         forgotten, not ``card`` remembered on top of it: the camera's idea of what lies under
         the top must stay the game's, or the drawn card played again is read as taken back
-        (TBL-22)."""
+        (TBL-22). ``held``: the card the camera has settled there now; a ``card`` it has not
+        seen is not proposed when it is laid at last, even after ``held`` was read again
+        (``_adopt``)."""
         self._ruled.pop(zone, None)  # the game moved on: an older ruling is settled
+        self._unlaid.pop(zone, None)
         asked = self._asked.get(zone, [])
         if card in asked:  # a question accepted: that play and those before it are settled
             del asked[: asked.index(card) + 1]
@@ -239,6 +263,24 @@ class EventMapper:
             return
         self._remember(zone, card, None)
         self._top_t.pop(zone, None)  # entered on the tablet: not seen laid
+        if held != card:
+            tops, poses = tuple(history), tuple(self._poses[zone])
+            self._unlaid[zone] = _Unlaid(card, held, tops, poses)
+
+    def note_pile(self, zone: str, pile: Sequence[str], seen: Sequence[str] = ()) -> None:
+        """The game's pile (bottom first) when a watcher starts on a game under way (a server
+        restart, new zones saved): remembered under its top, where each lay unknown, so the
+        card under the top showing again is a draw (TBL-16) or a take-back (TBL-2), not a
+        play of that card. ``seen``: the camera's plays the rules refused since, which lie
+        on it and count as seen laid. Only while the game's top is all that is remembered
+        there (as ``note_top`` leaves a new mapper)."""
+        if not pile or self._tops.get(zone, []) not in ([], list(pile[-1:])):
+            return
+        cards = [*pile, *seen][-REMEMBERED_TOPS:]
+        self._tops[zone] = cards
+        self._poses[zone] = [None] * len(cards)
+        if seen:  # the camera's own card lies on the game's top: it was laid
+            self._unlaid.pop(zone, None)
 
     def note_empty(self, zone: str) -> None:
         """The game says ``zone``'s pile is empty (Deck Dash: the start card taken, DD-18; a
@@ -249,6 +291,7 @@ class EventMapper:
         ruling and question on the pile, as a top typed on the tablet does (``note_top``)."""
         for remembered in (self._tops, self._poses, self._top_t, self._ruled, self._asked):
             remembered.pop(zone, None)
+        self._unlaid.pop(zone, None)
 
     def note_area(self, zone: str, cards: Iterable[str]) -> None:
         """The game says ``cards`` lie in seat area ``zone`` (that seat's groups, handoffs
@@ -266,6 +309,7 @@ class EventMapper:
         history = self._tops.get(zone) or []
         self._ruled[zone] = Ruling(top, history[-1] if history else None)
         self._asked.pop(zone, None)
+        self._unlaid.pop(zone, None)  # the family's word replaces the top it entered
 
     def as_ruled(self, obs: Observation) -> Observation | None:
         """``obs`` in the family's terms while a ruling stands on its pile, which ends with
@@ -301,7 +345,7 @@ class EventMapper:
         history, poses = self._tops.setdefault(zone, []), self._poses.setdefault(zone, [])
         history.append(card)
         poses.append(pose)
-        del history[:-8], poses[:-8]
+        del history[:-REMEMBERED_TOPS], poses[:-REMEMBERED_TOPS]
 
     def propose(self, obs: Observation, seat: int | None) -> list[Proposal]:
         """``seat``: the player on turn according to the engine (None when nobody is)."""
@@ -459,6 +503,12 @@ class EventMapper:
         if self._between_deals():
             return []  # the next deal's face-up cards: the deal names them (TBL-3)
         card = obs.after[0]
+        unlaid = self._unlaid.pop(obs.zone, None)
+        if unlaid is not None and not obs.moved:
+            if card == unlaid.top:
+                return self._adopt(obs, unlaid)
+            if card == unlaid.held:  # the card that lay there before: the game's is not laid
+                self._unlaid[obs.zone] = unlaid
         if self._turn_may_be_over():
             seat = None  # the player on turn may have kept their drawn card (TBL-3)
         if obs.moved:  # the same face again, lying elsewhere: another copy, or straightened?
@@ -555,6 +605,17 @@ class EventMapper:
             prompt = Prompt("who_played", message, obs.zone, obs.t_ns, obs.confidence, event)
             return [self._ask(obs.zone, prompt, card)]
         return [event]
+
+    def _adopt(self, obs: Observation, unlaid: _Unlaid) -> list[Proposal]:
+        """The game's own top card (the deal's, one typed on the tablet) laid at last, maybe
+        after the camera read again the card that lay there before (the last game's, the
+        card under a play typed first): the game has it, so nothing is proposed, and the
+        pile is remembered as the game has it. Another card seen settle first, or this face
+        seen moved (a twin laid on it, TBL-6), ends this: it is read as usual then."""
+        self._tops[obs.zone] = list(unlaid.tops)
+        self._poses[obs.zone] = [*unlaid.poses[:-1], obs.pose]
+        self._top_t.pop(obs.zone, None)
+        return []
 
     def _dos_phase(self) -> str | None:
         """DOS's phase from the game's view ("deal" between deals); None in other games or

@@ -15,7 +15,14 @@ last committed. When the game's own top card changes (the deal, a play typed on 
 tablet, an accepted question) the watcher's idea of the pile is set to it, so a card
 entered by hand is not proposed again when the camera sees it. It is *not* reset when a
 camera play was illegal (the game's top stays; the card really lies there), or the same
-card would be proposed on every frame. Before a game's first event nothing is proposed:
+card would be proposed on every frame. A watcher started on a game under way (a server
+restart, new zones saved) rebuilds each pile from the game's log (``piles_from_log``): the
+cards under the top, so a draw or a take-back shows the card under it rather than a new
+play of it (TBL-16, TBL-2), and the camera's plays the rules refused since the pile last
+changed, which it counts as seen. Nor is such a refused play logged twice (``_append``).
+A top card the game entered that the camera has not seen yet is not proposed when it is laid
+at last, even after the card that lay there before was read again (the last game's card
+under the deal, ``EventMapper.note_top``). Before a game's first event nothing is proposed:
 the dealer is setting up, and the deal names the starting card. Nor is it reset when the
 family's undo or overrule changes the top while the card the camera saw still lies there:
 their word stands for that pile until it visibly changes (``EventMapper.rule``), so the
@@ -69,6 +76,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.events import Event, Source
+from referee.replay import Step
+from referee.verdicts import Outcome
 from web.errors import BadInput
 from web.services.exit_stop import stop_at_exit
 from web.services.games import GameService
@@ -114,7 +123,8 @@ def pile_tops(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[
 def pile_states(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dict[str, Any]:
     """Each discard-pile zone's pile as the game knows it, enough to tell that it changed
     even when its top did not (another copy of the top card played, a draw of a twin):
-    Deck Dash's and Hit the Deck's whole pile (bottom first), DOS's top and card count."""
+    Deck Dash's whole pile (bottom first), Hit the Deck's (top first, as its view has it),
+    DOS's top and card count."""
     states: list[Any] = []
     if game == "deck-dash":
         states = [tuple((view.get("round") or {}).get("discard") or ())]
@@ -127,6 +137,82 @@ def pile_states(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dic
     elif game == "hit-the-deck":
         states = [tuple(view.get("discard") or ())]
     return _by_zone(game, piles, states)
+
+
+@dataclass
+class PileLog:
+    """A discard pile as the game's log built it (``piles_from_log``): its last cards, bottom
+    first; its state (``pile_states``); and the camera's plays the rules refused since that
+    state last changed, (seq, event) in log order."""
+
+    cards: list[str] = field(default_factory=list)
+    state: Any = None
+    refused: list[tuple[int, Event]] = field(default_factory=list)
+
+
+def piles_from_log(
+    game: str,
+    rules: Any,
+    record: Any,
+    steps: Sequence[Step],
+    piles: Sequence[str],
+    zone_of: Callable[[Event], str | None],
+) -> dict[str, PileLog]:
+    """Each discard-pile zone's ``PileLog``, from the game's effective ``steps`` replayed
+    (an undone event is not among them, an overruled one is its correction); ``zone_of``:
+    the zone a play lays its card on. Deck Dash's and Hit the Deck's views hold the whole
+    pile; DOS's only its top and count, so a card that grows the count by one is added."""
+    logs = {zone: PileLog() for zone in piles}
+    state = rules.new_state(record.players, record.options or {})
+    for step in steps:
+        state, _ = rules.apply(state, step.event)
+        states = pile_states(game, rules.view(state), piles)
+        for zone, pile in logs.items():
+            now = states.get(zone)
+            if now != pile.state:
+                pile.cards, pile.state, pile.refused = _grown(game, pile, now), now, []
+            elif _refused_play(step) and zone_of(step.event) == zone:
+                pile.refused.append((step.seq, step.event))
+    return logs
+
+
+def _grown(game: str, pile: PileLog, now: Any) -> list[str]:
+    """The pile's cards, bottom first, once its state is ``now``: the view's own (Hit the
+    Deck's above any card nobody saw, "?"), or DOS's with the new top added when one card
+    was laid on it; otherwise DOS's top alone (a new deal)."""
+    from vision.table.to_events import REMEMBERED_TOPS
+
+    if game != "dos":
+        whole = list(now or ())
+        if game == "hit-the-deck":
+            whole.reverse()  # its view has the top first
+        known = whole[len(whole) - whole[::-1].index("?") :] if "?" in whole else whole
+        return known[-REMEMBERED_TOPS:]
+    top, count = now if isinstance(now, tuple) else (None, None)
+    if not isinstance(top, str):
+        return []
+    before = pile.state[1] if isinstance(pile.state, tuple) else None
+    if isinstance(count, int) and isinstance(before, int) and count == before + 1:
+        return [*pile.cards, top][-REMEMBERED_TOPS:]
+    return [top]
+
+
+def _refused_play(step: Step) -> bool:
+    """A card the camera saw laid on a pile, which the rules refused (the state unchanged)."""
+    from vision.table.to_events import PILE_KINDS
+
+    event = step.event
+    return (
+        event.source is Source.CAMERA
+        and event.kind in PILE_KINDS
+        and isinstance(event.get("card"), str)
+        and any(v.outcome is Outcome.ILLEGAL for v in step.verdicts)
+    )
+
+
+def _play_key(event: Event) -> tuple[Any, ...]:
+    """What makes two camera plays the same play: who laid which card on which pile."""
+    return (event.kind, event.seat, event.get("card"), event.get("pile"))
 
 
 def _by_zone(game: str, piles: Sequence[str], per_pile: Sequence[Any]) -> dict[str, Any]:
@@ -407,6 +493,19 @@ class _Context:
     seen: dict[str, str | None] = field(default_factory=dict)
     # Hit the Deck waited for a card turned up when last synced (``EventMapper.turn_up_due``)
     turn_up_due: bool = False
+    # each pile's state when last synced (``pile_states``)
+    pile_states: dict[str, Any] = field(default_factory=dict)
+    # per pile, the camera's plays the rules refused since its state last changed
+    refused: dict[str, _Refused] = field(default_factory=dict)
+
+
+@dataclass
+class _Refused:
+    """The camera's plays on a pile the rules refused (seq, ``_play_key``), while the pile's
+    state is ``pile``: the card still lies there, so the same play is not logged again."""
+
+    pile: Any
+    plays: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -836,9 +935,46 @@ class CameraReferee:
             self._ctx = ctx
             self._sync(ctx)
             if not ctx.quiet:  # a game already under way: what lies there was not seen laid
+                self._resume(ctx)
                 watcher.tracker.mark_gap()
         self._sync(ctx)
         return ctx
+
+    def _resume(self, ctx: _Context) -> None:
+        """A watcher started on a game under way: each pile as the game's log built it, not
+        only its top (the mapper knew no more), and the camera's plays the rules refused since
+        the pile last changed counted as seen there, as the watcher before it had them (see
+        the module docstring). Best effort: a log that cannot be replayed leaves the top."""
+        try:
+            record = self.games.record(ctx.game_id)
+            steps = self.games.result(ctx.game_id).steps
+            rules = self.games.rules(ctx.game)
+            logs = piles_from_log(
+                ctx.game, rules, record, steps, ctx.piles, lambda e: self._zone_of(ctx, e)
+            )
+        except Exception:  # the game's own replay says what is wrong with its log
+            log.exception("camera referee: game %s: its piles could not be rebuilt", ctx.game_id)
+            return
+        tracker = ctx.watcher.tracker
+        for zone, pile in logs.items():
+            if not pile.cards or pile.cards[-1] != ctx.synced.get(zone):
+                continue  # not the top the game's view says: leave the top alone
+            seen = [str(event.get("card")) for _, event in pile.refused]
+            ctx.mapper.note_pile(zone, pile.cards, seen)
+            if seen:
+                tracker.committed[zone] = (seen[-1],)
+                plays = [(seq, _play_key(event)) for seq, event in pile.refused]
+                ctx.refused[zone] = _Refused(pile.state, plays)
+
+    def _zone_of(self, ctx: _Context, event: Event) -> str | None:
+        """The pile zone ``event`` lays its card on: DOS's by its pile (TBL-3), another
+        game's its one pile; None for an event that lays none."""
+        from vision.table.to_events import PILE_KINDS
+
+        if event.kind not in PILE_KINDS:
+            return None
+        pile = event.get("pile") if ctx.game == "dos" else None
+        return next((zone for zone in ctx.piles if ctx.mapper.pile_of(zone) == pile), None)
 
     def _detector(self, game: str) -> Detector | None:
         if game in self._detectors:
@@ -885,6 +1021,8 @@ class CameraReferee:
         ctx.mapper.note_view(view)  # phase, Dash, who has laid (TBL-16, TBL-17)
         tracker = ctx.watcher.tracker
         states = pile_states(ctx.game, view, ctx.piles)
+        ctx.pile_states = states
+        self._forget_refused(ctx)
         # Hit the Deck: a card turned up and shuffled back (a Hand card can't start the pile)
         # empties the pile although the game's top never showed it: a turn-up is due again
         due = ctx.mapper.turn_up_due()
@@ -910,7 +1048,7 @@ class CameraReferee:
                 tracker.committed[zone] = (top,)
                 # Deck Dash's whole pile: a draw off it forgets the drawn card (TBL-22)
                 pile = states.get(zone) if ctx.game == "deck-dash" else None
-                ctx.mapper.note_top(zone, top, pile=pile)
+                ctx.mapper.note_top(zone, top, pile=pile, held=seen[0] if seen else None)
         self._close_settled(ctx, view)
         for zone, cards in seat_areas(ctx.game, view, ctx.areas).items():
             ctx.mapper.note_area(zone, cards)
@@ -921,6 +1059,16 @@ class CameraReferee:
             held = tracker.committed.get(zone, ())
             if (grown := with_cards(held, cards)) != held:
                 tracker.committed[zone] = grown
+
+    @staticmethod
+    def _forget_refused(ctx: _Context) -> None:
+        """Drop the refused camera plays of a pile that changed since (the card may be gone),
+        and those undone or overruled (not in the game's effective events any more)."""
+        effective = {seq for seq, _ in ctx.played}
+        for zone, refused in list(ctx.refused.items()):
+            refused.plays = [(seq, key) for seq, key in refused.plays if seq in effective]
+            if ctx.pile_states.get(zone) != refused.pile or not refused.plays:
+                del ctx.refused[zone]
 
     def _taken_back(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
         """A card taken back that is the game's last play on that pile (the camera's, or one
@@ -1008,6 +1156,18 @@ class CameraReferee:
         return None
 
     def _append(self, ctx: _Context, event: Event) -> None:
+        """Log the camera's ``event``; not a play the rules already refused on a pile that has
+        not changed since (the card lies there still: logging it again says nothing new)."""
+        zone = self._zone_of(ctx, event)
+        self._sync(ctx)  # the refusals as of the game now: its pile may have changed since
+        refused = ctx.refused.get(zone) if zone is not None else None
+        if refused is not None and any(_play_key(event) == key for _, key in refused.plays):
+            log.info(
+                "camera referee: game %s: %s not logged again: refused already",
+                ctx.game_id,
+                _describe(event),
+            )
+            return
         try:
             out = self.games.append(ctx.game_id, event)
         except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
@@ -1017,6 +1177,12 @@ class CameraReferee:
         self.counts.events += 1
         self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
         self._sync(ctx)
+        illegal = any(v.get("outcome") == Outcome.ILLEGAL.value for v in out["verdicts"])
+        if zone is not None and illegal:
+            pile = ctx.pile_states.get(zone)
+            if zone not in ctx.refused or ctx.refused[zone].pile != pile:
+                ctx.refused[zone] = _Refused(pile)
+            ctx.refused[zone].plays.append((out["seq"], _play_key(event)))
 
     def _ask(self, ctx: _Context, prompt: dict[str, Any], about: Any = None) -> None:
         """Post ``prompt``; ``about``: the observation it asks about, remembered with the
