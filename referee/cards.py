@@ -12,12 +12,15 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from referee.jsonlines import clipped, shown
+
 
 class CardParseError(ValueError):
-    """A card token could not be read; the message names the bad token."""
+    """A card token could not be read; the message names the bad token (shortened: a token
+    may be a whole 10 MB line)."""
 
     def __init__(self, token: str, why: str) -> None:
-        super().__init__(f"bad card {token!r}: {why}")
+        super().__init__(f"bad card {shown(token)}: {why}")
         self.token = token
 
 
@@ -136,10 +139,12 @@ def parse_card(token: str) -> Card:
     digits = text[1:]
     if not digits.isdigit() or (len(digits) > 1 and digits[0] == "0"):
         raise CardParseError(token, "expected a number 1..12 after the colour letter")
-    number = int(digits)
-    if not MIN_NUMBER <= number <= MAX_NUMBER:
-        raise CardParseError(token, f"number {number} is outside {MIN_NUMBER}..{MAX_NUMBER}")
-    return Card.numbered(color, number)
+    # no int() of a long run of digits: past 4 300 of them Python refuses (a bare ValueError)
+    if len(digits) > len(str(MAX_NUMBER)) or not MIN_NUMBER <= int(digits) <= MAX_NUMBER:
+        raise CardParseError(
+            token, f"number {clipped(digits)} is outside {MIN_NUMBER}..{MAX_NUMBER}"
+        )
+    return Card.numbered(color, int(digits))
 
 
 def parse_cards(tokens: Iterable[str] | str) -> list[Card]:

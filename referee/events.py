@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.jsonlines import json_problem
+from referee.jsonlines import DuplicateKeyError, json_problem, loads, shown, shown_names
 
 # A ``t_ns`` is a reading of a 64-bit clock (CLOCK_MONOTONIC; SQLite's integers are 64-bit
 # too): a time past it is no time a pad, camera or tablet could have stamped, and a race's
@@ -55,7 +55,7 @@ class Event:
 
     def require(self, key: str) -> Any:
         if key not in self.payload:
-            raise EventError(f"event {self.kind!r} needs field {key!r}")
+            raise EventError(f"event {shown(self.kind)} needs field {shown(key)}")
         return self.payload[key]
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,19 +79,19 @@ class Event:
             raise EventError("an event must be a JSON object")
         unknown = set(data) - {"kind", "seat", "payload", "t_ns", "source"}
         if unknown:
-            raise EventError(f"unknown event field(s): {', '.join(sorted(unknown))}")
+            raise EventError(f"unknown event field(s): {shown_names(sorted(unknown))}")
         kind = data.get("kind")
         if not isinstance(kind, str) or not kind:
             raise EventError("event needs a non-empty string 'kind'")
         seat = data.get("seat")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or seat < 0):
-            raise EventError(f"event seat must be a non-negative integer, got {seat!r}")
+            raise EventError(f"event seat must be a non-negative integer, got {shown(seat)}")
         payload = data.get("payload", {})
         if not isinstance(payload, Mapping):
             raise EventError("event payload must be a JSON object")
         t_ns = data.get("t_ns")
         if t_ns is not None and (not isinstance(t_ns, int) or isinstance(t_ns, bool)):
-            raise EventError(f"event t_ns must be an integer (nanoseconds), got {t_ns!r}")
+            raise EventError(f"event t_ns must be an integer (nanoseconds), got {shown(t_ns)}")
         if t_ns is not None and not T_NS_MIN <= t_ns <= T_NS_MAX:
             raise EventError(
                 f"event t_ns must be a 64-bit clock reading, from -2**63 to 2**63 - 1 "
@@ -100,13 +100,15 @@ class Event:
         try:
             source = Source(data.get("source", "manual"))
         except ValueError:
-            raise EventError(f"unknown event source {data.get('source')!r}") from None
+            raise EventError(f"unknown event source {shown(data.get('source'))}") from None
         return Event(kind=kind, seat=seat, payload=dict(payload), t_ns=t_ns, source=source)
 
     @staticmethod
     def from_json(text: str | bytes) -> Event:
         try:
-            data = json.loads(text)
+            data = loads(text)
+        except DuplicateKeyError as exc:  # JSON, but which of the two values was meant?
+            raise EventError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise EventError(f"not JSON: {exc.msg} at column {exc.colno}") from None
         except RecursionError:  # thousands of [ or {: no event nests so deep

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from referee.events import Event, shown_number
+from referee.jsonlines import shown
 from referee.verdicts import Verdict
 
 State = TypeVar("State")
@@ -57,12 +58,12 @@ class OptionSpec:
     def validate(self, value: Any) -> Any:
         if self.choices and value not in self.choices:
             raise GameError(
-                f"option {self.name!r} must be one of {list(self.choices)}, got {value!r}"
+                f"option {self.name!r} must be one of {list(self.choices)}, got {shown(value)}"
             )
         expected = type(self.default)
         if self.default is not None and not self.choices:
             if expected is int and (not isinstance(value, int) or isinstance(value, bool)):
-                raise GameError(f"option {self.name!r} must be an integer, got {value!r}")
+                raise GameError(f"option {self.name!r} must be an integer, got {shown(value)}")
             if expected is int and not -OPTION_INT_LIMIT <= value < OPTION_INT_LIMIT:
                 raise GameError(
                     f"option {self.name!r} must be a 64-bit whole number (within ±2**63), "
@@ -71,9 +72,9 @@ class OptionSpec:
             if expected is int and self.minimum is not None and value < self.minimum:
                 raise GameError(self.out_of_range(value))
             if expected is bool and not isinstance(value, bool):
-                raise GameError(f"option {self.name!r} must be true or false, got {value!r}")
+                raise GameError(f"option {self.name!r} must be true or false, got {shown(value)}")
             if expected in (list, tuple) and not isinstance(value, list | tuple):
-                raise GameError(f"option {self.name!r} must be a list, got {value!r}")
+                raise GameError(f"option {self.name!r} must be a list, got {shown(value)}")
         return value
 
     def out_of_range(self, value: int) -> str:
@@ -120,7 +121,7 @@ def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None
     known = {s.name: s for s in specs}
     unknown = sorted(set(given) - set(known))
     if unknown:
-        raise GameError(f"unknown option(s) {unknown}; known: {sorted(known)}")
+        raise GameError(f"unknown option(s) {shown(unknown)}; known: {sorted(known)}")
     return {name: spec.validate(given.get(name, spec.default)) for name, spec in known.items()}
 
 

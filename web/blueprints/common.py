@@ -10,12 +10,12 @@ from typing import Any
 from flask import current_app, request
 
 from referee.events import shown_number
-from referee.jsonlines import json_problem
+from referee.jsonlines import DuplicateKeyError, json_problem, unique_keys
 from web.app import Services
 from web.errors import BadInput
 
 # deeper than any event, answer or zones document; json.loads stops near 1000 levels with a
-# RecursionError (not the ValueError ``get_json(silent=True)`` swallows)
+# RecursionError (not a ValueError)
 MAX_JSON_DEPTH = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _WHOLE = re.compile(r"-?[0-9]{1,11}")  # ASCII digits only: str.isdigit() takes "²", int() not
@@ -32,26 +32,28 @@ def services() -> Services:
 def json_body(*, whole_numbers_bounded: bool = True) -> dict[str, Any]:
     """The request's JSON object, checked (``_check_json``). ``whole_numbers_bounded=False``:
     the route checks its numbers itself, with a message of its own (a zone's corner)."""
-    try:
-        data = request.get_json(silent=True)
-    except RecursionError:
-        raise BadInput(f"the JSON is nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
+    data = _parsed_body()
     if not isinstance(data, dict):
-        if data is None and request.is_json:
-            _unreadable_number()
         raise BadInput("send a JSON object (Content-Type: application/json)")
     _check_json(data, MAX_WHOLE if whole_numbers_bounded else None)
     return data
 
 
-def _unreadable_number() -> None:
-    """A JSON body that failed to parse only because it holds a whole number of more than
-    4 300 digits (Python refuses to read one: a ValueError that ``get_json(silent=True)``
-    turns into None, so the answer said "send a JSON object") says so."""
+def _parsed_body() -> Any:
+    """The body read as JSON, None when it is not JSON (or not sent as JSON). Read here, not
+    with ``request.get_json``: that keeps the last of a key given twice without a word, and
+    its ``silent=True`` turns every ValueError into None, so a number of more than 4 300
+    digits (which Python refuses to read) answered "send a JSON object"."""
+    if not request.is_json:
+        return None
     try:
-        json.loads(request.get_data(cache=True))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        return  # not JSON, not UTF-8, or too deep: the caller's message is the true one
+        return current_app.json.loads(request.get_data(cache=True), object_pairs_hook=unique_keys)
+    except RecursionError:
+        raise BadInput(f"the JSON is nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
+    except DuplicateKeyError as exc:
+        raise BadInput(str(exc)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None  # not JSON, not UTF-8: "send a JSON object" is the true answer
     except ValueError as exc:
         raise BadInput(
             f"a number in the JSON is too long to read ({json_problem(exc)}); {NUMBER_RANGE}"
