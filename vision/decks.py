@@ -7,8 +7,10 @@ the deck does not contain; with no deck named, no card that no known deck contai
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,29 +147,112 @@ def _text(raw: object, what: str) -> str:
     return raw
 
 
-def _card(c: dict, where: str) -> CardSpec:
-    value = str(c["value"])
+# Every field a profile and each of its cards may hold: a misspelt one ("aspcet") was ignored,
+# its default used, and teach then blamed the photos (VIS-13).
+PROFILE_FIELDS: tuple[str, ...] = (
+    "name",
+    "title",
+    "colors",
+    "cards",
+    "aspect",
+    "back_text",
+    "notes",
+)
+CARD_FIELDS: tuple[str, ...] = ("value", "colored", "copies", "label", "token")
+_EXAMPLE_CARD = '{"value": "7", "colored": true}'
+
+
+def _json_kind(raw: object) -> str:
+    """What a JSON value is, in JSON's words (Python's would say ``str`` or ``dict``)."""
+    if isinstance(raw, bool):
+        return "true or false"
+    if raw is None:
+        return "null"
+    kinds = ((str, "text"), (int | float, "a number"), (list, "a list"), (dict, "an object"))
+    return next(kind for type_, kind in kinds if isinstance(raw, type_))
+
+
+def _known_fields(raw: dict, known: tuple[str, ...], what: str) -> None:
+    """Refuse a field outside ``known``, with the likeliest one meant when it is close."""
+    for key in raw:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(str(key), known, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"the fields are {', '.join(known)}"
+        raise DeckError(f"{what}: unknown field {key!r} ({hint})")
+
+
+def _required(raw: dict, key: str, what: str) -> object:
+    """``raw[key]``, or a line naming what lacks it (not Python's bare ``KeyError``)."""
+    if key not in raw:
+        raise DeckError(f"{what}: {key!r} is missing")
+    return raw[key]
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th … 11th, 12th, 21st: a card's place in 'cards' ("card 4" would read
+    as the card whose value is 4)."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _card_where(c: dict, n: int, where: str) -> str:
+    """A card as an error names it: by its value where it has one, else by its place."""
+    value = c.get("value")
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return f"{where}: card {str(value)!r}"
+    return f"{where}: the {_ordinal(n)} card"
+
+
+def _card(c: object, n: int, where: str) -> CardSpec:
+    """The ``n``-th card (from 1) of the profile at ``where``."""
+    if not isinstance(c, dict):
+        raise DeckError(
+            f"{where}: malformed deck profile: the {_ordinal(n)} card is an object such as"
+            f" {_EXAMPLE_CARD}, not {_json_kind(c)}"
+        )
+    card_where = _card_where(c, n, where)
+    _known_fields(c, CARD_FIELDS, card_where)
+    value = str(_required(c, "value", card_where))
     if value not in SYMBOLS:
         raise DeckError(f"{where}: value {value!r} is not a known symbol")
     what = f"{where}: card {value!r}:"
     return CardSpec(
         value=value,
-        colored=_flag(c["colored"], f"{what} 'colored'"),
+        colored=_flag(_required(c, "colored", card_where), f"{what} 'colored'"),
         copies=_copies(c.get("copies", 1), f"{what} 'copies'"),
         label=_text(c.get("label", ""), f"{what} 'label'"),
         token=_text(c.get("token", ""), f"{what} 'token'"),
     )
 
 
-def _parse(data: dict, where: str) -> DeckProfile:
+def _cards(data: dict, where: str) -> tuple[CardSpec, ...]:
+    """The profile's cards: a list of objects, each named in an error by value or place."""
+    raw = _required(data, "cards", f"{where}: malformed deck profile")
+    if not isinstance(raw, list):
+        raise DeckError(
+            f"{where}: malformed deck profile: 'cards' is a list of cards such as"
+            f" [{_EXAMPLE_CARD}], not {_json_kind(raw)}"
+        )
+    return tuple(_card(c, n, where) for n, c in enumerate(raw, start=1))
+
+
+def _parse(data: object, where: str) -> DeckProfile:
+    if not isinstance(data, dict):
+        raise DeckError(
+            f'{where}: malformed deck profile: the profile is one object {{"name": …,'
+            f' "colors": […], "cards": […]}}, not {_json_kind(data)}'
+        )
+    _known_fields(data, PROFILE_FIELDS, where)
     try:
-        if not isinstance(data["colors"], list):  # a mapping's keys would pass for colours
+        raw_colors = _required(data, "colors", f"{where}: malformed deck profile")
+        if not isinstance(raw_colors, list):  # a mapping's keys would pass for colours
             raise DeckError(f"{where}: 'colors' is a list of colours")
-        colors = tuple(data["colors"])
+        colors = tuple(raw_colors)
         for c in colors:
             if c not in COLORS:
                 raise DeckError(f"{where}: colour {c!r} is not one of {', '.join(COLORS)}")
-        cards = tuple(_card(c, where) for c in data["cards"])
+        cards = _cards(data, where)
         _once(where, "colour", colors)
         _once(where, "card", [c.value for c in cards])
         if not any(colors or not c.colored for c in cards):  # a deck of no card at all
@@ -176,7 +261,9 @@ def _parse(data: dict, where: str) -> DeckProfile:
                 if not cards
                 else f"{where}: no card: every card is coloured and 'colors' is empty"
             )
-        name = _text(data["name"], f"{where}: 'name'")
+        name = _text(
+            _required(data, "name", f"{where}: malformed deck profile"), f"{where}: 'name'"
+        )
         return DeckProfile(
             name=name,
             title=_text(data.get("title", name), f"{where}: 'title'"),
@@ -185,7 +272,7 @@ def _parse(data: dict, where: str) -> DeckProfile:
             aspect=_aspect(data.get("aspect", 0.64), where),
             back_text=_text(data.get("back_text", ""), f"{where}: 'back_text'"),
         )
-    except (KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, AttributeError) as exc:  # a shape not checked for above
         raise DeckError(f"{where}: malformed deck profile ({exc})") from exc
 
 
@@ -209,12 +296,31 @@ def profile_path(name_or_path: str | Path) -> Path:
     separators = [s for s in ("/", os.sep, os.altsep) if s]
     if name_or_path.lower().endswith(".json") or any(s in name_or_path for s in separators):
         return Path(name_or_path)
-    return DECKS_DIR / f"{name_or_path}.json"
+    path = DECKS_DIR / f"{name_or_path}.json"
+    if path.exists():
+        return path
+    # "omä" typed (NFC) finds "omä.json" saved on a Mac (NFD): the same name to the family
+    wanted = nfc(path.name)
+    same = [p for p in _profile_files() if nfc(p.name) == wanted]
+    return same[0] if same else path
+
+
+def nfc(text: str) -> str:
+    """``text`` in Unicode's composed form: "ä" typed is one character, a file name saved on a
+    Mac two ("a" and the dots); they are the same name to the family."""
+    return unicodedata.normalize("NFC", text)
+
+
+def _profile_files() -> list[Path]:
+    """The profile files in ``DECKS_DIR``; a folder named ``x.json`` is none."""
+    return sorted(p for p in DECKS_DIR.glob("*.json") if p.is_file())
 
 
 def load_deck(name_or_path: str | Path) -> DeckProfile:
     """Load a profile by name (``deck-dash``) or by path to a JSON file (``profile_path``)."""
     path = profile_path(name_or_path)
+    if path.is_dir():  # not "no deck profile 'grandma' (known: …, grandma, …)"
+        raise DeckError(f"{path} is a folder, not a deck profile")
     if not path.is_file():
         known = ", ".join(deck_names()) or f"none in {DECKS_DIR}: run from the checkout (README)"
         raise DeckError(f"no deck profile {str(name_or_path)!r} (known: {known})")
@@ -234,7 +340,8 @@ def load_deck(name_or_path: str | Path) -> DeckProfile:
 
 
 def deck_names() -> list[str]:
-    return sorted(p.stem for p in DECKS_DIR.glob("*.json"))
+    """The names of the profiles in ``DECKS_DIR`` (composed Unicode, as a name is typed)."""
+    return sorted(nfc(p.stem) for p in _profile_files())
 
 
 def all_decks() -> list[DeckProfile]:

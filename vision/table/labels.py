@@ -35,7 +35,9 @@ def card_token(game: str, color: str | None, value: str) -> str | None:
 
     None is an answer, not an error: a Hit the Deck "with a number" card names its number
     in small print the classifier does not read (ruling TBL-3), and a colourless Deck Dash
-    number cannot exist. The caller turns None into a prompt for the tablet.
+    number cannot exist. The caller turns None into a prompt for the tablet. A Deck Dash
+    action's token carries no colour, so a family's deck with coloured action cards (VIS-1)
+    reads a red Reverse as ``REV``, not as no card.
     """
     letter = color[0].upper() if color else ""
     if value == BACK:
@@ -43,7 +45,7 @@ def card_token(game: str, color: str | None, value: str) -> str | None:
     if game == "deck-dash":
         if value.isdigit():
             return f"{letter}{value}" if letter and 1 <= int(value) <= 12 else None
-        return _DD_ACTIONS.get(value) if not letter else None
+        return _DD_ACTIONS.get(value)
     if game == "dos":
         if not letter:
             return None

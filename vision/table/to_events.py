@@ -212,6 +212,23 @@ class EventMapper:
             return False
         return True
 
+    def _unnamed(self, card: str) -> bool:
+        """A reading that names no card of the game (``?``: a picture the deck's notation has
+        no token for, a Hit the Deck "with a number" card, TBL-3). Two of them are not one
+        face, so such a card is never asked about as another copy, nor offered as a play."""
+        return card == UNREAD or not self._card_ok(card)
+
+    def _unknown(self, obs: Observation) -> Prompt:
+        """Which card is it? The tablet names a card the camera cannot (no suggestion)."""
+        prompt = Prompt(
+            "unknown_card",
+            "A card was played that the camera cannot name: which card is it?",
+            obs.zone,
+            obs.t_ns,
+            obs.confidence,
+        )
+        return self._ask(obs.zone, prompt, obs.after[0])
+
     def note_view(self, view: Mapping[str, Any] | None) -> None:
         """The game's view (``Game.view``) after its latest event: Deck Dash's phase and turn
         tell a draw from the discard pile from a take-back (TBL-16), its Dash and who has laid
@@ -374,6 +391,14 @@ class EventMapper:
             ("yes", "no"),
         )
 
+    def _same_face(self, obs: Observation, card: str, seat: int | None) -> Prompt:
+        """``card``'s face again where another copy may have been played, asked about. A card
+        the camera cannot name has no face to be another copy of: the tablet is asked which
+        card it is, and ``?`` is never offered as a play."""
+        if self._unnamed(card):
+            return self._unknown(obs)
+        return self._ask(obs.zone, self._another(obs, card, seat), card)
+
     def _ask(self, zone: str, prompt: Prompt, top: str) -> Prompt:
         """``prompt``, remembered as open until the game shows ``top`` (what accepting it
         leaves on the pile) or the question is closed: it may move the turn (TBL-19)."""
@@ -468,8 +493,11 @@ class EventMapper:
     def _steal(self, obs: Observation, stolen: str, seat: int | None) -> Prompt:
         """A Deck Steal settled on ``stolen``: used by anyone, at any time, it takes the top
         discard and lies in its place (TBL-18). Who used it the picture cannot say; a plain
-        discard of it by the player on turn looks the same."""
-        steal = Event("steal", None, {"card": stolen}, obs.event_t_ns, Source.CAMERA)
+        discard of it by the player on turn looks the same. A card the camera cannot name is
+        not offered as the one stolen: the tablet names it."""
+        steal: Event | None = Event("steal", None, {"card": stolen}, obs.event_t_ns, Source.CAMERA)
+        if self._unnamed(stolen):
+            steal, stolen = None, "the card the camera cannot name"
         answers: tuple[Answer, ...] = ()
         if self._may_discard(seat):
             discard = self._pile_event(obs.zone, DECK_STEAL, seat, obs.event_t_ns)
@@ -514,7 +542,7 @@ class EventMapper:
         if obs.moved:  # the same face again, lying elsewhere: another copy, or straightened?
             if poses:
                 poses[-1] = obs.pose
-            return [self._ask(obs.zone, self._another(obs, card, seat), card)]
+            return [self._same_face(obs, card, seat)]
         earlier = history[-1] if history else None
         if card == earlier:
             # the card remembered on top, back after the pile read empty (a missed detection)
@@ -523,7 +551,7 @@ class EventMapper:
                 poses[-1], obs.pose, self.moved_tolerance, self.turned_tolerance
             ):  # but not where it lay: another copy played on an empty pile?
                 poses[-1] = obs.pose
-                return [self._ask(obs.zone, self._another(obs, card, seat), card)]
+                return [self._same_face(obs, card, seat)]
             if obs.pose is not None:
                 poses[-1] = obs.pose
             return []
@@ -541,6 +569,8 @@ class EventMapper:
             and obs.before in ((earlier,), ())
             and (disturbed is False or (disturbed is None and same_spot))
         ):
+            if self._unnamed(card):  # the card read before, unreadable now (glare): nothing new
+                return []
             return [self._misread(obs, card, earlier, seat)]
         taken_back = len(history) >= 2 and history[-2] == card and obs.before == (earlier,)
         # the face under the last card again, but not where that card lay: another copy of it
@@ -554,33 +584,14 @@ class EventMapper:
         self._remember(obs.zone, card, obs.pose)
         self._top_t[obs.zone] = obs.event_t_ns
         if another:
-            return [self._ask(obs.zone, self._another(obs, card, seat), card)]
+            return [self._same_face(obs, card, seat)]
         if taken_back:  # or a twin laid where its twin lay (TBL-6): the family's to say
-            twin_play = self._twin_play(obs, card, seat)
-            prompt = Prompt(
-                "taken_back",
-                f"{obs.before[0]} was taken back off the pile and {card} is on top "
-                "again: undo that play?",
-                obs.zone,
-                obs.t_ns,
-                obs.confidence,
-                None,  # the tablet knows the logged play's sequence number; we do not
-                ("undo", "keep", "another"),
-                (Answer("another", f"Another {card} was played", twin_play),),
-            )
-            return [self._ask(obs.zone, prompt, card)]
+            return [self._ask(obs.zone, self._taken_back(obs, card, seat), card)]
         if self.game == "deck-dash" and card == DECK_STEAL and earlier is not None:
             return [self._steal(obs, earlier, seat)]
+        if self._unnamed(card):
+            return [self._unknown(obs)]
         event = self._pile_event(obs.zone, card, seat, obs.event_t_ns)
-        if card == UNREAD or not self._card_ok(card):
-            prompt = Prompt(
-                "unknown_card",
-                "A card was played that the camera cannot name: which card is it?",
-                obs.zone,
-                obs.t_ns,
-                obs.confidence,
-            )
-            return [self._ask(obs.zone, prompt, card)]
         if seat is None and event.kind != "turn_up":
             message = f"Who played {card}?{self._why_ask()}"
             prompt = Prompt("who_played", message, obs.zone, obs.t_ns, obs.confidence, event)
@@ -605,6 +616,28 @@ class EventMapper:
             prompt = Prompt("who_played", message, obs.zone, obs.t_ns, obs.confidence, event)
             return [self._ask(obs.zone, prompt, card)]
         return [event]
+
+    def _taken_back(self, obs: Observation, card: str, seat: int | None) -> Prompt:
+        """``obs.before[0]`` taken back off the pile, ``card`` under it on top again: undo
+        that play? Or another ``card`` was played there (TBL-6), which a card the camera
+        cannot name is never offered as: a second unnamed card is not the same face."""
+        choices: tuple[str, ...] = ("undo", "keep")
+        answers: tuple[Answer, ...] = ()
+        if not self._unnamed(card):
+            choices += ("another",)
+            twin_play = self._twin_play(obs, card, seat)
+            answers = (Answer("another", f"Another {card} was played", twin_play),)
+        return Prompt(
+            "taken_back",
+            f"{obs.before[0]} was taken back off the pile and {card} is on top again: undo"
+            " that play?",
+            obs.zone,
+            obs.t_ns,
+            obs.confidence,
+            None,  # the tablet knows the logged play's sequence number; we do not
+            choices,
+            answers,
+        )
 
     def _adopt(self, obs: Observation, unlaid: _Unlaid) -> list[Proposal]:
         """The game's own top card (the deal's, one typed on the tablet) laid at last, maybe

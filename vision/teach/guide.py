@@ -49,13 +49,14 @@ def check_profile_name(deck: DeckProfile, given: str) -> None:
     """The profile's ``name`` is its file's name (``family`` in ``family.json``): teach files the
     taught model under it (``runs/taught/NAME``), and ``--deck NAME`` finds the profile by its
     file. A profile copied as a template with the old name left in it would replace another
-    deck's taught model; a name holding a path would put it outside ``runs/taught``."""
-    from vision.decks import profile_path
+    deck's taught model; a name holding a path would put it outside ``runs/taught``. Names
+    are compared composed (``nfc``): "omä" typed is the name of "omä.json" saved on a Mac."""
+    from vision.decks import nfc, profile_path
 
     path = profile_path(given)  # the file ``load_deck`` read
     if deck.name in (".", "..") or any(c in deck.name for c in "/\\"):
         raise TeachError(f'{path}: its "name" {deck.name!r} is a path: give a plain name')
-    if deck.name != path.stem:
+    if nfc(deck.name) != nfc(path.stem):
         raise TeachError(
             f'{path}: its "name" is {deck.name!r}: make it {path.stem!r}, the file\'s name'
             " (teach keeps the taught model under it)"
