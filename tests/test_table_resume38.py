@@ -223,3 +223,17 @@ def test_vision_watch_refuses_zones_without_a_discard_pile(
         f"tabletop vision watch: {zones} has no discard pile zone: draw discard_1 on the "
         "dashboard's Calibrate page (or add a zone of kind discard to the file)\n"
     )
+
+
+def test_a_take_back_showing_a_card_the_camera_cannot_name_asks_about_no_other_copy(tmp_path):
+    """Hit the Deck: a "with a number" card (no token, ``?``) lies on the pile, R5 is laid on
+    it and taken back. The question must not ask "was another ? played?" (TBL-6: an unnamed
+    card has no face to repeat)."""
+    events = [HTD_DEAL, {"kind": "turn_up", "payload": {"card": "R3"}}]
+    tablet = camera_app(tmp_path, ["R3", "?", "R5", "?"])
+    game_id = new_game(tablet, "hit-the-deck", ("Ana", "Bea", "Cal"), events)
+    watch_to_the_end(tablet)
+    taken_back = [m for kind, m in questions(tablet, game_id) if kind == "taken_back"]
+    assert taken_back == [
+        "R5 was taken back off the pile and ? is on top again: there is no play of R5 to undo."
+    ]

@@ -1080,17 +1080,20 @@ class CameraReferee:
             return prompt
         gone, top = obs.before[0], obs.after[0]  # a take-back always names both
         seq = self._last_play(ctx, obs.zone, gone)
+        # a card the camera cannot name has no face to repeat: no "another ?" (TBL-6)
+        from vision.table.adapter import UNREAD
+
+        another = "" if top == UNREAD else f" Or was another {top} played?"
         if seq is None:  # not in the log (never logged, or undone already): nothing to undo
             message = (
                 f"{gone} was taken back off the pile and {top} is on top again: there is no"
-                f" play of {gone} to undo. Or was another {top} played?"
+                f" play of {gone} to undo.{another}"
             )
             return {**prompt, "message": message}
         if self._overruled(ctx, seq):  # an undo of it would leave the family's correction
             message = (
                 f"{gone} was taken back off the pile and {top} is on top again: #{seq} was"
-                " corrected on the tablet, so correct it there again. Or was another"
-                f" {top} played?"
+                f" corrected on the tablet, so correct it there again.{another}"
             )
             return {**prompt, "message": message}
         undo = Event("undo", payload={"target": seq}, t_ns=obs.event_t_ns, source=Source.CAMERA)
