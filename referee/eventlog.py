@@ -1,9 +1,10 @@
 """The append-only event log: one SQLite file per installation (WAL mode).
 
-Games, their players and every event are stored; a game's state is never stored,
-only rebuilt by replaying its events (see ``referee.replay``). Nothing is updated
-or deleted except a game's ``ended_at`` and ``result`` summary. This module is the
-referee's only I/O and lives beside, not inside, the pure rules.
+Games, their players, the deck each was set up with (``referee.decks``) and every event
+are stored; a game's state is never stored, only rebuilt by replaying its events (see
+``referee.replay``). Nothing is updated or deleted except a game's ``ended_at`` and
+``result`` summary. This module is the referee's only I/O and lives beside, not inside,
+the pure rules.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.decks import setup_deck, with_deck
 from referee.events import Event, EventError
+from referee.game import GameError
 from referee.jsonlines import json_problem
 from referee.registry import find_game
 from referee.replay import ReplayError, ReplayResult, replay
@@ -56,6 +59,12 @@ CREATE TABLE IF NOT EXISTS sends (
     key     TEXT NOT NULL,
     seq     INTEGER NOT NULL,
     PRIMARY KEY (game_id, key)
+);
+-- the deck a game was set up with (JSON), for the games that read theirs from a file; a
+-- game without a row (none, or stored before this table) plays with the file as it is
+CREATE TABLE IF NOT EXISTS decks (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    deck    TEXT NOT NULL
 );
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
@@ -106,6 +115,7 @@ COLUMNS = {
     "players": {"game_id", "seat", "name"},
     "events": {"game_id", "seq", "body", "recorded_at"},
     "sends": {"game_id", "key", "seq"},
+    "decks": {"game_id", "deck"},
 }
 
 
@@ -257,7 +267,7 @@ def open_existing(
 # monotonic times are events' own, never stored here)
 _LATEST_TIME = 1e11
 # the columns a game's replay and its JSON-lines log need: without them it cannot be replayed
-REPLAY_COLUMNS = frozenset({"game", "options", "players"})
+REPLAY_COLUMNS = frozenset({"game", "options", "players", "deck"})
 
 
 @dataclass(frozen=True)
@@ -266,7 +276,8 @@ class GameRecord:
     file: options or result not a JSON object, a start that is no time); they hold stand-ins
     (``{}``, None, 0.0, "?") and ``error`` says why, naming the game. Only
     ``EventLog.game(..., allow_unreadable=True)`` and ``EventLog.games()`` hand such a
-    record out."""
+    record out. ``deck``: the deck it was set up with (``referee.decks``), None for a game
+    with no deck file or stored before decks were recorded."""
 
     id: int
     game: str
@@ -277,6 +288,7 @@ class GameRecord:
     result: dict[str, Any] | None
     unreadable: tuple[str, ...] = ()
     error: str | None = None
+    deck: dict[str, Any] | None = None
 
     @property
     def replayable(self) -> bool:
@@ -323,8 +335,9 @@ def _time(value: Any, what: str, problems: dict[str, str]) -> float | None:
     return None
 
 
-def _record(row: Sequence[Any], names: Sequence[Any]) -> GameRecord:
-    """A game's row and its players' names as a record, the unreadable parts marked."""
+def _record(row: Sequence[Any], names: Sequence[Any], deck_text: Any = None) -> GameRecord:
+    """A game's row, its players' names and its deck (JSON text, None: no deck recorded) as a
+    record, the unreadable parts marked."""
     game_id, game, options_text, created_at, ended_at, result_text = row
     problems: dict[str, str] = {}
     if not isinstance(game, str) or not game:
@@ -339,6 +352,7 @@ def _record(row: Sequence[Any], names: Sequence[Any]) -> GameRecord:
     created = _time(created_at, "start", problems)
     ended = None if ended_at is None else _time(ended_at, "end", problems)
     result = None if result_text in (None, "") else _json_object(result_text, "result", problems)
+    deck = None if deck_text is None else _json_object(deck_text, "deck", problems)
     unreadable = tuple(
         column
         for column, key in (
@@ -348,6 +362,7 @@ def _record(row: Sequence[Any], names: Sequence[Any]) -> GameRecord:
             ("created_at", "start"),
             ("ended_at", "end"),
             ("result", "result"),
+            ("deck", "deck"),
         )
         if key in problems
     )
@@ -364,6 +379,7 @@ def _record(row: Sequence[Any], names: Sequence[Any]) -> GameRecord:
         error=(
             f"game {game_id} cannot be read: {'; '.join(problems.values())}" if problems else None
         ),
+        deck=deck,
     )
 
 
@@ -452,11 +468,21 @@ class EventLog:
 
     # -- games -------------------------------------------------------------------------
     def create_game(
-        self, game: str, players: Sequence[str], options: Mapping[str, Any] | None = None
+        self,
+        game: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+        *,
+        deck: Any | None = None,
     ) -> int:
-        """Register a new game after checking its players and options with its rules."""
+        """Register a new game after checking its players, options and deck with its rules.
+        ``deck``: the deck it is played with (``referee.decks``); None: the deck its rules
+        set a game up with now (its deck file read now), so a game keeps the deck it began
+        with whatever later edits of the file."""
         rules = find_game(game)
-        rules.new_state(players, options or {})  # raises GameError on bad set-up
+        if deck is None:
+            deck = setup_deck(rules)
+        with_deck(rules, deck).new_state(players, options or {})  # GameError on bad set-up
         with self._write_lock:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
@@ -470,6 +496,11 @@ class EventLog:
                     "INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
                     [(game_id, seat, name) for seat, name in enumerate(players)],
                 )
+                if deck is not None:
+                    conn.execute(
+                        "INSERT INTO decks (game_id, deck) VALUES (?, ?)",
+                        (game_id, json.dumps(deck, sort_keys=True)),
+                    )
                 conn.execute("COMMIT")
             except BaseException:
                 _rollback(conn)
@@ -496,10 +527,22 @@ class EventLog:
                 "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
             )
         ]
-        record = _record(row, names)
+        record = _record(row, names, self._deck_text(game_id))
         if record.error is not None and not allow_unreadable:
             raise GameUnreadable(record.error)
         return record
+
+    def _deck_text(self, game_id: int) -> Any:
+        """The game's recorded deck as stored (None: none). A database from before decks were
+        recorded, opened read-only (``tabletop log``), has no table for them: no deck."""
+        conn = self._conn()
+        has_table = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'decks'"
+        ).fetchone()
+        if has_table is None:
+            return None
+        row = conn.execute("SELECT deck FROM decks WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None else row[0]
 
     def _replayable(self, game_id: int) -> GameRecord:
         """The game's record, which its replay and its log file can be made from (a result
@@ -721,26 +764,56 @@ class EventLog:
 
     def log_lines(self, game_id: int) -> list[str]:
         """The game as a JSON-lines log (docs/EVENTS.md, what ``tabletop replay`` reads): a
-        header with its game, players and options, then every stored event as stored, in
-        order, so undo and overrule targets keep their numbers. An entry that no longer
-        decodes is written as it is too (on one line): the replay then names it, and nothing
-        is left out."""
+        header with its game, players and options, its end when it was ended (``ended``: the
+        end and winners the dashboard recorded, which no event holds) and its deck when one
+        was recorded, then every stored event as stored, in order, so undo and overrule
+        targets keep their numbers. An entry that no longer decodes is written as it is too
+        (on one line): the replay then names it, and nothing is left out."""
         record = self._replayable(game_id)
-        header = {"game": record.game, "players": list(record.players), "options": record.options}
+        header: dict[str, Any] = {
+            "game": record.game,
+            "players": list(record.players),
+            "options": record.options,
+        }
+        ended = _ended(record)
+        if ended is not None:
+            header["ended"] = ended
+        if record.deck is not None:
+            header["deck"] = record.deck
         rows = self._conn().execute(
             "SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
         )
         return [json.dumps(header), *(" ".join(_text(body).splitlines()) for (body,) in rows)]
 
     def rebuild(self, game_id: int) -> ReplayResult:
-        """The game's current state, replayed from its log."""
+        """The game's current state, replayed from its log with the deck it was set up with."""
         record = self._replayable(game_id)
         try:
-            return replay(
-                find_game(record.game), record.players, record.options, self.events(game_id)
-            )
+            rules = with_deck(find_game(record.game), record.deck)
+        except GameError as exc:  # a recorded deck that is not one (a damaged row)
+            raise LogError(f"game {game_id}: {exc}") from None
+        try:
+            return replay(rules, record.players, record.options, self.events(game_id))
         except ReplayError as exc:
             raise LogError(f"game {game_id}: {exc}") from None
+
+
+def _ended(record: GameRecord) -> dict[str, Any] | None:
+    """The end of a game ended on the dashboard, for its log's header: when (wall-clock
+    seconds) and the winners it recorded (WEB-1: the leaders of a game ended early); None for
+    a game still running. What cannot be read of it is left out, never made up."""
+    if record.ended_at is None:
+        return None
+    ended: dict[str, Any] = {}
+    if "ended_at" not in record.unreadable:
+        ended["at"] = record.ended_at
+    winners = (record.result or {}).get("winners")
+    seats = range(len(record.players))
+    if isinstance(winners, list) and all(
+        isinstance(w, int) and not isinstance(w, bool) and w in seats for w in winners
+    ):
+        ended["winners"] = winners
+    return ended
 
 
 def _text(body: Any) -> str:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.decks import with_deck
 from referee.events import Event, EventError
 from referee.game import GameError
 from referee.jsonlines import json_lines
@@ -19,9 +22,29 @@ class LogFileError(ValueError):
     """A line of a JSON-lines log is malformed; the message names the line."""
 
 
+@dataclass(frozen=True)
+class LogFile:
+    """A log file read: its header's game, players, options, deck (None: none recorded) and
+    end (None: not ended on the dashboard), and its events."""
+
+    game: str
+    players: list[str]
+    options: dict[str, Any]
+    events: list[Event]
+    deck: Any | None = None
+    ended: dict[str, Any] | None = None
+
+
 def read_jsonl(path: Path, game: str | None) -> tuple[str, list[str], dict[str, Any], list[Event]]:
-    """A log file: an optional header line ``{"game":…, "players":[…], "options":{…}}``
-    followed by one event per line. Blank lines and ``#`` comments are ignored."""
+    """A log file's game, players, options and events (``read_log`` has its whole header)."""
+    log = read_log(path, game)
+    return log.game, log.players, log.options, log.events
+
+
+def read_log(path: Path, game: str | None) -> LogFile:
+    """A log file: a header line ``{"game":…, "players":[…], "options":{…}}`` (``deck`` and
+    ``ended`` where recorded) followed by one event per line. Blank lines and ``#`` comments
+    are ignored."""
     header: dict[str, Any] | None = None
     events: list[Event] = []
     for where, data in json_lines(path, LogFileError):
@@ -45,14 +68,40 @@ def read_jsonl(path: Path, game: str | None) -> tuple[str, list[str], dict[str, 
     options = header.get("options", {})
     if not isinstance(options, dict):
         raise LogFileError(f"{path}: header 'options' must be an object")
-    return name, players, options, events
+    ended = _ended(header.get("ended"), len(players), path)
+    return LogFile(name, players, options, events, header.get("deck"), ended)
+
+
+_ENDED_EXAMPLE = '{"at": 1767225600.0, "winners": [0]}'
+
+
+def _ended(value: Any, players: int, path: Path) -> dict[str, Any] | None:
+    """The header's ``ended`` (a game ended on the dashboard), checked; None when absent."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise LogFileError(f"{path}: header 'ended' must be an object like {_ENDED_EXAMPLE}")
+    at, winners = value.get("at"), value.get("winners")
+    number = isinstance(at, int | float) and not isinstance(at, bool) and math.isfinite(at)
+    if at is not None and not (number and at >= 0):
+        raise LogFileError(f"{path}: header 'ended': 'at' must be a time in seconds")
+    seats = isinstance(winners, list) and all(_is_seat(w, players) for w in winners)
+    if winners is not None and not seats:
+        raise LogFileError(
+            f"{path}: header 'ended': 'winners' must be a list of seats 0..{players - 1}"
+        )
+    return {key: value[key] for key in ("at", "winners") if value.get(key) is not None}
+
+
+def _is_seat(value: Any, players: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < players
 
 
 def replay_file(path: Path, game: str | None = None) -> dict[str, Any]:
-    name, players, options, events = read_jsonl(path, game)
-    rules = find_game(name)
-    result = replay(rules, players, options, events)
-    return {
+    log = read_log(path, game)
+    rules = with_deck(find_game(log.game), log.deck)
+    result = replay(rules, log.players, log.options, log.events)
+    out = {
         "game": rules.name,
         "scoreboard": rules.scoreboard(result.state).to_dict(),
         "state": rules.view(result.state),
@@ -62,6 +111,17 @@ def replay_file(path: Path, game: str | None = None) -> dict[str, Any]:
             for v in step.verdicts
         ],
     }
+    if log.ended is not None:  # as recorded: a replay never makes up an end (WEB-1)
+        out["ended"] = _ended_out(log.ended, log.players)
+    return out
+
+
+def _ended_out(ended: dict[str, Any], players: list[str]) -> dict[str, Any]:
+    """The recorded end as ``tabletop replay`` prints it: with the winners' names."""
+    out = dict(ended)
+    if "winners" in ended:
+        out["winner_names"] = [players[w] for w in ended["winners"]]
+    return out
 
 
 def _replay(args: argparse.Namespace) -> int:

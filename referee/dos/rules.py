@@ -1119,6 +1119,8 @@ def apply(state: DosState, event: Event) -> tuple[DosState, list[Verdict]]:
     handler = _HANDLERS.get(event.kind)
     if handler is None:
         raise EventError(f"DOS has no event {event.kind!r}; known: {', '.join(_HANDLERS)}")
+    if event.seat is not None:  # at the table, for a kind that needs no seat too (EVENTS.md)
+        _seat(state, event)
     out: Out = []
     try:
         if state.phase is Phase.PLAY and state.current.last_card_waits is not None:

@@ -1,4 +1,10 @@
-"""The deck's composition, read from ``deck.json`` so a family can edit it (ruling HTD-1)."""
+"""The deck's composition, read from ``deck.json`` so a family can edit it (ruling HTD-1).
+
+A game keeps the deck it was set up with: its log records the composition (``to_record``,
+docs/EVENTS.md), read from the file when the game is set up, so an edit later reaches only the
+games set up after it. A game without one (stored before, a hand-written log) plays with the
+file as the referee read it.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from referee.hitthedeck.cards import HtdCard, format_card, parse_card
+from referee.game import GameError
+from referee.hitthedeck.cards import CardParseError, HtdCard, format_card, parse_card
 
 DECK_FILE = Path(__file__).with_name("deck.json")
+# No box holds more: a recorded deck past it is a damaged log, and a deal by count would fill
+# the memory with that many unseen cards.
+MAX_DECK_CARDS = 1000
 
 
 def composition_from(data: dict[str, Any]) -> Counter[HtdCard]:
@@ -31,6 +41,53 @@ def composition_from(data: dict[str, Any]) -> Counter[HtdCard]:
 def composition() -> Counter[HtdCard]:
     """The standard deck (110 cards), one entry per distinct card."""
     return composition_from(json.loads(DECK_FILE.read_text(encoding="utf-8")))
+
+
+def read_composition(path: Path | None = None) -> Counter[HtdCard]:
+    """The deck file as it is now (``DECK_FILE`` by default; not the copy read at the first
+    game): what a game set up now records. ``GameError`` naming the file when it is broken."""
+    path = DECK_FILE if path is None else path
+    try:
+        return composition_from(json.loads(path.read_text(encoding="utf-8")))
+    except OSError as exc:
+        raise GameError(f"{path}: cannot read the deck ({exc.strerror or exc})") from None
+    except (ValueError, KeyError, TypeError, AttributeError, CardParseError) as exc:
+        raise GameError(f"{path}: not a Hit the Deck deck ({type(exc).__name__}: {exc})") from None
+
+
+def to_record(counts: Counter[HtdCard]) -> dict[str, int]:
+    """The composition as a game's log records it: each card's token and how many."""
+    return {format_card(c): n for c, n in sorted(counts.items(), key=lambda i: format_card(i[0]))}
+
+
+def from_record(data: Any) -> Counter[HtdCard]:
+    """A recorded composition (``to_record``'s) read back; ``GameError`` saying what is wrong."""
+    example = 'an object of card counts like {"R1": 4, "HAND": 4}'
+    if not isinstance(data, dict) or not data:
+        raise GameError(f"the game's deck must be {example}")
+    counts: Counter[HtdCard] = Counter()
+    for token, count in data.items():
+        try:
+            card = parse_card(token)
+        except CardParseError as exc:
+            raise GameError(f"the game's deck: {exc}") from None
+        if card in counts:
+            raise GameError(f"the game's deck names {format_card(card)} twice")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise GameError(
+                f"the game's deck: {format_card(card)} must be a count ≥ 0, got {_short(count)}"
+            )
+        counts[card] = count
+    total = sum(counts.values())
+    if not 0 < total <= MAX_DECK_CARDS:
+        raise GameError(f"the game's deck must hold 1 to {MAX_DECK_CARDS} cards, not {total}")
+    return +counts
+
+
+def _short(value: Any) -> str:
+    """A value from a log in a message, in at most 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def full_deck() -> list[HtdCard]:

@@ -17,7 +17,6 @@ from referee.frozen import evolve
 from referee.hands import Hidden
 from referee.hitthedeck import known, slaps
 from referee.hitthedeck.cards import HtdCard, Type, format_card, parse_card
-from referee.hitthedeck.deck import composition, deck_size
 from referee.hitthedeck.flow import finish_round, settle
 from referee.hitthedeck.rules import can_play, hand_points, play_problem, playable
 from referee.hitthedeck.state import (
@@ -88,11 +87,12 @@ def _int(event: Event, key: str, minimum: int = 0) -> int | None:
     return value
 
 
-def _pile(value: Any, what: str) -> Pile:
+def _pile(state: HtdState, value: Any, what: str) -> Pile:
     """A pile given as a list of card tokens (top first) or as a count of unseen cards."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        if value > deck_size():  # and a count of 10**12 would fill the memory
-            raise EventError(f"{what} cannot hold {value} cards: the deck has {deck_size()}")
+        size = state.deck_size
+        if value > size:  # and a count of 10**12 would fill the memory
+            raise EventError(f"{what} cannot hold {value} cards: the deck has {size}")
         return (None,) * value
     if isinstance(value, list):
         return tuple(None if t in (None, "?") else _card(t, what) for t in value)
@@ -188,9 +188,9 @@ def _deal_input(state: HtdState, event: Event) -> tuple[list[Pile], Pile | None,
     hands_in = event.require("hands")
     if not isinstance(hands_in, list) or len(hands_in) != state.n:
         raise EventError(f"'hands' must list {state.n} hands (card lists or counts)")
-    hands = [_pile(h, f"hand {i}") for i, h in enumerate(hands_in)]
+    hands = [_pile(state, h, f"hand {i}") for i, h in enumerate(hands_in)]
     draw_in = event.get("draw")
-    draw_given = _pile(draw_in, "draw") if draw_in is not None else None
+    draw_given = _pile(state, draw_in, "draw") if draw_in is not None else None
     dealer = _int(event, "dealer")
     if dealer is not None and dealer >= state.n:
         raise EventError(f"dealer {dealer} is not at this table")
@@ -207,7 +207,8 @@ def _check_input(state: HtdState, event: Event) -> None:
     So every event's shape is checked first.
     """
     kind = event.kind
-    if kind in ("play", "draw", "pass", "cut", "flip", "hand"):
+    # a seat is at the table whatever the kind, one that needs none included (EVENTS.md)
+    if kind in ("play", "draw", "pass", "cut", "flip", "hand") or event.seat is not None:
         _seat(state, event)
     if kind == "play":
         _card(event.require("card"))
@@ -218,7 +219,7 @@ def _check_input(state: HtdState, event: Event) -> None:
         if kind == "cut":
             _int(event, "at")
     elif kind == "shuffle" and event.get("draw") is not None:
-        _pile(event.get("draw"), "draw")
+        _pile(state, event.get("draw"), "draw")
     elif kind == "deal":
         _deal_input(state, event)
 
@@ -236,7 +237,7 @@ def _deal(state: HtdState, event: Event) -> Result:
                 f"{_name(state, seat)} was dealt {cards_text(len(hand))}; deal {size} each."
             )
     dealt = sum(len(h) for h in hands)
-    draw = draw_given if draw_given is not None else (None,) * max(0, deck_size() - dealt)
+    draw = draw_given if draw_given is not None else (None,) * max(0, state.deck_size - dealt)
     if not draw:
         raise Illegal("The draw pile is empty: there is no card to turn up.")
     named = dealer is not None
@@ -244,7 +245,7 @@ def _deal(state: HtdState, event: Event) -> Result:
     if dealer is None:
         dealer = state.dealer
     if state.option("strict_deck"):
-        _check_deck(hands, draw)
+        _check_deck(state, hands, draw)
     n = state.n
     state = evolve(
         state,
@@ -307,12 +308,14 @@ def _not_the_dealer(state: HtdState, seat: int, dealer: int, named: bool, first:
     )
 
 
-def _check_deck(hands: list[Pile], draw: Pile) -> None:
+def _check_deck(state: HtdState, hands: list[Pile], draw: Pile) -> None:
     cards = [c for h in [*hands, draw] for c in h]
-    if len(cards) != deck_size():
-        raise Illegal(f"The deck has {deck_size()} cards but {len(cards)} were dealt and piled.")
+    if len(cards) != state.deck_size:
+        raise Illegal(
+            f"The deck has {state.deck_size} cards but {len(cards)} were dealt and piled."
+        )
     seen = Counter(c for c in cards if c is not None)
-    extra = seen - composition()
+    extra = seen - state.composition
     if extra:  # with the total right, no card over its count means exactly the deck
         what = ", ".join(f"{n} × {format_card(c)}" for c, n in sorted(extra.items(), key=str))
         raise Illegal(f"The deal names more of these cards than the deck holds: {what}.")
@@ -392,7 +395,7 @@ def _shuffle(state: HtdState, event: Event) -> Result:
     if order_in is None:
         order: Pile = (None,) * len(pool)
     else:
-        order = _pile(order_in, "draw")
+        order = _pile(state, order_in, "draw")
         _check_same_cards(pool, order)
     if why is ShuffleWhy.EMPTY:
         state = evolve(state, draw=order, discard=top, need=None, shuffle_why=None)
@@ -711,7 +714,7 @@ def _hand(state: HtdState, event: Event) -> Result:
     cards_in, points = event.get("cards"), _int(event, "points")
     if (cards_in is None) == (points is None):
         raise EventError("a hand needs either 'cards' (a list) or 'points' (a number)")
-    cards = _pile(cards_in, "cards") if cards_in is not None else ()
+    cards = _pile(state, cards_in, "cards") if cards_in is not None else ()
     if any(c is None for c in cards):
         raise EventError("name every card of the hand, or give its points")
     if state.phase is not Phase.SCORING:
@@ -766,11 +769,11 @@ def _named(event: Event) -> list[HtdCard]:
     return [_card(t, event.kind) for t in known.named_by(event.kind, event.payload)]
 
 
-def _in_the_deck(cards: list[HtdCard]) -> None:
-    """HTD-1: a card named face up must be one of ``deck.json``'s (checked before the rules,
+def _in_the_deck(state: HtdState, cards: list[HtdCard]) -> None:
+    """HTD-1: a card named face up must be one of the game's deck (checked before the rules,
     so a misread card is named as such rather than as a bad play)."""
     for card in cards:
-        problem = known.missing_from_deck(card)
+        problem = known.missing_from_deck(card, state.composition)
         if problem:
             raise Illegal(problem)
 
@@ -837,7 +840,7 @@ def apply(state: HtdState, event: Event) -> Result:
     named = _named(event) if state.option("strict_deck") else []
     judged: HtdState | None = None  # the state after a race this event's time closed
     try:
-        _in_the_deck(named)
+        _in_the_deck(state, named)
         late_closers = event.kind not in ("slap", "race_close")
         if late_closers and state.race is not None and event.t_ns is not None:
             end = slaps.deadline(state, state.race)

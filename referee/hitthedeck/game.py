@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from referee.events import Event
@@ -15,8 +18,8 @@ from referee.game import (
     resolve_options,
 )
 from referee.hitthedeck import engine, slaps, summary
-from referee.hitthedeck.cards import format_card
-from referee.hitthedeck.deck import deck_size
+from referee.hitthedeck.cards import HtdCard, format_card
+from referee.hitthedeck.deck import composition, from_record, read_composition, to_record
 from referee.hitthedeck.engine import IGNORED, PAID
 from referee.hitthedeck.state import HtdState, Phase
 from referee.verdicts import Verdict
@@ -130,11 +133,11 @@ EVENT_KINDS: Mapping[str, str] = {
 }
 
 
-def _check_hands_fit(players: int, opts: Mapping[str, Any]) -> None:
+def _check_hands_fit(players: int, opts: Mapping[str, Any], deck: int) -> None:
     """Refuse at set-up a hand size no deal could give (as DOS does): every hand plus the
-    card turned up must come out of deck.json. ``strict_deck`` off means the box is not
-    deck.json (HTD-1), so its size proves nothing then."""
-    size, deck = opts["hand_size"], deck_size()
+    card turned up must come out of the game's ``deck`` cards. ``strict_deck`` off means the
+    box is not deck.json (HTD-1), so its size proves nothing then."""
+    size = opts["hand_size"]
     if opts["strict_deck"] and players * size + 1 > deck:
         raise GameError(
             f"{players} hands of {size} and a card to turn up do not fit the {deck}-card "
@@ -148,19 +151,40 @@ class HitTheDeck:
     min_players = 2
     max_players = 6
 
+    def __init__(self, deck: Counter[HtdCard] | None = None) -> None:
+        self._deck = deck  # None: deck.json, as read at first use
+
+    @property
+    def composition(self) -> Counter[HtdCard]:
+        """The deck these rules set a game up with."""
+        return self._deck if self._deck is not None else composition()
+
+    def deck_record(self) -> dict[str, int]:
+        """The deck a game set up now plays with, as its log records it: deck.json read now
+        (an edit reaches the games set up after it, never one begun: HTD-1), or the deck
+        these rules were made with."""
+        return to_record(self._deck if self._deck is not None else read_composition())
+
+    def with_deck(self, data: Any) -> HitTheDeck:
+        """These rules playing with a game's recorded deck (``deck_record``'s); GameError
+        saying what is wrong with it."""
+        return _with_deck(json.dumps(data, sort_keys=True))
+
     def options(self) -> Sequence[OptionSpec]:
         return OPTIONS
 
     def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> HtdState:
         names = check_players(self, players)
         opts = resolve_options(OPTIONS, options)  # each number at least its minimum
-        _check_hands_fit(len(names), opts)
+        deck = self.composition
+        _check_hands_fit(len(names), opts, sum(deck.values()))
         n = len(names)
         return HtdState(
             players=names,
             options=tuple(sorted(opts.items())),
             totals=(0,) * n,
             owed=(0,) * n,
+            deck=deck,
         )
 
     def apply(self, state: HtdState, event: Event) -> tuple[HtdState, list[Verdict]]:
@@ -231,6 +255,12 @@ class HitTheDeck:
 
     def event_kinds(self) -> Mapping[str, str]:
         return EVENT_KINDS
+
+
+@lru_cache(maxsize=8)
+def _with_deck(text: str) -> HitTheDeck:
+    """The rules for a recorded deck (its JSON text): read once, as a replay asks often."""
+    return HitTheDeck(from_record(json.loads(text)))
 
 
 GAME = HitTheDeck()

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 
 from referee.copies import too_many_copies
 from referee.hitthedeck.cards import MAX_NUMBER, MIN_NUMBER, SPECIAL_POINTS, HtdCard
-from referee.hitthedeck.deck import composition
 from referee.hitthedeck.state import HtdState
 
 WHERE = "deck.json, HTD-1"
@@ -33,10 +32,10 @@ def _span(values: Iterable[int]) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def missing_from_deck(card: HtdCard) -> str | None:
-    """Why ``card`` cannot be on the table: this deck has no such card (None if it has)."""
-    deck = composition()
-    if deck[card]:
+def missing_from_deck(card: HtdCard, deck: Mapping[HtdCard, int]) -> str | None:
+    """Why ``card`` cannot be on the table: ``deck`` (the game's) has no such card (None if
+    it has)."""
+    if deck.get(card):
         return None
     numbers = [c.number for c in deck if c.type is card.type and c.number is not None]
     detail = f"numbers {_span(numbers)}; " if card.number is not None and numbers else ""
@@ -58,7 +57,7 @@ def too_many(state: HtdState, cards: Iterable[HtdCard]) -> str | None:
     Only cards the referee currently places count: after a shuffle that named no order the
     reshuffled cards are unseen again, so a card that went round the pile is never refused.
     """
-    deck = composition()
+    deck = state.composition
     for card in dict.fromkeys(cards):
         have = deck[card]
         words = f"{have} {card.name} card{'s' * (have != 1)} ({WHERE})"
@@ -73,7 +72,7 @@ def unseen_pool(state: HtdState) -> Counter[HtdCard]:
     placed: Counter[HtdCard] = Counter(c for c in (*state.draw, *state.discard) if c is not None)
     for hand in state.hands:
         placed.update(hand.known)
-    return composition() - placed
+    return state.composition - placed
 
 
 def possible_totals(unseen: int, pool: Mapping[HtdCard, int] | None) -> set[int]:

@@ -7,11 +7,13 @@ has not seen (table mode). Hands are ``referee.hands.Hidden``: known cards plus 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.hands import Hidden
 from referee.hitthedeck.cards import Color, HtdCard
+from referee.hitthedeck.deck import composition
 from referee.races import Press, RaceRules
 
 Pile = tuple[HtdCard | None, ...]
@@ -133,9 +135,22 @@ class HtdState:
     # slap timed before the round's end but reported after it is judged against it, as
     # mid-round; a fake-out costs 2 there and the round is taken up again (HTD-15, HTD-20).
     ended: HtdState | None = None
+    # The deck the game is played with (HTD-1), recorded when it was set up: how many of each
+    # card. None: deck.json as the referee read it (a state made without ``new_state``).
+    # Never changed, so left out of the hash (a Counter has none) and of the repr.
+    deck: Counter[HtdCard] | None = field(default=None, hash=False, repr=False)
 
     def option(self, name: str) -> Any:
         return dict(self.options)[name]
+
+    @property
+    def composition(self) -> Counter[HtdCard]:
+        """How many of each card the game's deck holds."""
+        return self.deck if self.deck is not None else composition()
+
+    @property
+    def deck_size(self) -> int:
+        return sum(self.composition.values())
 
     @property
     def n(self) -> int:

@@ -70,6 +70,18 @@ class Deck:
     def event_ids(self) -> tuple[str, ...]:
         return tuple(c for c in self.order if not self.cards[c].is_task)
 
+    def to_data(self) -> dict[str, list[dict[str, Any]]]:
+        """The deck as its file lists it (``parse_deck`` reads it back), comments left out:
+        what a game's log records of the deck it is played with (docs/EVENTS.md)."""
+        tasks, events = [], []
+        for card_id in self.order:
+            card = self.cards[card_id]
+            if card.task is not None:
+                tasks.append({"id": card.id, "points": card.points, "task": card.task.to_text()})
+            elif card.event is not None:
+                events.append({"id": card.id, "points": card.points, "event": card.event.value})
+        return {"tasks": tasks, "events": events}
+
 
 _TOP_FIELDS = ("tasks", "events")
 _CARD_FIELDS = {"tasks": ("id", "points", "task"), "events": ("id", "points", "event")}
@@ -175,4 +187,10 @@ def load_deck(path: Path | str = DECK_FILE) -> Deck:
 @cache
 def default_deck() -> Deck:
     """The shipped deck, read once (the referee's rules stay free of I/O after import)."""
+    return load_deck(DECK_FILE)
+
+
+def current_deck() -> Deck:
+    """The deck file as it is now, not ``default_deck``'s copy read at first use: what a game
+    set up now records and keeps (an edit reaches the games set up after it)."""
     return load_deck(DECK_FILE)

@@ -10,17 +10,26 @@ draw pile is empty.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from referee.events import Event, EventError
 from referee.frozen import evolve
-from referee.game import OptionSpec, Scoreboard, TableLine, check_players, resolve_options
+from referee.game import (
+    GameError,
+    OptionSpec,
+    Scoreboard,
+    TableLine,
+    check_players,
+    resolve_options,
+)
 from referee.hands import Hidden
 from referee.summary import cards as cards_text
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt, score
 from referee.washdash.checker import EXTRA_FORBID, EXTRA_IGNORE, satisfies
-from referee.washdash.deck import Deck, default_deck
+from referee.washdash.deck import Deck, DeckError, current_deck, default_deck, parse_deck
 from referee.washdash.dryer import Dryer, DryerError
 from referee.washdash.pieces import EventCard
 from referee.washdash.state import (
@@ -116,13 +125,28 @@ class WashDash:
     max_players = 6
 
     def __init__(self, deck: Deck | None = None) -> None:
-        self._deck = deck
+        self._deck = deck  # None: the deck file's
 
     @property
     def deck(self) -> Deck:
-        if self._deck is None:
-            self._deck = default_deck()
-        return self._deck
+        """The deck of a game without one recorded: these rules' own, else the deck file as
+        read at first use. A game in play uses its own (``_deck_of``)."""
+        return self._deck if self._deck is not None else default_deck()
+
+    def _deck_of(self, state: WashDashState) -> Deck:
+        """The deck ``state``'s game is played with: recorded with it, else these rules'."""
+        return state.deck if state.deck is not None else self.deck
+
+    def deck_record(self) -> dict[str, Any]:
+        """The deck a game set up now plays with, as its log records it: the deck file read
+        now (an edit reaches the games set up after it, never one begun), or the deck these
+        rules were made with. ``DeckError`` naming the file when it is broken."""
+        return (self._deck if self._deck is not None else current_deck()).to_data()
+
+    def with_deck(self, data: Any) -> WashDash:
+        """These rules playing with a game's recorded deck (``deck_record``'s); GameError
+        naming the card that is wrong."""
+        return _with_deck(json.dumps(data, sort_keys=True))
 
     # --- protocol ----------------------------------------------------------------
     def options(self) -> Sequence[OptionSpec]:
@@ -177,6 +201,7 @@ class WashDash:
             dryers=(None,) * n,
             impossible_reading=opts["impossible_reading"],
             held_press_order=opts["held_press_order"],
+            deck=self.deck,
         )
 
     def event_kinds(self) -> Mapping[str, str]:
@@ -188,11 +213,12 @@ class WashDash:
             raise EventError(
                 f"unknown Wash Dash event {event.kind!r}; known: {', '.join(_EVENT_KINDS)}"
             )
+        _seat(state, event, required=False)  # at the table, whatever the kind (EVENTS.md)
         return handler(state, event)
 
     # --- events ------------------------------------------------------------------
     def _on_setup(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self.deck
+        deck = self._deck_of(state)
         seat = _seat(state, event, required=False)  # WD-23: past the table is malformed
         first = event.get("first", 0)
         if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < state.n:
@@ -242,7 +268,7 @@ class WashDash:
         return new, verdicts
 
     def _on_reveal(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self.deck
+        deck = self._deck_of(state)
         seat = _seat(state, event, required=False)
         cards = event.get("cards")
         named = None if cards is None else _card_list(deck, cards, "cards")
@@ -331,7 +357,7 @@ class WashDash:
     def _reveal_verdicts(
         self, state: WashDashState, named: Sequence[str], draw_on: bool
     ) -> list[Verdict]:
-        deck = self.deck
+        deck = self._deck_of(state)
         rnd = state.current
         assert rnd is not None
         tasks = [c for c in named if deck[c].is_task]
@@ -344,7 +370,7 @@ class WashDash:
             if e is EventCard.ONE_HANDED:
                 out.append(info("One handed: everyone uses only one hand this round."))
             elif e is EventCard.FIRST_BONUS:
-                out.append(info(self._first_bonus_text(rnd)))
+                out.append(info(self._first_bonus_text(deck, rnd)))
             elif e is EventCard.OPPOSITE:
                 out.append(info("Opposite: clothes mean pins and pins mean clothes this round."))
         if needs_task(rnd):
@@ -354,10 +380,10 @@ class WashDash:
                 out.append(prompt("Only event cards so far: draw another card.", rnd.active))
         return out
 
-    def _first_bonus_text(self, rnd: Round) -> str:
+    @staticmethod
+    def _first_bonus_text(deck: Deck, rnd: Round) -> str:
         """Rules: two First bonus cards are "both … given to the fastest player", so the
         announcement gives what is at stake this round, not one card's points."""
-        deck = self.deck
         bonus = [c for c in rnd.revealed if deck[c].event is EventCard.FIRST_BONUS]
         pts = sum(deck[c].points for c in bonus)
         if len(bonus) == 1:
@@ -374,7 +400,7 @@ class WashDash:
         return seen
 
     def _on_done(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self.deck
+        deck = self._deck_of(state)
         seat = _seat(state, event)
         assert seat is not None
         dryer = _dryer(event.get("dryer")) if event.get("dryer") is not None else None
@@ -572,13 +598,13 @@ class WashDash:
         """The round's open task cards that ``dryer`` completes (this round's events and the
         ``extra_items`` option in force), in the order they were revealed: what a held press
         may mean (WD-17; the camera names its card when there is exactly one, WD-21)."""
-        rnd = state.current
+        rnd, deck = state.current, self._deck_of(state)
         if rnd is None:
             return ()
         return tuple(
             c
             for c in rnd.open_tasks()
-            if satisfies(self.deck[c].task, dryer, rnd.events, extra_items=state.extra_items).ok  # type: ignore[arg-type]
+            if satisfies(deck[c].task, dryer, rnd.events, extra_items=state.extra_items).ok  # type: ignore[arg-type]
         )
 
     def _hold_press(
@@ -614,7 +640,7 @@ class WashDash:
         who = state.players[seat]
         lose = (
             " and one earlier task card of their choice"
-            if earlier_tasks(state, self.deck, seat)
+            if earlier_tasks(state, self._deck_of(state), seat)
             else ""
         )
         return Verdict(
@@ -625,7 +651,7 @@ class WashDash:
         )
 
     def _on_dryer(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self.deck
+        deck = self._deck_of(state)
         seat = _seat(state, event)
         assert seat is not None
         dryer = _dryer(event.require("dryer"))
@@ -683,7 +709,7 @@ class WashDash:
             return state, [illegal(f"{who} has no task card from this round.", seat)]
         if claim.status == WRONG:
             return state, [illegal(f"{who}'s {claim.card} is already a mistake.", seat)]
-        was_over = round_over(state, self.deck)
+        was_over = round_over(state, self._deck_of(state))
         claims = _replace_claim(rnd, evolve(claim, status=WRONG, reason=why))
         new = evolve(state, current=evolve(rnd, claims=claims))
         verdicts = [self._mistake_verdict(state, seat, claim.card, why)]
@@ -694,7 +720,7 @@ class WashDash:
     def _on_forfeit(
         self, state: WashDashState, event: Event
     ) -> tuple[WashDashState, list[Verdict]]:
-        deck = self.deck
+        deck = self._deck_of(state)
         seat = _seat(state, event)
         assert seat is not None
         card = _card_id(deck, event.require("card"))
@@ -748,7 +774,7 @@ class WashDash:
     ) -> list[Verdict]:
         """The round's result; ``update``: said again after a late reading or a mistake,
         "confirmed" when the scores are ``before``'s (a done that stood was read right)."""
-        deck = self.deck
+        deck = self._deck_of(state)
         rnd = state.current
         assert rnd is not None
         alloc = allocation(state, deck)
@@ -795,7 +821,7 @@ class WashDash:
         return out
 
     def _game_end(self, state: WashDashState) -> Verdict:
-        deck = self.deck
+        deck = self._deck_of(state)
         alloc = allocation(state, deck)
         win = winners(state, deck, alloc)
         all_pts = totals(state, deck, alloc)
@@ -831,7 +857,7 @@ class WashDash:
 
     # --- read-outs -----------------------------------------------------------------
     def scoreboard(self, state: WashDashState) -> Scoreboard:
-        deck = self.deck
+        deck = self._deck_of(state)
         over = round_over(state, deck)
         alloc = allocation(state, deck)
         rounds = state.rounds + ((alloc.scores,) if over else ())
@@ -858,7 +884,7 @@ class WashDash:
         )
 
     def view(self, state: WashDashState) -> dict[str, Any]:
-        deck = self.deck
+        deck = self._deck_of(state)
         rnd = state.current
         alloc = allocation(state, deck)
         table = []
@@ -912,10 +938,10 @@ class WashDash:
         return out
 
     def table(self, state: WashDashState) -> list[TableLine]:
-        return table_lines(state, self.deck)
+        return table_lines(state, self._deck_of(state))
 
     def _phase(self, state: WashDashState) -> str:
-        deck = self.deck
+        deck = self._deck_of(state)
         if not state.started:
             return "setup"
         if game_over(state, deck):
@@ -965,6 +991,16 @@ def _with_claim(
 
 def _replace_claim(rnd: Round, claim: Claim) -> tuple[Claim, ...]:
     return tuple(claim if c.seat == claim.seat else c for c in rnd.claims)
+
+
+@lru_cache(maxsize=8)
+def _with_deck(text: str) -> WashDash:
+    """The rules for a recorded deck (its JSON text): read once, as a replay asks often (each
+    card is checked to be possible, as in the deck file)."""
+    try:
+        return WashDash(parse_deck(json.loads(text)))
+    except DeckError as exc:
+        raise GameError(f"the game's deck: {exc}") from None
 
 
 GAME = WashDash()

@@ -165,6 +165,10 @@ class WashDashState:
     # ("pressed", games set up from day 36) or when its card is named ("named": a stored
     # game set up before keeps it)
     held_press_order: str = "named"
+    # The deck the game is played with, recorded when it was set up (an edit of the deck file
+    # reaches the games set up after it); None: the rules' own (a state made without
+    # ``new_state``). Never changed, so left out of the hash (its cards are a dict) and repr.
+    deck: Deck | None = field(default=None, hash=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -342,4 +346,5 @@ def commit(state: WashDashState, deck: Deck) -> WashDashState:
         dryers=(None,) * state.n,
         impossible_reading=state.impossible_reading,
         held_press_order=state.held_press_order,
+        deck=state.deck,
     )

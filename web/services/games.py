@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Generic, ParamSpec, TypeVar
 
 from hardware.bus import Outbox
+from referee.decks import setup_deck, with_deck
 from referee.eventlog import (
     AlreadyStored,
     EventLog,
@@ -586,12 +587,13 @@ class GameService:
         players = [p.strip() for p in players]
         _check_names_shown(players)
         _check_names_differ(players)
+        deck = self._setup_deck(rules)
         # the game and its start on the pads' clock together: a press listed against the new
         # game always finds its start (``current_id``)
         with self._lock:
             started = self.monotonic_ns()  # a press before this was meant for the game before
             try:
-                game_id = self.log.create_game(rules.name, players, typed)
+                game_id = self.log.create_game(rules.name, players, typed, deck=deck)
             except (GameError, ValueError, TypeError) as exc:
                 raise BadInput(str(exc)) from None
             self._started_ns[game_id] = started
@@ -599,6 +601,15 @@ class GameService:
                 del self._started_ns[old]
         self._publish(game_id, "created")
         return game_id
+
+    @staticmethod
+    def _setup_deck(rules: Game[Any]) -> Any | None:
+        """The deck file read now, to be stored with the new game (it keeps that deck
+        whatever later edits): one broken since the server started is a 409 naming it."""
+        try:
+            return setup_deck(rules)
+        except (GameError, ValueError, OSError) as exc:
+            raise BadInput(f"the deck for {rules.title} cannot be read: {exc}", 409) from None
 
     # -- state ---------------------------------------------------------------------------
     @storage_guarded
@@ -820,6 +831,7 @@ class GameService:
             _refuse_stale_meta(event, [*logged, *before])
             added = [*before, (seq + len(before), event)]
             try:
+                rules = with_deck(rules, record.deck)  # as the game was set up
                 result = replay(rules, record.players, record.options, [*logged, *added])
             except (ReplayError, EventError, GameError, ValueError, KeyError, TypeError) as exc:
                 raise BadInput(f"{event.kind}: {exc}") from None

@@ -75,6 +75,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from referee.decks import with_deck
 from referee.events import Event, Source
 from referee.replay import Step
 from referee.verdicts import Outcome
@@ -163,6 +164,7 @@ def piles_from_log(
     the zone a play lays its card on. Deck Dash's and Hit the Deck's views hold the whole
     pile; DOS's only its top and count, so a card that grows the count by one is added."""
     logs = {zone: PileLog() for zone in piles}
+    rules = with_deck(rules, record.deck)  # as the game was set up (WD-5, HTD-1)
     state = rules.new_state(record.players, record.options or {})
     for step in steps:
         state, _ = rules.apply(state, step.event)
