@@ -347,3 +347,11 @@ def test_the_camera_rebuilds_a_hit_the_deck_pile_with_the_deck_the_game_was_set_
         log.close()
     played = [s.event.get("card") for s in steps if s.event.kind == "play"]
     assert piles["discard_1"].cards[-len(played) :] == played
+
+
+def test_wash_dash_refuses_a_negative_seat_built_in_python():
+    """``Event.from_dict`` refuses a negative seat, but an Event built in Python reached the
+    engine, which took seat -1 as the last player (``players[-1]``): a second claim for them."""
+    state = WD.new_state(["Ann", "Bob", "Cy"], {})
+    with pytest.raises(EventError, match="seat -1 is not at this table"):
+        WD.apply(state, Event("done", -1, {"card": "T01"}))

@@ -90,7 +90,7 @@ def _seat(state: WashDashState, event: Event, required: bool = True) -> int | No
         if required:
             raise EventError(f"event {event.kind!r} needs a seat")
         return None
-    if seat >= state.n:
+    if not 0 <= seat < state.n:  # a negative seat too (an Event built in Python)
         raise EventError(f"seat {seat} is not at this table (seats 0–{state.n - 1})")
     return seat
 
