@@ -19,6 +19,7 @@ from typing import Any
 
 from referee.events import Event, EventError
 from referee.game import Game
+from referee.jsonlines import clipped
 from referee.verdicts import Verdict
 
 META_KINDS = frozenset({"undo", "overrule"})
@@ -130,7 +131,7 @@ def replay(
         try:
             state, verdicts = game.apply(state, event)
         except EventError as exc:
-            raise ReplayError(f"event {seq} ({event.kind}): {exc}") from None
+            raise ReplayError(f"event {seq} ({clipped(event.kind)}): {exc}") from None
         result.steps.append(Step(seq, event, tuple(verdicts)))
     result.state = state
     return result

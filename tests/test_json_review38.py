@@ -230,3 +230,16 @@ def test_web_quotes_a_long_value_short_in_its_400(referee):
     )
     assert option.status_code == 400 and option.json["error"].startswith("unknown option(s) ['QQ")
     assert "Q" * 40 not in option.json["error"]  # then the options it knows
+
+
+@pytest.mark.parametrize("game", ["deck-dash", "dos", "hit-the-deck", "wash-dash"])
+def test_replay_of_an_unknown_long_kind_says_it_short(game, tmp_path, capsys):
+    """An unknown kind of 5 000 letters was quoted whole twice: by replay's "event N (kind)"
+    and by the game's "no event" refusal (a 10 MB line gave a 20 MB "one-line" error)."""
+    log = tmp_path / "long.jsonl"
+    header = {"game": game, "players": ["Ann", "Bob"]}
+    log.write_text(json.dumps(header) + "\n" + json.dumps({"kind": "x" * 5000}) + "\n")
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert len(err) < 400, err[:200]
+    assert "xxx..." in err

@@ -11,6 +11,7 @@ from referee.deckdash.groups import card_words
 from referee.deckdash.state import DeckDashState, Phase, Round
 from referee.events import Event, EventError
 from referee.hands import Hidden
+from referee.jsonlines import shown
 
 
 class Illegal(Exception):
@@ -39,7 +40,7 @@ def cap(text: str) -> str:
 def seat_of(state: DeckDashState, event: Event) -> int:
     seat = event.seat
     if seat is None:
-        raise EventError(f"event {event.kind!r} needs the seat of the player")
+        raise EventError(f"event {shown(event.kind)} needs the seat of the player")
     if not 0 <= seat < state.n:
         raise EventError(f"seat {seat} does not exist: seats are 0..{state.n - 1}")
     return seat

@@ -19,6 +19,7 @@ from referee.deckdash.scoring import standing
 from referee.deckdash.state import CLOCKWISE, DeckDashState
 from referee.events import Event, EventError
 from referee.game import OptionSpec, Scoreboard, TableLine, check_players
+from referee.jsonlines import shown
 from referee.verdicts import Verdict, illegal
 
 Handler = Callable[[DeckDashState, Event], tuple[DeckDashState, list[Verdict]]]
@@ -77,7 +78,7 @@ class DeckDashGame:
         handler = HANDLERS.get(event.kind)
         if handler is None:
             raise EventError(
-                f"Deck Dash has no event {event.kind!r}; known: {', '.join(sorted(HANDLERS))}"
+                f"Deck Dash has no event {shown(event.kind)}; known: {', '.join(sorted(HANDLERS))}"
             )
         if event.seat is not None:  # at the table, for a kind that needs no seat too
             seat_of(state, event)

@@ -19,6 +19,7 @@ from referee.dos.state import PILE_NAMES, DosState, PendingFour, Phase, PileTurn
 from referee.events import Event, EventError
 from referee.frozen import evolve
 from referee.hands import Hidden
+from referee.jsonlines import shown
 from referee.summary import cards as count_cards
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt
 from referee.words import and_list
@@ -46,7 +47,7 @@ class Foul(Exception):
 # -- decoding ---------------------------------------------------------------------------
 def _seat(state: DosState, event: Event) -> int:
     if event.seat is None:
-        raise EventError(f"event {event.kind!r} needs the seat of the player")
+        raise EventError(f"event {shown(event.kind)} needs the seat of the player")
     if event.seat >= state.n:
         raise EventError(f"seat {event.seat} does not exist: seats are 0..{state.n - 1}")
     return event.seat
@@ -1118,7 +1119,7 @@ EVENT_KINDS = {
 def apply(state: DosState, event: Event) -> tuple[DosState, list[Verdict]]:
     handler = _HANDLERS.get(event.kind)
     if handler is None:
-        raise EventError(f"DOS has no event {event.kind!r}; known: {', '.join(_HANDLERS)}")
+        raise EventError(f"DOS has no event {shown(event.kind)}; known: {', '.join(_HANDLERS)}")
     if event.seat is not None:  # at the table, for a kind that needs no seat too (EVENTS.md)
         _seat(state, event)
     out: Out = []

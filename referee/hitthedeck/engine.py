@@ -28,6 +28,7 @@ from referee.hitthedeck.state import (
     Requirement,
     ShuffleWhy,
 )
+from referee.jsonlines import shown
 from referee.summary import cards as cards_text
 from referee.verdicts import Verdict, illegal, info, legal, prompt
 
@@ -72,7 +73,7 @@ def _opt_card(event: Event, key: str = "card") -> HtdCard | None:
 
 def _seat(state: HtdState, event: Event) -> int:
     if event.seat is None:
-        raise EventError(f"event {event.kind!r} needs a seat")
+        raise EventError(f"event {shown(event.kind)} needs a seat")
     if event.seat >= state.n:
         raise EventError(f"seat {event.seat} is not at this table ({state.n} players)")
     return event.seat
@@ -832,7 +833,7 @@ def apply(state: HtdState, event: Event) -> Result:
     handler = HANDLERS.get(event.kind)
     if handler is None:
         raise EventError(
-            f"unknown event kind {event.kind!r} for Hit the Deck; known: {', '.join(HANDLERS)}"
+            f"unknown event kind {shown(event.kind)} for Hit the Deck; known: {', '.join(HANDLERS)}"
         )
     _check_input(state, event)
     start = state

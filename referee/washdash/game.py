@@ -26,6 +26,7 @@ from referee.game import (
     resolve_options,
 )
 from referee.hands import Hidden
+from referee.jsonlines import shown
 from referee.summary import cards as cards_text
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt, score
 from referee.washdash.checker import EXTRA_FORBID, EXTRA_IGNORE, satisfies
@@ -88,7 +89,7 @@ def _seat(state: WashDashState, event: Event, required: bool = True) -> int | No
     seat = event.seat
     if seat is None:
         if required:
-            raise EventError(f"event {event.kind!r} needs a seat")
+            raise EventError(f"event {shown(event.kind)} needs a seat")
         return None
     if not 0 <= seat < state.n:  # a negative seat too (an Event built in Python)
         raise EventError(f"seat {seat} is not at this table (seats 0–{state.n - 1})")
@@ -211,7 +212,7 @@ class WashDash:
         handler = getattr(self, f"_on_{event.kind}", None)
         if event.kind not in _EVENT_KINDS or handler is None:
             raise EventError(
-                f"unknown Wash Dash event {event.kind!r}; known: {', '.join(_EVENT_KINDS)}"
+                f"unknown Wash Dash event {shown(event.kind)}; known: {', '.join(_EVENT_KINDS)}"
             )
         _seat(state, event, required=False)  # at the table, whatever the kind (EVENTS.md)
         return handler(state, event)
