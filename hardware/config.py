@@ -20,9 +20,10 @@ a map with its own seats and no ``buzzer`` has no buzzer.
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,9 @@ FIXED_PULL_UP = (2, 3)
 GPIOZERO_FACTORIES = ("lgpio", "mock", "native", "pigpio", "rpigpio")
 CONFIG_ENV = "TABLETOP_CONFIG"
 DEFAULT_CONFIG_FILE = "tabletop.toml"
+# The config file's sections: this package's and the dashboard's (``web.config``).
+SECTIONS = ("hardware", "web")
+HARDWARE_KEYS = ("buzzer", "debounce_ms", "free_pins", "mode", "pin_factory", "pull_up", "seats")
 
 
 class PinMapError(ValueError):
@@ -168,7 +172,7 @@ def parse_hardware(section: Mapping[str, Any], origin: str = "hardware") -> Hard
     """Validate a ``[hardware]`` table (as loaded from TOML) into a HardwareConfig."""
     if not isinstance(section, Mapping):
         raise PinMapError(f"{origin}: must be a table")
-    known = {"mode", "buzzer", "pull_up", "debounce_ms", "pin_factory", "free_pins", "seats"}
+    known = set(HARDWARE_KEYS)
     unknown = sorted(set(section) - known)
     if unknown:
         raise PinMapError(
@@ -323,14 +327,62 @@ def parse_toml(text: str, origin: str = "tabletop.toml") -> HardwareConfig:
         raise PinMapError(f"{origin}: not valid TOML: {exc}") from None
     except RecursionError:  # arrays nested thousands deep: no config
         raise PinMapError(f"{origin}: nested too deeply to be a config") from None
+    check_sections(data, origin)
     if "hardware" not in data:
         return default_config()
     return check_pin_factory(parse_hardware(data["hardware"]))
 
 
-def config_path(path: str | os.PathLike[str] | None = None) -> Path:
-    """The config file: ``path``, else $TABLETOP_CONFIG, else ./tabletop.toml."""
-    return Path(path or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG_FILE)
+def check_sections(
+    data: Mapping[str, Any],
+    origin: str,
+    error: type[ValueError] = PinMapError,
+    web_keys: Collection[str] = (),
+) -> None:
+    """Refuse a top-level key of the config file that is no section: a misspelt header
+    (``[Web]``, ``[hardwre]``) or keys above any header were ignored, and the server ran on
+    the defaults (another database, the default pin map). Shared by every reader of the
+    file; ``web_keys`` (the dashboard's settings) lets a stray key say where it belongs."""
+    for key, value in data.items():
+        if key in SECTIONS:
+            continue
+        if not isinstance(value, Mapping):
+            raise error(f"{key!r} is outside any section: put it under {_home(key, web_keys)}")
+        raise error(
+            f"unknown section {key!r} in {origin}{_did_you_mean(key)}; known: {', '.join(SECTIONS)}"
+        )
+
+
+def _home(key: str, web_keys: Collection[str]) -> str:
+    """The section a stray setting ``key`` belongs under (``seats``, a number, is the
+    dashboard's: the pin map's ``seats`` is a table)."""
+    if key in web_keys or key == "seats":
+        return "[web]"
+    if key in HARDWARE_KEYS:
+        return "[hardware]"
+    return "[hardware] or [web]"
+
+
+def _did_you_mean(key: str) -> str:
+    """`` (did you mean 'web'?)`` for a section name close to a known one, else nothing."""
+    if key in HARDWARE_KEYS:  # [seats] for [hardware.seats]
+        return f" (did you mean [hardware.{key}]?)"
+    close = difflib.get_close_matches(key.lower(), SECTIONS, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def config_path(
+    path: str | os.PathLike[str] | None = None, error: type[ValueError] = PinMapError
+) -> Path:
+    """The config file: ``path``, else $TABLETOP_CONFIG, else ./tabletop.toml. An empty
+    $TABLETOP_CONFIG is a slip, as ``--config ""`` and ``TABLETOP_DB=`` are (CLI-6): never
+    ./tabletop.toml or the defaults in its place."""
+    if path:
+        return Path(path)
+    named = os.environ.get(CONFIG_ENV)
+    if named == "":
+        raise error(f"{CONFIG_ENV} is empty: name the config file, or unset it")
+    return Path(named or DEFAULT_CONFIG_FILE)
 
 
 def find_config(path: str | os.PathLike[str] | None = None) -> Path | None:

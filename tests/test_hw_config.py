@@ -14,8 +14,8 @@ from hardware.config import (
 )
 
 GOOD = """
-[game]
-name = "ignored by hardware"
+[web]
+port = 8080
 
 [hardware]
 mode = "virtual"
@@ -45,7 +45,7 @@ def test_default_map_is_valid_and_used_without_a_section():
     assert len(config.seats) == 6 and config.buzzer == DEFAULT_MAP["buzzer"]
     pins = [p for s in config.seats for p in s.to_dict().values()] + [config.buzzer]
     assert len(set(pins)) == len(pins)
-    assert parse_toml("[game]\nname = 'dos'\n") == config
+    assert parse_toml("[web]\nport = 8080\n") == config
 
 
 def test_load_config_reads_file_and_env(tmp_path, monkeypatch):

@@ -94,7 +94,7 @@ def test_ruling_web3_a_press_of_a_kind_the_game_does_not_know_is_noted_on_the_ha
 @pytest.mark.parametrize(
     ("spec", "why"),
     [
-        ("cam:O", "bad camera spec 'cam:O': expected cam:N"),
+        ("cam:O", "bad camera spec 'cam:O': expected cam:N, N = 0, 1, … 99"),
         ("pile.avj", "camera source pile.avj does not exist"),
     ],
 )

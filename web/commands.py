@@ -22,6 +22,7 @@ from referee.cli_args import (
 )
 
 FROM_CONFIG = object()  # an option not given: the config file (or the default) decides
+DB_HELP = "SQLite file (default $TABLETOP_DB, else [web] db in the config, else var/tabletop.db)"
 
 
 def _config(args: argparse.Namespace, command: str) -> Any:
@@ -29,23 +30,20 @@ def _config(args: argparse.Namespace, command: str) -> Any:
     else ./tabletop.toml, as the ``[hardware]`` section is found) or the defaults, then
     ``--db`` or ``$TABLETOP_DB``; None after naming what is wrong with the file. A file
     named by ``--config`` or ``$TABLETOP_CONFIG`` must exist: a typo in a service unit
-    would otherwise run on the defaults (another database, the default pin map)."""
-    from web.config import DEFAULT_CONFIG, ConfigError, WebConfig, load_file
+    would otherwise run on the defaults (another database, the default pin map); so must
+    an empty ``$TABLETOP_CONFIG`` name one. The database: ``--db``, else ``$TABLETOP_DB``,
+    else ``[web] db``, else var/tabletop.db."""
+    from web.config import ConfigError, WebConfig, load_file
 
     cfg = WebConfig()
-    from_env = os.environ.get("TABLETOP_CONFIG")
-    config_path = Path(args.config or from_env or DEFAULT_CONFIG)
-    read = bool(args.config) or config_path.exists()
-    if not args.config and from_env and not config_path.exists():  # as --config: a slip
-        missing = f"TABLETOP_CONFIG names {config_path}: no such config file"
-        if command == "serve" or not args.db:
-            print(f"tabletop {command}: {missing}", file=sys.stderr)
-            return None
-        # a backup, log or PIN reset of the database --db names needs nothing else from the
-        # file: a nightly backup sharing the service's environment goes on, and says so
-        print(f"tabletop {command}: {missing} (not needed with --db)", file=sys.stderr)
     try:
-        if read:
+        config_path = _config_file(args.config)
+    except ConfigError as exc:  # $TABLETOP_CONFIG empty or naming no file
+        if not _config_not_needed(args, command, str(exc)):
+            return None
+        config_path = None
+    try:
+        if config_path is not None:
             cfg = load_file(config_path, cfg)
     except ConfigError as exc:
         print(f"tabletop {command}: {exc}", file=sys.stderr)
@@ -63,6 +61,33 @@ def _config(args: argparse.Namespace, command: str) -> Any:
     return cfg
 
 
+def _config_file(config: str | None) -> Path | None:
+    """The config file to read: ``--config``, else ``$TABLETOP_CONFIG``, else ./tabletop.toml
+    where there is one (the path as ``hardware.config.config_path`` finds it). ConfigError
+    when ``$TABLETOP_CONFIG`` is empty or names no file, as ``--config`` would be a slip."""
+    from hardware.config import config_path
+    from web.config import ConfigError
+
+    path = config_path(config, ConfigError)
+    if config:
+        return path  # load_file says what is wrong with it
+    if os.environ.get("TABLETOP_CONFIG") and not path.exists():
+        raise ConfigError(f"TABLETOP_CONFIG names {path}: no such config file")
+    return path if path.exists() else None
+
+
+def _config_not_needed(args: argparse.Namespace, command: str, problem: str) -> bool:
+    """Whether ``command`` goes on without the config file whose ``problem`` (TABLETOP_CONFIG
+    empty, or naming no file) is said on stderr either way. A backup, log or PIN reset of
+    the database --db names needs nothing else from the file: a nightly backup sharing the
+    service's environment goes on, and says so; ``serve`` never does."""
+    if command == "serve" or not args.db:
+        print(f"tabletop {command}: {problem}", file=sys.stderr)
+        return False
+    print(f"tabletop {command}: {problem} (not needed with --db)", file=sys.stderr)
+    return True
+
+
 def _serve(args: argparse.Namespace) -> int:
     cfg = _config(args, "serve")
     if cfg is None:
@@ -75,14 +100,15 @@ def _serve(args: argparse.Namespace) -> int:
         cfg.camera = args.camera
     if args.threads:
         cfg.threads = args.threads
+    if not _enough_threads(cfg.threads):
+        return 2
     if args.no_camera_referee:
         cfg.camera_referee = False
     if args.models:
         cfg.models_dir = args.models
     if args.card_scale is not FROM_CONFIG:
         cfg.card_scale = args.card_scale
-    if cfg.max_streams > cfg.threads - 8:
-        cfg.max_streams = max(1, cfg.threads - 8)  # keep 8 threads free for pages
+    cfg.max_streams = stream_slots(cfg.threads, cfg.max_streams)
 
     if _foreign_database(cfg.db_path):  # as pin reset: never add tables to another's file
         print(
@@ -119,6 +145,28 @@ def _serve(args: argparse.Namespace) -> int:
         _stop_on_sigterm()
         server.run()
     return 0
+
+
+def _enough_threads(threads: int) -> bool:
+    """Whether ``--threads`` leaves a thread for pages (``[web] threads`` is checked as the
+    file is read); False after one line. ``server_threads`` accepts 1."""
+    from web.config import MIN_SERVER_THREADS
+
+    if threads >= MIN_SERVER_THREADS:
+        return True
+    print(
+        f"tabletop serve: --threads {threads} is too few: give at least {MIN_SERVER_THREADS}"
+        " (one serves pages while a tablet streams)",
+        file=sys.stderr,
+    )
+    return False
+
+
+def stream_slots(threads: int, wanted: int) -> int:
+    """The live streams (SSE, MJPEG) the server holds at once: ``wanted`` at most, keeping 8
+    of ``threads`` free for page loads where there are that many, and never fewer than one
+    (``threads`` is at least 2: a tablet's stream never holds the only thread)."""
+    return max(1, min(wanted, threads - 8, threads - 1))
 
 
 def _hold_database(db_path: Path, taken: contextlib.ExitStack) -> bool:
@@ -345,7 +393,8 @@ def tablet_host(host: str) -> str:
     the address this machine reaches its network from (a UDP socket's route; no packet is
     sent, nothing needs the internet), or ``localhost`` on a machine with no network."""
     if host not in ("0.0.0.0", "::", ""):
-        return host
+        # an IPv6 address is bracketed in a URL: http://[::1]:8080/, never http://::1:8080/
+        return f"[{host}]" if ":" in host and not host.startswith("[") else host
     import socket
 
     family = socket.AF_INET6 if host == "::" else socket.AF_INET
@@ -659,16 +708,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="serve the tablet dashboard on the network (waitress)")
     p.add_argument("--host", help="address to bind (default 127.0.0.1; 0.0.0.0 for the LAN)")
     p.add_argument("--port", type=port, help="TCP port (default 8080)")
-    p.add_argument(
-        "--db", type=nonempty_path, help="SQLite file (default $TABLETOP_DB or var/tabletop.db)"
-    )
+    p.add_argument("--db", type=nonempty_path, help=DB_HELP)
     p.add_argument(
         "--config", type=nonempty_path, help="TOML config file (default tabletop.toml if present)"
     )
     p.add_argument(
         "--camera", help="camera: picamera2, cam:N (OpenCV device), a video file or an image folder"
     )
-    p.add_argument("--threads", type=server_threads, help="server threads (default 48)")
+    p.add_argument("--threads", type=server_threads, help="server threads, at least 2 (default 48)")
     p.add_argument(
         "--no-camera-referee",
         action="store_true",
@@ -697,9 +744,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-o", "--output", type=nonempty_path, help="file to write (default: standard output)"
     )
-    p.add_argument(
-        "--db", type=nonempty_path, help="SQLite file (default $TABLETOP_DB or var/tabletop.db)"
-    )
+    p.add_argument("--db", type=nonempty_path, help=DB_HELP)
     p.add_argument(
         "--config", type=nonempty_path, help="TOML config file (default tabletop.toml if present)"
     )
@@ -709,9 +754,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("pin", help="reset a forgotten referee PIN (prints a new setup code)")
     p.add_argument("action", choices=["reset"], help="reset: forget the PIN")
-    p.add_argument(
-        "--db", type=nonempty_path, help="SQLite file (default $TABLETOP_DB or var/tabletop.db)"
-    )
+    p.add_argument("--db", type=nonempty_path, help=DB_HELP)
     p.add_argument(
         "--config", type=nonempty_path, help="TOML config file (default tabletop.toml if present)"
     )

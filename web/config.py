@@ -9,10 +9,15 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from hardware.config import check_sections
 from referee.cli_args import MAX_CARD_SCALE, MAX_SERVER_THREADS
+from web.services.zones import MAX_SEATS
 
 DEFAULT_DB = Path("var") / "tabletop.db"
 DEFAULT_CONFIG = Path("tabletop.toml")
+# One thread for page loads while the live streams hold the others (``serve`` caps them at
+# threads - 8, at least 1): with one thread, one tablet's stream blocked every page.
+MIN_SERVER_THREADS = 2
 
 
 class ConfigError(ValueError):
@@ -44,7 +49,8 @@ class WebConfig:
     # empty: the pads service decides per game (slap; call, or Wash Dash's done).
     pad_events: dict[str, str] = field(default_factory=dict)
     # Virtual pads and the calibration page's seat zones: every seat a game may fill (DOS
-    # and Deck Dash seat 8). Real pads are the [hardware] pin map's, whatever this says.
+    # and Deck Dash seat 8; at most MAX_SEATS, the calibration page's seat zones). Real pads
+    # are the [hardware] pin map's, whatever this says.
     seats: int = 8
     # With a camera, the camera referees the running game (cards on piles become events or
     # tablet prompts); ``tabletop serve --no-camera-referee`` turns it off.
@@ -107,6 +113,13 @@ def _typed(name: str, value: Any, key: str) -> Any:
             raise ConfigError(
                 f"[web] {name}: {value} is too many: give at most {MAX_SERVER_THREADS}"
             )
+        if name == "threads" and value < MIN_SERVER_THREADS:
+            raise ConfigError(
+                f"[web] threads: {value} is too few: give at least {MIN_SERVER_THREADS}"
+                " (one serves pages while a tablet streams)"
+            )
+        if name == "seats" and value > MAX_SEATS:  # the calibration page has no zone beyond
+            raise ConfigError(f"[web] seats: {value} is too many: give at most {MAX_SEATS}")
         return value
     if name == "mjpeg_fps":
         if not isinstance(value, int | float) or not 0 < value <= 30:
@@ -134,14 +147,23 @@ def _typed(name: str, value: Any, key: str) -> Any:
 
 
 def _pad_events(value: Any, key: str) -> dict[str, str]:
-    """``[web] pad_events``, each kind one that some game knows: a typo (``"slpa"``) would
-    otherwise start the server and drop every press of that pad without a word."""
+    """``[web] pad_events``, each device one the dashboard names and each kind one that some
+    game knows: a typo (``padd``, ``"slpa"``) would otherwise start the server and drop
+    every press of that pad without a word."""
     if not isinstance(value, Mapping) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
         raise ConfigError(f"[web] {key}: expected a table of device = event kind")
     if not value:
         return {}
+    from web.services.pads import DEVICES
+
+    for device in value:  # the pin map's "call" is the dashboard's "button"
+        if device not in DEVICES:
+            hint = " (the call button is 'button')" if device == "call" else ""
+            raise ConfigError(
+                f"[web] {key}: {device!r} is no pad device; known: {', '.join(DEVICES)}{hint}"
+            )
     known = _known_event_kinds()
     for device, kind in value.items():
         if kind not in known:
@@ -181,7 +203,8 @@ def from_mapping(data: Mapping[str, Any], base: WebConfig | None = None) -> WebC
 
 
 def load_file(path: Path, base: WebConfig | None = None) -> WebConfig:
-    """Read the ``[web]`` table of a TOML file (other tables belong to other packages)."""
+    """Read the ``[web]`` table of a TOML file; its other section, ``[hardware]``, is the pin
+    map's, and any other is refused (``check_sections``)."""
     try:
         # utf-8-sig: a file saved by Windows Notepad starts with a BOM, which TOML refuses
         data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
@@ -193,6 +216,7 @@ def load_file(path: Path, base: WebConfig | None = None) -> WebConfig:
         raise ConfigError(f"{path}: nested too deeply to be a config") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not a text file (a TOML config is UTF-8 text)") from None
+    check_sections(data, str(path), ConfigError, _FILE_KEYS)
     web = data.get("web", {})
     if not isinstance(web, Mapping):
         raise ConfigError(f"{path}: [web] must be a table")

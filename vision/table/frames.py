@@ -363,16 +363,32 @@ class ReconnectingSource:
         self._drop()
 
 
+# Two digits: far more cameras than a table has, and below 200, where OpenCV reads an index
+# as a backend plus a camera (200 = V4L2's camera 0).
+MAX_CAMERA_INDEX = 99
+
+
+def _camera_index(spec: str) -> int:
+    """N of ``cam:N``, ASCII digits 0..MAX_CAMERA_INDEX only: ``int()`` also takes "-1"
+    (OpenCV's "any camera", which crashes the process in some builds), " 1", "+1", "²"
+    and numbers past a C int (an OverflowError inside the capture thread)."""
+    text = spec[4:]
+    digits = text.lstrip("0") or "0"  # a thousand zeros is 0, not int()'s digit limit
+    number = text.isascii() and text.isdigit() and len(digits) <= 2
+    if not number or int(digits) > MAX_CAMERA_INDEX:
+        raise CameraError(
+            f"bad camera spec {spec!r}: expected cam:N, N = 0, 1, … {MAX_CAMERA_INDEX}"
+        )
+    return int(digits)
+
+
 def open_source(spec: str, retry_s: float = 1.0) -> FrameSource:
     """``picamera2``, ``cam:N`` (OpenCV device N), a video file, or a folder of images;
     a live camera is tried again every ``retry_s`` while it is missing."""
     if spec == "picamera2":
         return ReconnectingSource(Picamera2Source, retry_s=retry_s)
     if spec.startswith("cam:"):
-        try:
-            device = int(spec[4:])
-        except ValueError:
-            raise CameraError(f"bad camera spec {spec!r}: expected cam:N") from None
+        device = _camera_index(spec)
         return ReconnectingSource(lambda: OpenCVCameraSource(device), retry_s=retry_s)
     path = Path(spec)
     if path.is_dir():
