@@ -16,7 +16,8 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -267,7 +268,8 @@ def open_existing(
 # monotonic times are events' own, never stored here)
 _LATEST_TIME = 1e11
 # the columns a game's replay and its JSON-lines log need: without them it cannot be replayed
-REPLAY_COLUMNS = frozenset({"game", "options", "players", "deck"})
+# (and its deck, read only then: ``GameRecord.deck``)
+REPLAY_COLUMNS = frozenset({"game", "options", "players"})
 
 
 @dataclass(frozen=True)
@@ -277,7 +279,8 @@ class GameRecord:
     (``{}``, None, 0.0, "?") and ``error`` says why, naming the game. Only
     ``EventLog.game(..., allow_unreadable=True)`` and ``EventLog.games()`` hand such a
     record out. ``deck``: the deck it was set up with (``referee.decks``), None for a game
-    with no deck file or stored before decks were recorded."""
+    with no deck file or stored before decks were recorded; ``stored_deck`` is its JSON as
+    stored, read at the first ``deck`` (a listing never needs it: 20 µs a Wash Dash game)."""
 
     id: int
     game: str
@@ -288,12 +291,34 @@ class GameRecord:
     result: dict[str, Any] | None
     unreadable: tuple[str, ...] = ()
     error: str | None = None
-    deck: dict[str, Any] | None = None
+    stored_deck: Any = field(default=None, repr=False)
+
+    @cached_property
+    def _deck_read(self) -> tuple[dict[str, Any] | None, str | None]:
+        """(the recorded deck, None; or None and why it cannot be read)."""
+        if self.stored_deck is None:
+            return None, None
+        problems: dict[str, str] = {}
+        deck = _json_object(self.stored_deck, "deck", problems)
+        why = problems.get("deck")
+        return deck, None if why is None else f"game {self.id} cannot be read: {why}"
+
+    @property
+    def deck(self) -> dict[str, Any] | None:
+        return self._deck_read[0]
+
+    @property
+    def replay_error(self) -> str | None:
+        """Why the game cannot be replayed (its rules, players, options or deck cannot be
+        read), None when it can."""
+        if REPLAY_COLUMNS.intersection(self.unreadable):
+            return self.error
+        return self._deck_read[1]
 
     @property
     def replayable(self) -> bool:
-        """Whether its rules, players and options were read: what a replay needs."""
-        return not REPLAY_COLUMNS.intersection(self.unreadable)
+        """Whether its rules, players, options and deck were read: what a replay needs."""
+        return self.replay_error is None
 
 
 def _shown(value: Any) -> str:
@@ -336,8 +361,8 @@ def _time(value: Any, what: str, problems: dict[str, str]) -> float | None:
 
 
 def _record(row: Sequence[Any], names: Sequence[Any], deck_text: Any = None) -> GameRecord:
-    """A game's row, its players' names and its deck (JSON text, None: no deck recorded) as a
-    record, the unreadable parts marked."""
+    """A game's row, its players' names and its deck (JSON text, None: no deck recorded; read
+    when asked for) as a record, the unreadable parts marked."""
     game_id, game, options_text, created_at, ended_at, result_text = row
     problems: dict[str, str] = {}
     if not isinstance(game, str) or not game:
@@ -352,7 +377,6 @@ def _record(row: Sequence[Any], names: Sequence[Any], deck_text: Any = None) -> 
     created = _time(created_at, "start", problems)
     ended = None if ended_at is None else _time(ended_at, "end", problems)
     result = None if result_text in (None, "") else _json_object(result_text, "result", problems)
-    deck = None if deck_text is None else _json_object(deck_text, "deck", problems)
     unreadable = tuple(
         column
         for column, key in (
@@ -362,7 +386,6 @@ def _record(row: Sequence[Any], names: Sequence[Any], deck_text: Any = None) -> 
             ("created_at", "start"),
             ("ended_at", "end"),
             ("result", "result"),
-            ("deck", "deck"),
         )
         if key in problems
     )
@@ -379,7 +402,7 @@ def _record(row: Sequence[Any], names: Sequence[Any], deck_text: Any = None) -> 
         error=(
             f"game {game_id} cannot be read: {'; '.join(problems.values())}" if problems else None
         ),
-        deck=deck,
+        stored_deck=deck_text,
     )
 
 
@@ -511,45 +534,48 @@ class EventLog:
         """The game's record; ``LogError`` when there is none. A row part of which cannot be
         read raises ``GameUnreadable`` naming what, or with ``allow_unreadable`` comes back
         marked (``GameRecord.unreadable``, ``error``) for a list or a page to show."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT id, game, options, created_at, ended_at, result FROM games WHERE id = ?",
-                (game_id,),
-            )
-            .fetchone()
-        )
+        conn = self._conn()
+        # the deck's text with the row, in one read; parsed only when asked for (GameRecord)
+        deck, decks = ("d.deck", "LEFT JOIN decks d ON d.game_id = g.id")
+        if not self._has_decks(conn):
+            deck, decks = "NULL", ""
+        row = conn.execute(
+            "SELECT g.id, g.game, g.options, g.created_at, g.ended_at, g.result, "
+            f"{deck} FROM games g {decks} WHERE g.id = ?",
+            (game_id,),
+        ).fetchone()
         if row is None:
             raise LogError(f"no game {game_id}")
         names = [
             name
-            for (name,) in self._conn().execute(
+            for (name,) in conn.execute(
                 "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
             )
         ]
-        record = _record(row, names, self._deck_text(game_id))
+        record = _record(row[:6], names, row[6])
         if record.error is not None and not allow_unreadable:
             raise GameUnreadable(record.error)
         return record
 
-    def _deck_text(self, game_id: int) -> Any:
-        """The game's recorded deck as stored (None: none). A database from before decks were
-        recorded, opened read-only (``tabletop log``), has no table for them: no deck."""
-        conn = self._conn()
-        has_table = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'decks'"
-        ).fetchone()
-        if has_table is None:
-            return None
-        row = conn.execute("SELECT deck FROM decks WHERE game_id = ?", (game_id,)).fetchone()
-        return None if row is None else row[0]
+    def _has_decks(self, conn: sqlite3.Connection) -> bool:
+        """Whether the file has the decks table: a database from before decks were recorded,
+        opened read-only (``tabletop log``), has none. Asked once per connection (every
+        record asking doubled a game's read); one opened for writing has it from the start."""
+        known = getattr(self._local, "has_decks", None)
+        if known is None or known[0] is not conn:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'decks'"
+            ).fetchone()
+            known = (conn, found is not None)
+            self._local.has_decks = known
+        return known[1]
 
     def _replayable(self, game_id: int) -> GameRecord:
         """The game's record, which its replay and its log file can be made from (a result
         or a time that cannot be read does not stop them); else ``GameUnreadable``."""
         record = self.game(game_id, allow_unreadable=True)
         if not record.replayable:
-            raise GameUnreadable(record.error)
+            raise GameUnreadable(record.replay_error)
         return record
 
     def game_ids(self) -> list[int]:
@@ -775,7 +801,7 @@ class EventLog:
             "players": list(record.players),
             "options": record.options,
         }
-        ended = _ended(record)
+        ended = recorded_end(record)
         if ended is not None:
             header["ended"] = ended
         if record.deck is not None:
@@ -798,7 +824,7 @@ class EventLog:
             raise LogError(f"game {game_id}: {exc}") from None
 
 
-def _ended(record: GameRecord) -> dict[str, Any] | None:
+def recorded_end(record: GameRecord) -> dict[str, Any] | None:
     """The end of a game ended on the dashboard, for its log's header: when (wall-clock
     seconds) and the winners it recorded (WEB-1: the leaders of a game ended early); None for
     a game still running. What cannot be read of it is left out, never made up."""

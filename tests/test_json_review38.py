@@ -243,3 +243,112 @@ def test_replay_of_an_unknown_long_kind_says_it_short(game, tmp_path, capsys):
     err = capsys.readouterr().err
     assert len(err) < 400, err[:200]
     assert "xxx..." in err
+
+
+# -- the games' own messages quote a long value short too --------------------------------------
+L = "x" * 10_000
+WD_SET_UP = [{"kind": "setup", "payload": {"first": 0}}]
+
+
+@pytest.mark.parametrize(
+    ("game", "before", "event", "start"),
+    [
+        ("wash-dash", WD_SET_UP, {"kind": "reveal", "payload": {"cards": [L]}}, "unknown Wash"),
+        ("wash-dash", [], {"kind": "setup", "payload": {"first": L}}, "'first' must be a seat"),
+        ("hit-the-deck", [], {"kind": "deal", "payload": {"hands": [L, L]}}, "hand 0 must be"),
+        (
+            "hit-the-deck",
+            [],
+            {"kind": "deal", "payload": {"hands": [7, 7], "dealer": L}},
+            "'dealer' must be",
+        ),
+        (
+            "dos",
+            [],
+            {"kind": "deal", "payload": {"hands": [L, L], "piles": ["R7", "G2"]}},
+            "bad DOS card 'xxx",
+        ),
+        ("dos", [], {"kind": "deal", "payload": {"hands": [3, 3], "dealer": L}}, "'dealer'"),
+    ],
+)
+def test_a_games_refusal_quotes_a_long_value_short(
+    referee, tmp_path, capsys, game, before, event, start
+):
+    """Before: a 10 000-letter card or seat gave a 10 000-letter 400 (and replay line)."""
+    game_id = referee.new_game(game, ("Ann", "Bob"))
+    for earlier in before:
+        assert referee.send(game_id, earlier).status_code == 201
+    r = referee.send(game_id, event)
+    assert r.status_code == 400 and len(r.json["error"]) < SHORT_MESSAGE, r.json["error"][:200]
+    assert r.json["error"].startswith(f"{event['kind']}: {start}")
+    log = tmp_path / "long.jsonl"
+    header = {"game": game, "players": ["Ann", "Bob"]}
+    log.write_text("\n".join(json.dumps(x) for x in [header, *before, event]) + "\n")
+    assert main(["replay", str(log)]) == 2
+    assert len(capsys.readouterr().err) < SHORT_MESSAGE
+
+
+@pytest.mark.parametrize(
+    ("card", "start"),
+    [
+        ({"id": "T1", "points": 1, "task": "pants:" + "r" * 5000}, "card T1: unknown pin 'rrr"),
+        ({"id": "T1", "points": 1, "task": "h" * 5000 + ":red"}, "card T1: unknown piece 'hhh"),
+        ({"id": "T1", "points": 1, "task": "p" * 5000}, "card T1: 'ppp"),
+        ({"id": "T" * 5000, "points": "1", "task": "pants:red"}, "card TTT"),
+        ({"id": "E1", "points": 0, "event": "e" * 5000}, "card E1: unknown event card 'eee"),
+    ],
+)
+def test_a_deck_in_a_logs_header_is_refused_in_a_short_line(tmp_path, capsys, card, start):
+    """Before: a Wash Dash deck's bad pin of 5 000 letters was echoed whole."""
+    section = "events" if "event" in card else "tasks"
+    deck = {"tasks": [{"id": "T0", "points": 1, "task": "pants:red"}], "events": []}
+    deck[section].append(card)
+    log = tmp_path / "deck.jsonl"
+    log.write_text(json.dumps({"game": "wash-dash", "players": ["A", "B"], "deck": deck}) + "\n")
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tabletop replay: the game's deck: {start}"), err[:200]
+    assert len(err) < SHORT_MESSAGE
+
+
+# -- a deck file, or a dash check line, giving a key twice ---------------------------------------
+def test_a_hit_the_deck_deck_file_giving_a_key_twice_is_refused(referee, tmp_path, monkeypatch):
+    """Before: ``"HAND": 4, "HAND": 40`` recorded 40 Hand cards into every new game."""
+    import referee.hitthedeck.deck as htd_deck
+
+    text = htd_deck.DECK_FILE.read_text(encoding="utf-8")
+    assert '"HAND": 4}' in text
+    edited = tmp_path / "deck.json"
+    edited.write_text(text.replace('"HAND": 4}', '"HAND": 4, "HAND": 40}'), encoding="utf-8")
+    monkeypatch.setattr(htd_deck, "DECK_FILE", edited)
+    r = referee.post("/api/games", {"game": "hit-the-deck", "players": ["Ann", "Bob"]})
+    assert r.status_code == 409
+    assert r.json["error"] == (
+        f"the deck for Hit the Deck cannot be read: {edited}: key 'HAND' given twice"
+    )
+    with pytest.raises(GameError, match=r"deck\.json: key 'HAND' given twice$"):
+        htd_deck.read_composition()
+
+
+def test_a_wash_dash_deck_file_giving_a_key_twice_is_refused(tmp_path):
+    from referee.washdash.deck import DECK_FILE, DeckError, load_deck
+
+    text = DECK_FILE.read_text(encoding="utf-8")
+    first = '"points": 1, "task": "pants:red"}'
+    assert first in text
+    edited = tmp_path / "deck.json"
+    edited.write_text(text.replace(first, '"points": 1, "points": 5, "task": "pants:red"}', 1))
+    with pytest.raises(DeckError) as refused:
+        load_deck(edited)
+    assert str(refused.value) == f"{edited}: key 'points' given twice"
+
+
+def test_dash_check_batch_refuses_a_line_giving_a_key_twice(capsys, monkeypatch):
+    """Before: the second "dash" was checked, the first dropped without a word."""
+    import io
+
+    lines = '{"level": "easy", "dash": 1, "dash": 2, "cards": ["R1"]}\n'
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    assert main(["dash", "check", "--batch"]) == 2
+    answer = json.loads(capsys.readouterr().out)
+    assert answer == {"error": "line 1: key 'dash' given twice"}

@@ -1,6 +1,7 @@
 """Review 38 of the event log: a game keeps the deck it was set up with (an edit of a deck
 file changes no game already begun, and its log replays the same on another Pi), a game ended
-early exports its end, and a seat not at the table is malformed for every kind."""
+early exports its end, and the dashboard refuses a seat not at the table for every kind, while
+a stored game holding one on a kind that needs none replays as it was judged."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 import referee.hitthedeck.deck as htd_deck
 import referee.washdash.deck as wd_deck
 from referee.cli import main
-from referee.eventlog import EventLog
+from referee.eventlog import EventLog, GameUnreadable
 from referee.events import Event, EventError
 from referee.hitthedeck.game import GAME as HTD
 from referee.registry import find_game
@@ -258,7 +259,7 @@ def test_a_bad_recorded_end_is_named(tmp_path, ended, message):
         replay_file(path)
 
 
-# -- 3. a seat not at the table is malformed for every kind ------------------------------------
+# -- 3. a seat not at the table: refused on intake, replayed as judged ---------------------------
 HTD_DEAL = [{"kind": "deal", "payload": {"hands": [7, 7], "dealer": 1}}]
 HTD_UP = [*HTD_DEAL, {"kind": "turn_up", "payload": {"card": "HAND"}}]
 HTD_RACE = [
@@ -268,42 +269,104 @@ HTD_RACE = [
 ]
 DD_DEAL = [{"kind": "deal", "payload": {"dealer": 1, "hands": [12, 12], "start": "G5"}}]
 DOS_DEAL = [{"kind": "deal", "payload": {"hands": [3, 3], "piles": ["R7", "G2"]}}]
+# (game, events before, an event of a kind that needs no seat): the dashboard gives it seat 7
+NO_SEAT_KINDS = [
+    ("hit-the-deck", HTD_DEAL, {"kind": "turn_up", "payload": {"card": "R3"}}),
+    ("hit-the-deck", HTD_UP, {"kind": "shuffle"}),
+    ("hit-the-deck", HTD_RACE, {"kind": "race_close", "t_ns": 5_000_000_000}),
+    ("deck-dash", DD_DEAL, {"kind": "reshuffle"}),
+    ("deck-dash", DD_DEAL, {"kind": "tally", "payload": {"hands": [1, 1]}}),
+    ("dos", DOS_DEAL, {"kind": "reshuffle"}),
+]
+
+
+@pytest.mark.parametrize(("game", "before", "event"), NO_SEAT_KINDS)
+def test_ruling_web13_a_stored_seat_not_at_the_table_on_a_kind_that_needs_none_replays_as_judged(
+    game: str, before: list[dict[str, Any]], event: dict[str, Any]
+) -> None:
+    """Before: the engines refused such a seat for every kind, so a game the dashboard had
+    stored with one (``turn_up`` seat 3 at a table of 3, 201 until day 38) no longer replayed
+    ("409 this game's log cannot be replayed"). It is judged as it was: the seat ignored."""
+    rules, players = find_game(game), ["Ann", "Bob"]
+    with_seat = replay(
+        rules, players, {}, [Event.from_dict(e) for e in [*before, {**event, "seat": 7}]]
+    )
+    without = replay(rules, players, {}, [Event.from_dict(e) for e in [*before, event]])
+
+    def judged(result: Any) -> list[list[tuple[str, str]]]:
+        return [[(v.outcome.value, v.reason) for v in s.verdicts] for s in result.steps]
+
+    assert judged(with_seat) == judged(without)
+    assert rules.scoreboard(with_seat.state) == rules.scoreboard(without.state)
+
+
+def test_ruling_web13_a_game_stored_with_a_turn_up_for_seat_3_of_3_still_plays_on_the_dashboard(
+    tmp_path,
+):
+    """The reviewer's game: stored by the dashboard before day 38, then opened by this one."""
+    db = tmp_path / "tabletop.db"
+    log = EventLog(db)
+    game_id = log.create_game("hit-the-deck", ["Ann", "Bob", "Cat"])
+    log.append_many(
+        game_id,
+        [
+            Event("deal", payload={"hands": [7, 7, 7]}),
+            Event("turn_up", 3, {"card": "G3"}),  # what the old dashboard stored (201)
+            Event("play", 1, {"card": "G4"}),
+        ],
+    )
+    log.close()
+    tablet = Tablet(make_app(tmp_path))
+    assert tablet.set_pin().status_code == 302
+    assert tablet.snapshot(game_id)["error"] is None
+    r = tablet.send(game_id, {"kind": "draw", "seat": 2, "payload": {}})
+    assert r.status_code == 201, r.json
+
+
+def test_wash_dash_still_refuses_a_setup_for_a_seat_past_the_table() -> None:
+    """Wash Dash's setup checked its seat before day 38 too (WD-23): stored games never hold
+    one, and a log that does is refused as before."""
+    with pytest.raises(ReplayError, match=r"event 1 \(setup\): seat 7 is not at this table"):
+        replay(WD, ["Ann", "Bob"], {}, [Event("setup", 7)])
 
 
 @pytest.mark.parametrize(
-    ("game", "before", "event", "message"),
-    [
-        ("hit-the-deck", HTD_DEAL, {"kind": "turn_up", "payload": {"card": "R3"}}, "(2 players)"),
-        ("hit-the-deck", HTD_UP, {"kind": "shuffle"}, "(2 players)"),
-        ("hit-the-deck", HTD_RACE, {"kind": "race_close", "t_ns": 5_000_000_000}, "(2 players)"),
-        ("deck-dash", DD_DEAL, {"kind": "reshuffle"}, "does not exist: seats are 0..1"),
-        ("deck-dash", DD_DEAL, {"kind": "tally", "payload": {"hands": [1, 1]}}, "seats are 0..1"),
-        ("dos", DOS_DEAL, {"kind": "reshuffle"}, "does not exist: seats are 0..1"),
-        ("wash-dash", [], {"kind": "setup"}, "is not at this table (seats 0–1)"),
-    ],
+    ("game", "before", "event"),
+    [*NO_SEAT_KINDS, ("wash-dash", [], {"kind": "setup"})],
 )
-def test_a_seat_not_at_the_table_is_malformed_for_a_kind_that_needs_none(
-    game: str, before: list[dict[str, Any]], event: dict[str, Any], message: str
+def test_ruling_web13_a_seat_not_at_the_table_is_refused_for_every_kind_nothing_stored(
+    tmp_path: Path, game: str, before: list[dict[str, Any]], event: dict[str, Any]
 ) -> None:
-    """Before: a seat was checked only by the kinds that need one; the others took any."""
-    log = [Event.from_dict(e) for e in [*before, {**event, "seat": 7}]]
-    with pytest.raises(ReplayError) as refused:
-        replay(find_game(game), ["Ann", "Bob"], {}, log)
-    assert str(refused.value).startswith(f"event {len(log)} ({event['kind']}): seat 7 ")
-    assert message in str(refused.value)
-    replay(find_game(game), ["Ann", "Bob"], {}, log[:-1])  # the events before it are fine
+    tablet = Tablet(make_app(tmp_path, race_timer=False))
+    assert tablet.set_pin().status_code == 302
+    game_id = tablet.new_game(game, ("Ann", "Bob"))
+    for earlier in before:
+        assert tablet.send(game_id, earlier).status_code == 201
+    r = tablet.send(game_id, {**event, "seat": 7})
+    assert r.status_code == 400
+    assert r.json["error"] == f"{event['kind']}: seat 7 is not at this table (2 players)"
+    assert tablet.snapshot(game_id)["head"] == len(before)
 
 
-def test_the_dashboard_refuses_and_does_not_store_a_seat_not_at_the_table(tmp_path):
+def test_ruling_web13_the_dashboard_refuses_an_undo_or_overrule_with_a_seat_not_at_the_table(
+    tmp_path,
+):
+    """Before: ``undo`` with seat 9 was stored (201), a seat no replay reads."""
     tablet = Tablet(make_app(tmp_path))
     assert tablet.set_pin().status_code == 302
     game_id = tablet.new_game("hit-the-deck", ("Ann", "Bob", "Cat"))
-    assert (
-        tablet.send(game_id, {"kind": "deal", "payload": {"hands": [7, 7, 7]}}).status_code == 201
-    )
+    deal = {"kind": "deal", "payload": {"hands": [7, 7, 7]}}
+    assert tablet.send(game_id, deal).status_code == 201
     r = tablet.send(game_id, {"kind": "turn_up", "seat": 42, "payload": {"card": "G3"}})
     assert r.status_code == 400
     assert r.json["error"] == "turn_up: seat 42 is not at this table (3 players)"
+    r = tablet.send(game_id, {"kind": "undo", "seat": 9, "payload": {"target": 1}})
+    assert r.status_code == 400
+    assert r.json["error"] == "undo: seat 9 is not at this table (3 players)"
+    replacement = {"kind": "deal", "seat": 5, "payload": {"hands": [7, 7, 7]}}
+    r = tablet.post(f"/api/games/{game_id}/overrule", {"target": 1, "event": replacement})
+    assert r.status_code == 400
+    assert r.json["error"] == "overrule: the replacement's seat 5 is not at this table (3 players)"
     assert tablet.snapshot(game_id)["head"] == 1
 
 
@@ -355,3 +418,163 @@ def test_wash_dash_refuses_a_negative_seat_built_in_python():
     state = WD.new_state(["Ann", "Bob", "Cy"], {})
     with pytest.raises(EventError, match="seat -1 is not at this table"):
         WD.apply(state, Event("done", -1, {"card": "T01"}))
+
+
+# -- 5. a broken deck file stops only the games that play with it ------------------------------
+def test_a_deck_file_broken_since_changes_nothing_for_a_game_that_keeps_its_deck(
+    tmp_path, edit_deck
+):
+    """Before: the dashboard loaded the file's deck for every Wash Dash request, so a game
+    set up before the typo (its own deck recorded) answered 409 to every snapshot and event,
+    while ``tabletop replay`` of its exported log played it. A game stored without a deck
+    plays with the file, and is still told, in one line, that the file is broken."""
+    tablet = Tablet(make_app(tmp_path))
+    assert tablet.set_pin().status_code == 302
+    kept = tablet.new_game("wash-dash", ("Ann", "Bob"))
+    before = tablet.new_game("wash-dash", ("Ann", "Bob"))
+    with sqlite3.connect(tmp_path / "tabletop.db") as conn:  # as if stored before day 38
+        conn.execute("DELETE FROM decks WHERE game_id = ?", (before,))
+    conn.close()
+    assert tablet.send(kept, {"kind": "setup", "payload": {"first": 0}}).status_code == 201
+    edit_deck(wd_deck, _wash_deck_with_t27_blue().replace("pants:red; shirt:blue", "hat:red"))
+    assert tablet.snapshot(kept)["error"] is None
+    r = tablet.send(kept, {"kind": "reveal", "seat": 0, "payload": {"cards": ["T01", "T02"]}})
+    assert r.status_code == 201, r.json
+    r = tablet.client.get(f"/api/games/{before}")
+    assert r.status_code == 409
+    assert r.json["error"] == (
+        f"the rules for 'wash-dash' cannot be loaded: {wd_deck.DECK_FILE}: card T27: unknown "
+        "piece 'hat'; use pants, dress, shirt or any"
+    )
+
+
+# -- 6. a Wash Dash deck too small for a game, or larger than any box ---------------------------
+def _tasks(n: int) -> dict[str, Any]:
+    return {"tasks": [{"id": f"T{i}", "points": 1, "task": "pants:red"} for i in range(n)]}
+
+
+def _wash_log(tmp_path: Path, deck: Any, players: int = 2) -> Path:
+    path = tmp_path / "log.jsonl"
+    header = {"game": "wash-dash", "players": ["Ann", "Bob", "Cy", "Dee"][:players], "deck": deck}
+    path.write_text(json.dumps(header) + '\n{"kind": "setup", "payload": {"first": 0}}\n')
+    return path
+
+
+@pytest.mark.parametrize(
+    ("cards", "message"),
+    [
+        (1, "the deck has 1 card; a game needs at least 23: 20 go back in the box"),
+        (22, "the deck has 22 cards; a game needs at least 23"),
+        (1001, "the deck has 1001 cards; a deck holds at most 1000"),
+    ],
+)
+def test_a_recorded_wash_dash_deck_too_small_or_too_large_is_one_line(
+    tmp_path, capsys, cards, message
+):
+    """Before: a header deck smaller than the 20 cards put back in the box was a traceback
+    (ValueError: __len__() should return >= 0) at the setup; a deck of 500 000 cards took 26 s
+    and 800 MB to read (Hit the Deck's stops at 1000)."""
+    assert main(["replay", str(_wash_log(tmp_path, _tasks(cards)))]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tabletop replay: the game's deck: {message}") and err.count("\n") == 1
+
+
+def test_a_recorded_wash_dash_deck_of_23_cards_sets_up_every_table(tmp_path):
+    for players in (2, 4):
+        out = replay_file(_wash_log(tmp_path, _tasks(23), players))
+        assert out["verdicts"][0]["outcome"] == "legal"
+
+
+def test_the_fewest_cards_are_the_box_and_a_round_at_every_table():
+    from referee.washdash.state import BOXED_FOR, CARDS_PER_ROUND
+
+    need = max(BOXED_FOR[n] + CARDS_PER_ROUND[n] for n in BOXED_FOR)
+    assert wd_deck.MIN_CARDS == need == 23
+
+
+def test_a_deck_file_too_small_for_a_game_is_one_line(tmp_path, capsys, edit_deck):
+    edit_deck(wd_deck, json.dumps(_tasks(1)))
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"game": "wash-dash", "players": ["Ann", "Bob"]}\n{"kind": "setup"}\n')
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tabletop replay: {wd_deck.DECK_FILE}: the deck has 1 card")
+    assert err.count("\n") == 1
+
+
+def test_a_setup_with_a_deck_made_in_python_too_small_is_an_event_error():
+    rules = type(WD)(wd_deck.parse_deck(_tasks(1)))
+    with pytest.raises(EventError, match="the deck has 1 card, fewer than the 20 that go back"):
+        rules.apply(rules.new_state(["Ann", "Bob"], {}), Event("setup"))
+
+
+# -- 7. a deck from the log is not named deck.json ---------------------------------------------
+def test_messages_name_the_games_deck_when_it_came_from_the_log(tmp_path, capsys):
+    """Before: "do not fit the 20-card deck (deck.json, HTD-1)" for a deck read from the log's
+    header; a log without one still names the file it plays with."""
+    path = tmp_path / "small.jsonl"
+    header = {"game": "hit-the-deck", "players": ["Ann", "Bob", "Cat"]}
+    path.write_text(json.dumps({**header, "deck": {"R1": 10, "G1": 10}}) + "\n")
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "tabletop replay: 3 hands of 7 and a card to turn up do not fit the 20-card deck "
+        "(the game's deck, HTD-1): at most 6 cards each\n"
+    )
+    events = [{"kind": "deal", "payload": {"hands": [7, 7, 7]}}, {"kind": "turn_up"}]
+    events[1]["payload"] = {"card": "R7"}
+    for deck, named in (
+        (htd_deck.to_record(htd_deck.composition()), "the game's deck"),
+        (None, "deck.json"),
+    ):
+        head = header if deck is None else {**header, "deck": deck}
+        path.write_text("\n".join(json.dumps(x) for x in [head, *events]) + "\n")
+        reason = replay_file(path)["verdicts"][-1]["reason"]
+        assert reason == f"There is no red 7 in this deck (numbers 1–5; {named}, HTD-1)."
+
+
+# -- 8. History's Export JSON holds what a log's header holds ----------------------------------
+def test_history_export_holds_each_games_deck_and_end(tmp_path):
+    """Before: the export said it held what a rebuild needs, yet left out the deck (a Wash
+    Dash game then scored with whatever the file says now) and the recorded end."""
+    tablet = Tablet(make_app(tmp_path))
+    assert tablet.set_pin().status_code == 302
+    running = tablet.new_game("wash-dash", ("Ann", "Bob"))
+    ended = tablet.new_game("dos", ("Ann", "Bob"))
+    assert tablet.post(f"/api/games/{ended}/end").status_code == 200
+    games = {g["id"]: g for g in tablet.client.get("/api/history.json").json["games"]}
+
+    def header(game_id: int) -> dict[str, Any]:
+        r = tablet.client.get(f"/api/games/{game_id}/log.jsonl")
+        return json.loads(r.data.decode().splitlines()[0])
+
+    assert games[running]["deck"] == header(running)["deck"] == WD.deck_record()
+    assert games[running]["end"] is None
+    assert games[ended]["deck"] is None and "deck" not in header(ended)
+    assert games[ended]["end"] == header(ended)["ended"]
+    assert set(games[ended]["end"]) == {"at", "winners"}
+
+
+# -- 9. reading a game's record -----------------------------------------------------------------
+def test_a_games_record_is_read_in_two_queries_and_its_deck_when_asked_for(tmp_path):
+    """Before: every record asked sqlite_master whether the decks table exists and read and
+    parsed its deck, listings included: ``game()`` went from 14.5 to 30 µs and ``games()`` of
+    1000 games from 20 to 55 ms. The table is looked up once per connection, the deck read with
+    the row and parsed only when a replay or an export asks for it."""
+    log = EventLog(tmp_path / "tabletop.db")
+    ids = [log.create_game("wash-dash", ["Ann", "Bob"]) for _ in range(3)]
+    asked: list[str] = []
+    log._conn().set_trace_callback(asked.append)
+    records = [*log.games(), log.game(ids[0])]
+    log._conn().set_trace_callback(None)
+    looked_up = sum("sqlite_master" in q for q in asked)
+    assert looked_up <= 1
+    assert len(asked) - looked_up == 1 + 2 * len(records)  # the ids, then a row and its players
+    assert all("_deck_read" not in vars(r) for r in records)  # not parsed for a listing
+    assert records[0].deck == WD.deck_record()
+    with sqlite3.connect(tmp_path / "tabletop.db") as conn:  # a damaged deck: said when read
+        conn.execute("UPDATE decks SET deck = '{\"tasks\": [' WHERE game_id = ?", (ids[1],))
+    conn.close()
+    assert log.games()[1].error is None
+    with pytest.raises(GameUnreadable, match=f"game {ids[1]} cannot be read: its deck is not JSON"):
+        log.rebuild(ids[1])
+    log.close()

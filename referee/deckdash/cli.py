@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from referee.jsonlines import json_problem
+from referee.jsonlines import DuplicateKeyError, json_problem, loads
 
 EXIT_VALID, EXIT_INVALID, EXIT_MALFORMED = 0, 1, 2
 
@@ -114,7 +114,9 @@ def run_batch(lines: TextIO, out: TextIO) -> int:
             continue
         try:
             try:
-                item = json.loads(line)
+                item = loads(line)  # a key given twice is refused, not read as its last
+            except DuplicateKeyError as exc:
+                raise MalformedInput(str(exc)) from None
             except json.JSONDecodeError as exc:
                 raise MalformedInput(f"not JSON ({exc.msg})") from None
             except RecursionError:

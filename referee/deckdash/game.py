@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.cards import format_cards
 from referee.deckdash import actions, rounds, summary
-from referee.deckdash.common import Illegal, seat_of
+from referee.deckdash.common import Illegal
 from referee.deckdash.dashes import get_dash
 from referee.deckdash.options import OPTIONS, Settings
 from referee.deckdash.scoring import standing
@@ -80,8 +80,6 @@ class DeckDashGame:
             raise EventError(
                 f"Deck Dash has no event {shown(event.kind)}; known: {', '.join(sorted(HANDLERS))}"
             )
-        if event.seat is not None:  # at the table, for a kind that needs no seat too
-            seat_of(state, event)
         try:
             return handler(state, event)
         except Illegal as exc:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from referee.cards import Color  # the same four colours and letters as every card game here
 from referee.events import EventError
+from referee.jsonlines import shown
 
 MIN_NUMBER = 0
 MAX_NUMBER = 10  # the widest deck choice (1-10); the deck option says which are in play
@@ -51,7 +52,7 @@ class CardParseError(EventError):
     """A card token could not be read; an EventError so the web layer answers 400."""
 
     def __init__(self, token: object, why: str) -> None:
-        super().__init__(f"bad DOS card {token!r}: {why}")
+        super().__init__(f"bad DOS card {shown(token)}: {why}")
         self.token = token
 
 
@@ -176,7 +177,7 @@ def _parse(token: object) -> DosCard:
         raise CardParseError(token, "after the colour comes a number or SKIP, REV, D2, D4")
     value = int(rest)
     if not MIN_NUMBER <= value <= MAX_NUMBER:
-        raise CardParseError(token, f"number {value} is outside {MIN_NUMBER}..{MAX_NUMBER}")
+        raise CardParseError(token, f"number {shown(value)} is outside {MIN_NUMBER}..{MAX_NUMBER}")
     return number(color, value)
 
 

@@ -48,7 +48,7 @@ class Foul(Exception):
 def _seat(state: DosState, event: Event) -> int:
     if event.seat is None:
         raise EventError(f"event {shown(event.kind)} needs the seat of the player")
-    if event.seat >= state.n:
+    if not 0 <= event.seat < state.n:  # a negative seat too (an Event built in Python)
         raise EventError(f"seat {event.seat} does not exist: seats are 0..{state.n - 1}")
     return event.seat
 
@@ -56,7 +56,7 @@ def _seat(state: DosState, event: Event) -> int:
 def _target(state: DosState, event: Event) -> int:
     target = event.require("target")
     if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < state.n:
-        raise EventError(f"'target' must be a seat 0..{state.n - 1}, got {target!r}")
+        raise EventError(f"'target' must be a seat 0..{state.n - 1}, got {shown(target)}")
     return target
 
 
@@ -67,7 +67,7 @@ def _pile(value: Any) -> int:
         return PILE_NAMES.index(value.strip().lower())
     if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
         return value
-    raise EventError(f"'pile' must be 'left' or 'right', got {value!r}")
+    raise EventError(f"'pile' must be 'left' or 'right', got {shown(value)}")
 
 
 # the most cards any pile can hold: the largest deck the ``numbers`` option allows
@@ -79,11 +79,13 @@ def _card_list_or_count(value: Any, what: str) -> list[DosCard] | int:
         if value < 0:
             raise EventError(f"{what}: a count cannot be negative")
         if value > MOST_CARDS:  # a count of 2**70 used to end in OverflowError at len()
-            raise EventError(f"{what}: {value} cards is more than a DOS deck has ({MOST_CARDS})")
+            raise EventError(
+                f"{what}: {shown(value)} cards is more than a DOS deck has ({MOST_CARDS})"
+            )
         return value
     if isinstance(value, list | str):
         return parse_cards(value)
-    raise EventError(f"{what}: expected a list of cards or a number of cards, got {value!r}")
+    raise EventError(f"{what}: expected a list of cards or a number of cards, got {shown(value)}")
 
 
 # -- small helpers ----------------------------------------------------------------------
@@ -410,7 +412,7 @@ def _deal(state: DosState, event: Event, out: Out) -> DosState:
         _seat(state, event)
     dealer = event.get("dealer", state.dealer if event.seat is None else event.seat)
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < state.n:
-        raise EventError(f"'dealer' must be a seat 0..{state.n - 1}, got {dealer!r}")
+        raise EventError(f"'dealer' must be a seat 0..{state.n - 1}, got {shown(dealer)}")
     if state.phase is Phase.PLAY:
         raise Foul("The cards are already dealt.")
     if state.phase is Phase.FINISHED:
@@ -1120,8 +1122,6 @@ def apply(state: DosState, event: Event) -> tuple[DosState, list[Verdict]]:
     handler = _HANDLERS.get(event.kind)
     if handler is None:
         raise EventError(f"DOS has no event {shown(event.kind)}; known: {', '.join(_HANDLERS)}")
-    if event.seat is not None:  # at the table, for a kind that needs no seat too (EVENTS.md)
-        _seat(state, event)
     out: Out = []
     try:
         if state.phase is Phase.PLAY and state.current.last_card_waits is not None:

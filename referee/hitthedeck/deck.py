@@ -8,7 +8,6 @@ file as the referee read it.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from referee.game import GameError
 from referee.hitthedeck.cards import CardParseError, HtdCard, format_card, parse_card
+from referee.jsonlines import DuplicateKeyError, loads, shown
 
 DECK_FILE = Path(__file__).with_name("deck.json")
 # No box holds more: a recorded deck past it is a damaged log, and a deal by count would fill
@@ -39,20 +39,25 @@ def composition_from(data: dict[str, Any]) -> Counter[HtdCard]:
 
 @cache
 def composition() -> Counter[HtdCard]:
-    """The standard deck (110 cards), one entry per distinct card."""
-    return composition_from(json.loads(DECK_FILE.read_text(encoding="utf-8")))
+    """The deck file's (110 cards as shipped), read once: one entry per distinct card."""
+    return read_composition()
 
 
 def read_composition(path: Path | None = None) -> Counter[HtdCard]:
     """The deck file as it is now (``DECK_FILE`` by default; not the copy read at the first
-    game): what a game set up now records. ``GameError`` naming the file when it is broken."""
+    game): what a game set up now records. ``GameError`` naming the file when it is broken,
+    a key given twice included (JSON would keep the last one: 40 Hand cards, unseen)."""
     path = DECK_FILE if path is None else path
     try:
-        return composition_from(json.loads(path.read_text(encoding="utf-8")))
+        counts = composition_from(loads(path.read_text(encoding="utf-8")))
     except OSError as exc:
         raise GameError(f"{path}: cannot read the deck ({exc.strerror or exc})") from None
+    except DuplicateKeyError as exc:
+        raise GameError(f"{path}: {exc}") from None
     except (ValueError, KeyError, TypeError, AttributeError, CardParseError) as exc:
         raise GameError(f"{path}: not a Hit the Deck deck ({type(exc).__name__}: {exc})") from None
+    _check_total(counts, f"{path}: the deck")  # as a recorded one: its games must replay
+    return counts
 
 
 def to_record(counts: Counter[HtdCard]) -> dict[str, int]:
@@ -75,19 +80,18 @@ def from_record(data: Any) -> Counter[HtdCard]:
             raise GameError(f"the game's deck names {format_card(card)} twice")
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise GameError(
-                f"the game's deck: {format_card(card)} must be a count ≥ 0, got {_short(count)}"
+                f"the game's deck: {format_card(card)} must be a count ≥ 0, got {shown(count)}"
             )
         counts[card] = count
-    total = sum(counts.values())
-    if not 0 < total <= MAX_DECK_CARDS:
-        raise GameError(f"the game's deck must hold 1 to {MAX_DECK_CARDS} cards, not {total}")
+    _check_total(counts, "the game's deck")
     return +counts
 
 
-def _short(value: Any) -> str:
-    """A value from a log in a message, in at most 40 characters."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+def _check_total(counts: Counter[HtdCard], what: str) -> None:
+    """``GameError`` unless ``counts`` holds 1 to ``MAX_DECK_CARDS`` cards."""
+    total = sum(counts.values())
+    if not 0 < total <= MAX_DECK_CARDS:
+        raise GameError(f"{what} must hold 1 to {MAX_DECK_CARDS} cards, not {total}")
 
 
 def full_deck() -> list[HtdCard]:

@@ -74,7 +74,7 @@ def _opt_card(event: Event, key: str = "card") -> HtdCard | None:
 def _seat(state: HtdState, event: Event) -> int:
     if event.seat is None:
         raise EventError(f"event {shown(event.kind)} needs a seat")
-    if event.seat >= state.n:
+    if not 0 <= event.seat < state.n:  # a negative seat too (an Event built in Python)
         raise EventError(f"seat {event.seat} is not at this table ({state.n} players)")
     return event.seat
 
@@ -84,7 +84,7 @@ def _int(event: Event, key: str, minimum: int = 0) -> int | None:
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise EventError(f"{key!r} must be an integer ≥ {minimum}, got {value!r}")
+        raise EventError(f"{key!r} must be an integer ≥ {minimum}, got {shown(value)}")
     return value
 
 
@@ -93,11 +93,11 @@ def _pile(state: HtdState, value: Any, what: str) -> Pile:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         size = state.deck_size
         if value > size:  # and a count of 10**12 would fill the memory
-            raise EventError(f"{what} cannot hold {value} cards: the deck has {size}")
+            raise EventError(f"{what} cannot hold {shown(value)} cards: the deck has {size}")
         return (None,) * value
     if isinstance(value, list):
         return tuple(None if t in (None, "?") else _card(t, what) for t in value)
-    raise EventError(f"{what} must be a list of cards or a number of cards, got {value!r}")
+    raise EventError(f"{what} must be a list of cards or a number of cards, got {shown(value)}")
 
 
 def _name(state: HtdState, seat: int) -> str:
@@ -208,8 +208,9 @@ def _check_input(state: HtdState, event: Event) -> None:
     So every event's shape is checked first.
     """
     kind = event.kind
-    # a seat is at the table whatever the kind, one that needs none included (EVENTS.md)
-    if kind in ("play", "draw", "pass", "cut", "flip", "hand") or event.seat is not None:
+    # a kind that needs no seat ignores one not at the table, as stored games were judged
+    # (the dashboard refuses such a seat before storing: web/services/games.py)
+    if kind in ("play", "draw", "pass", "cut", "flip", "hand"):
         _seat(state, event)
     if kind == "play":
         _card(event.require("card"))
@@ -774,7 +775,7 @@ def _in_the_deck(state: HtdState, cards: list[HtdCard]) -> None:
     """HTD-1: a card named face up must be one of the game's deck (checked before the rules,
     so a misread card is named as such rather than as a bad play)."""
     for card in cards:
-        problem = known.missing_from_deck(card, state.composition)
+        problem = known.missing_from_deck(card, state)
         if problem:
             raise Illegal(problem)
 

@@ -133,15 +133,16 @@ EVENT_KINDS: Mapping[str, str] = {
 }
 
 
-def _check_hands_fit(players: int, opts: Mapping[str, Any], deck: int) -> None:
+def _check_hands_fit(players: int, opts: Mapping[str, Any], deck: int, named: str) -> None:
     """Refuse at set-up a hand size no deal could give (as DOS does): every hand plus the
-    card turned up must come out of the game's ``deck`` cards. ``strict_deck`` off means the
-    box is not deck.json (HTD-1), so its size proves nothing then."""
+    card turned up must come out of the game's ``deck`` cards (``named``: which deck, for the
+    message). ``strict_deck`` off means the box is not that deck (HTD-1), so its size proves
+    nothing then."""
     size = opts["hand_size"]
     if opts["strict_deck"] and players * size + 1 > deck:
         raise GameError(
             f"{players} hands of {size} and a card to turn up do not fit the {deck}-card "
-            f"deck (deck.json, HTD-1): at most {(deck - 1) // players} cards each"
+            f"deck ({named}, HTD-1): at most {(deck - 1) // players} cards each"
         )
 
 
@@ -176,16 +177,16 @@ class HitTheDeck:
     def new_state(self, players: Sequence[str], options: Mapping[str, Any]) -> HtdState:
         names = check_players(self, players)
         opts = resolve_options(OPTIONS, options)  # each number at least its minimum
-        deck = self.composition
-        _check_hands_fit(len(names), opts, sum(deck.values()))
         n = len(names)
-        return HtdState(
+        state = HtdState(
             players=names,
             options=tuple(sorted(opts.items())),
             totals=(0,) * n,
             owed=(0,) * n,
-            deck=deck,
+            deck=self._deck,  # None: deck.json (cached as read), named so in messages
         )
+        _check_hands_fit(n, opts, state.deck_size, state.deck_named)
+        return state
 
     def apply(self, state: HtdState, event: Event) -> tuple[HtdState, list[Verdict]]:
         return engine.apply(state, event)

@@ -2,7 +2,8 @@
 
 In table mode most cards are unseen, so a camera misread or a mistyped card on the tablet
 ("red 7" in a deck of 1–5) would otherwise be believed. With ``strict_deck`` on, a card named
-face up must be in ``deck.json`` and may not appear more often than the deck holds it; and a
+face up must be in the game's deck (HTD-1: recorded with it, else ``deck.json``) and may not
+appear more often than the deck holds it; and a
 hand entered by its points (HTD-24) must be a total its cards could make.
 """
 
@@ -15,7 +16,10 @@ from referee.copies import too_many_copies
 from referee.hitthedeck.cards import MAX_NUMBER, MIN_NUMBER, SPECIAL_POINTS, HtdCard
 from referee.hitthedeck.state import HtdState
 
-WHERE = "deck.json, HTD-1"
+
+def where(state: HtdState) -> str:
+    """Which deck a refusal is checked against, for its message: the game's or deck.json."""
+    return f"{state.deck_named}, HTD-1"
 
 
 def _span(values: Iterable[int]) -> str:
@@ -32,14 +36,15 @@ def _span(values: Iterable[int]) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def missing_from_deck(card: HtdCard, deck: Mapping[HtdCard, int]) -> str | None:
-    """Why ``card`` cannot be on the table: ``deck`` (the game's) has no such card (None if
-    it has)."""
+def missing_from_deck(card: HtdCard, state: HtdState) -> str | None:
+    """Why ``card`` cannot be on the table: the game's deck has no such card (None if it
+    has)."""
+    deck = state.composition
     if deck.get(card):
         return None
     numbers = [c.number for c in deck if c.type is card.type and c.number is not None]
     detail = f"numbers {_span(numbers)}; " if card.number is not None and numbers else ""
-    return f"There is no {card.name} in this deck ({detail}{WHERE})."
+    return f"There is no {card.name} in this deck ({detail}{where(state)})."
 
 
 def placed_copies(state: HtdState, card: HtdCard) -> dict[str, int]:
@@ -60,7 +65,7 @@ def too_many(state: HtdState, cards: Iterable[HtdCard]) -> str | None:
     deck = state.composition
     for card in dict.fromkeys(cards):
         have = deck[card]
-        words = f"{have} {card.name} card{'s' * (have != 1)} ({WHERE})"
+        words = f"{have} {card.name} card{'s' * (have != 1)} ({where(state)})"
         problem = too_many_copies(words, have, placed_copies(state, card))
         if problem:
             return problem
@@ -110,7 +115,7 @@ def points_problem(state: HtdState, seat: int, points: int) -> str | None:
     more = f"{hand.unknown} card{'s' if hand.unknown != 1 else ''} the referee has not seen"
     what = f"{holds} and {more}" if holds else more
     if not totals:
-        return f"{name} holds {what}, but this deck has no cards left for them ({WHERE})."
+        return f"{name} holds {what}, but this deck has no cards left for them ({where(state)})."
     return (
         f"{name} can't have {points} points: {name} holds {what}, so the hand is worth "
         f"{_span(totals)} (HTD-24)."

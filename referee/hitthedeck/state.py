@@ -136,7 +136,7 @@ class HtdState:
     # mid-round; a fake-out costs 2 there and the round is taken up again (HTD-15, HTD-20).
     ended: HtdState | None = None
     # The deck the game is played with (HTD-1), recorded when it was set up: how many of each
-    # card. None: deck.json as the referee read it (a state made without ``new_state``).
+    # card. None: deck.json as the referee read it (a game without a recorded deck).
     # Never changed, so left out of the hash (a Counter has none) and of the repr.
     deck: Counter[HtdCard] | None = field(default=None, hash=False, repr=False)
 
@@ -151,6 +151,12 @@ class HtdState:
     @property
     def deck_size(self) -> int:
         return sum(self.composition.values())
+
+    @property
+    def deck_named(self) -> str:
+        """The deck as a message names it: the game's own (recorded with it, or a log's
+        header), else the file it was read from."""
+        return "the game's deck" if self.deck is not None else "deck.json"
 
     @property
     def n(self) -> int:

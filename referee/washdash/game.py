@@ -30,7 +30,14 @@ from referee.jsonlines import shown
 from referee.summary import cards as cards_text
 from referee.verdicts import Outcome, Verdict, illegal, info, legal, prompt, score
 from referee.washdash.checker import EXTRA_FORBID, EXTRA_IGNORE, satisfies
-from referee.washdash.deck import Deck, DeckError, current_deck, default_deck, parse_deck
+from referee.washdash.deck import (
+    Deck,
+    DeckError,
+    current_deck,
+    default_deck,
+    game_deck,
+    refuse_oversized,
+)
 from referee.washdash.dryer import Dryer, DryerError
 from referee.washdash.pieces import EventCard
 from referee.washdash.state import (
@@ -98,7 +105,7 @@ def _seat(state: WashDashState, event: Event, required: bool = True) -> int | No
 
 def _card_id(deck: Deck, value: Any) -> str:
     if not isinstance(value, str) or value not in deck:
-        raise EventError(f"unknown Wash Dash card {value!r} (ids like T07 or opposite-1)")
+        raise EventError(f"unknown Wash Dash card {shown(value)} (ids like T07 or opposite-1)")
     return value
 
 
@@ -147,6 +154,10 @@ class WashDash:
     def with_deck(self, data: Any) -> WashDash:
         """These rules playing with a game's recorded deck (``deck_record``'s); GameError
         naming the card that is wrong."""
+        try:
+            refuse_oversized(data)  # before a huge one is written out to be cached
+        except DeckError as exc:
+            raise GameError(f"the game's deck: {exc}") from None
         return _with_deck(json.dumps(data, sort_keys=True))
 
     # --- protocol ----------------------------------------------------------------
@@ -214,7 +225,6 @@ class WashDash:
             raise EventError(
                 f"unknown Wash Dash event {shown(event.kind)}; known: {', '.join(_EVENT_KINDS)}"
             )
-        _seat(state, event, required=False)  # at the table, whatever the kind (EVENTS.md)
         return handler(state, event)
 
     # --- events ------------------------------------------------------------------
@@ -223,7 +233,7 @@ class WashDash:
         seat = _seat(state, event, required=False)  # WD-23: past the table is malformed
         first = event.get("first", 0)
         if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < state.n:
-            raise EventError(f"'first' must be a seat 0–{state.n - 1}, got {first!r}")
+            raise EventError(f"'first' must be a seat 0–{state.n - 1}, got {shown(first)}")
         order = event.get("order")
         if order is not None:
             order = _card_list(deck, order, "order")
@@ -232,6 +242,11 @@ class WashDash:
         if state.started:
             return state, [illegal("The game is already set up.")]
         boxed_n = BOXED_FOR[state.n]
+        if len(deck) < boxed_n:  # a deck made in Python: a file's or a log's holds enough
+            raise EventError(
+                f"the deck has {cards_text(len(deck))}, fewer than the {boxed_n} that go back "
+                f"in the box for {state.n} players"
+            )
         if order is not None:
             boxed: Hidden[str] = Hidden(order[:boxed_n])
             pile: Hidden[str] = Hidden(order[boxed_n:])
@@ -999,7 +1014,7 @@ def _with_deck(text: str) -> WashDash:
     """The rules for a recorded deck (its JSON text): read once, as a replay asks often (each
     card is checked to be possible, as in the deck file)."""
     try:
-        return WashDash(parse_deck(json.loads(text)))
+        return WashDash(game_deck(json.loads(text)))
     except DeckError as exc:
         raise GameError(f"the game's deck: {exc}") from None
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 
+from referee.jsonlines import shown
+
 ANY = "any"  # a transparent piece or pin on a card: any available one
 
 
@@ -63,14 +65,18 @@ def parse_piece(token: str) -> Piece:
     try:
         return Piece(str(token).strip().lower())
     except ValueError:
-        raise PartError(f"unknown piece {token!r}; pieces are {', '.join(PIECE_NAMES)}") from None
+        raise PartError(
+            f"unknown piece {shown(token)}; pieces are {', '.join(PIECE_NAMES)}"
+        ) from None
 
 
 def parse_pin(token: str) -> PinColor:
     try:
         return PinColor(str(token).strip().lower())
     except ValueError:
-        raise PartError(f"unknown pin colour {token!r}; pins are {', '.join(PIN_NAMES)}") from None
+        raise PartError(
+            f"unknown pin colour {shown(token)}; pins are {', '.join(PIN_NAMES)}"
+        ) from None
 
 
 class EventCard(enum.Enum):
@@ -93,4 +99,4 @@ def parse_event_card(token: str) -> EventCard:
         return EventCard(key)
     except ValueError:
         names = ", ".join(e.value for e in EventCard)
-        raise PartError(f"unknown event card {token!r}; events are {names}") from None
+        raise PartError(f"unknown event card {shown(token)}; events are {names}") from None

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from referee.jsonlines import shown
 from referee.washdash.pieces import (
     ANY,
     COLOR_PIECE,
@@ -50,14 +51,14 @@ def _piece_token(token: Any) -> str:
     text = str(token).strip().lower()
     if text == ANY or text in PIECE_NAMES:
         return text
-    raise TaskError(f"unknown piece {token!r}; use {', '.join(PIECE_NAMES)} or any")
+    raise TaskError(f"unknown piece {shown(token)}; use {', '.join(PIECE_NAMES)} or any")
 
 
 def _pin_token(token: Any) -> str:
     text = str(token).strip().lower()
     if text == ANY or text in PIN_NAMES or _NAMED_ANY.match(text):
         return text
-    raise TaskError(f"unknown pin {token!r}; use {', '.join(PIN_NAMES)}, any or any1…any9")
+    raise TaskError(f"unknown pin {shown(token)}; use {', '.join(PIN_NAMES)}, any or any1…any9")
 
 
 def is_wild(token: str) -> bool:
@@ -127,7 +128,7 @@ class Task:
         for part in parts:
             piece, sep, pins = part.partition(":")
             if not sep or not pins:
-                raise TaskError(f"{part!r} should look like piece:pin or piece:pin+pin")
+                raise TaskError(f"{shown(part)} should look like piece:pin or piece:pin+pin")
             hangings.append(Hanging(piece, tuple(pins.split("+"))))
         return Task(tuple(hangings))
 

@@ -502,19 +502,30 @@ class GameService:
         return out
 
     def rules(self, name: str) -> Game[Any]:
-        """The game's rules, with their data files read: a game that reads its own on first
-        use (Wash Dash's editable deck) and finds one broken is this request's one-line 409,
-        here, not a 500 at whichever view, score or event first needs it."""
+        """The game's rules (their title, kinds and options), no data file read: a game keeps
+        the deck it was set up with (``game_rules``), whatever the deck file is now."""
         try:
-            rules = find_game(name)
-            getattr(rules, "deck", None)
-            return rules
+            return find_game(name)
         except UnknownGameError:  # its message quotes the whole name: 10 000 letters, sent
             raise BadInput(
                 f"unknown game {_short(str(name))}; known games: {', '.join(game_names())}"
             ) from None
         except Exception as exc:
             raise BadInput(f"the rules for {name!r} cannot be loaded: {exc}", 409) from None
+
+    def game_rules(self, record: GameRecord) -> Game[Any]:
+        """The rules a stored game is played by: with the deck it was set up with (WD-5,
+        HTD-1), so a deck file broken since changes nothing for it. A game without one (stored
+        before decks were recorded) plays with the file: one that is broken is this request's
+        one-line 409, here, not a 500 at whichever view, score or event first needs it."""
+        rules = self.rules(record.game)
+        try:
+            if record.deck is None:
+                getattr(rules, "deck", None)  # a game that reads its deck file on first use
+                return rules
+            return with_deck(rules, record.deck)
+        except Exception as exc:
+            raise BadInput(f"the rules for {record.game!r} cannot be loaded: {exc}", 409) from None
 
     # -- records -------------------------------------------------------------------------
     @storage_guarded
@@ -658,7 +669,7 @@ class GameService:
             record = self.record(game_id)
             if "game" in record.unreadable:  # no rules to show it by
                 raise BadInput(str(record.error), 409)
-            rules = self.rules(record.game)
+            rules = self.game_rules(record)
             out: dict[str, Any] = {
                 "game": {
                     "id": record.id,
@@ -784,7 +795,8 @@ class GameService:
     def _append_play(self, game_id: int, event: Event, key: str | None) -> dict[str, Any]:
         with self._lock:
             record = self._open_record(game_id)
-            rules = self.rules(record.game)
+            _refuse_seat_off_table(event, len(record.players))
+            rules = self.game_rules(record)
             head, result = self._result_at(game_id)
             try:
                 state, verdicts = rules.apply(result.state, event)
@@ -810,7 +822,8 @@ class GameService:
         overrule in force on its target, undone in the same transaction (WEB-11)."""
         with self._lock:
             record = self._open_record(game_id)
-            rules = self.rules(record.game)
+            _refuse_seat_off_table(event, len(record.players))
+            rules = self.game_rules(record)
             try:
                 logged = self.log.events(game_id)
             except LogError as exc:
@@ -831,7 +844,6 @@ class GameService:
             _refuse_stale_meta(event, [*logged, *before])
             added = [*before, (seq + len(before), event)]
             try:
-                rules = with_deck(rules, record.deck)  # as the game was set up
                 result = replay(rules, record.players, record.options, [*logged, *added])
             except (ReplayError, EventError, GameError, ValueError, KeyError, TypeError) as exc:
                 raise BadInput(f"{event.kind}: {exc}") from None
@@ -914,7 +926,7 @@ class GameService:
 
     def _summary(self, game_id: int, record: GameRecord) -> tuple[int, dict[str, Any]]:
         """(the log's head, the game's result at that head) for ``end`` (WEB-1)."""
-        rules = self.rules(record.game)
+        rules = self.game_rules(record)
         with self.log.reading():
             head = self.log.head(game_id)
             try:
@@ -1018,6 +1030,22 @@ def _feed_items(
             item["status"] = "undone" if result else "unknown"
         feed.append(item)
     return feed
+
+
+def _refuse_seat_off_table(event: Event, players: int) -> None:
+    """A 400 for a new event whose seat (or its overrule's replacement's) is not at the
+    table, whatever its kind, before anything is stored. The engines ignore a seat on a kind
+    that needs none, as the games stored before this check were judged, so it is refused here,
+    where new events come in, and those games still replay."""
+    seats = [("", event.seat)]
+    replacement = event.get("event") if event.kind == "overrule" else None
+    if isinstance(replacement, Mapping):
+        seats.append(("the replacement's ", replacement.get("seat")))
+    for whose, seat in seats:
+        if isinstance(seat, int) and not isinstance(seat, bool) and not 0 <= seat < players:
+            raise BadInput(
+                f"{event.kind}: {whose}seat {seat} is not at this table ({players} players)"
+            )
 
 
 def _ahead(board: Scoreboard) -> list[int]:

@@ -10,7 +10,14 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from referee.eventlog import GameUnreadable, LogEntry, primary_code, storage_problem
+from referee.eventlog import (
+    GameRecord,
+    GameUnreadable,
+    LogEntry,
+    primary_code,
+    recorded_end,
+    storage_problem,
+)
 from web.errors import BadInput
 from web.services.games import GameService, name_key
 
@@ -102,12 +109,21 @@ def all_summaries(games: GameService) -> list[dict[str, Any]]:
 
 
 def export(games: GameService) -> dict[str, Any]:
-    """History's "Export JSON": every game's summary (options included) with its whole log,
-    and the players' stats."""
+    """History's "Export JSON": every game's summary with what its log's header holds beside
+    it (options, ``deck``, ``end``) and its whole log, so each game can be rebuilt from it
+    as from its log.jsonl; and the players' stats."""
     summaries = all_summaries(games)
     for s in summaries:
+        s.update(_header_extras(games.record(s["id"])))
         s["events"] = _events_or_damage(games, s)
     return {"games": summaries, "players": player_stats(summaries)}
+
+
+def _header_extras(record: GameRecord) -> dict[str, Any]:
+    """What a game's log header holds that its summary does not (docs/EVENTS.md): the deck
+    it was set up with (None: none recorded; WD-5, HTD-1) and its end as the dashboard
+    recorded it (``{"at": seconds, "winners": [seats]}``, None while it runs; WEB-1)."""
+    return {"deck": record.deck, "end": recorded_end(record)}
 
 
 def _events_or_damage(games: GameService, summary: dict[str, Any]) -> list[dict[str, Any]] | None:
