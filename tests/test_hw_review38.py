@@ -3,7 +3,9 @@
 1. A slap the storage refused waited in memory for its next retry (up to 30 s away); a server
    stopped meanwhile dropped it, even once the storage took writes again: after the restart
    the slapper was judged as never slapping. Now ``PendingPresses.close`` stores what waits
-   one last time, and says in the log (and the press's note) what it still cannot store.
+   one last time, and says in the log (and the press's note) what it still cannot store;
+   not when another program held the database just now, nor after waiting long for a store
+   in flight (SQLite waits 10 s on a busy database: the stop took up to 20 s).
 2. ``tabletop hw replay`` called a slap after a race's window a fake-out (2 cards), where the
    Hit the Deck referee ignores it as a late slap at the judged race when no turn action
    came between (HTD-17): a pad log holds no turn actions, so it is now reported as late.
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +48,7 @@ from tests.test_snapshot_consistency import Manual
 from tests.test_web_race_timer import _hand_card_played
 from tests.test_web_routes import Tablet, make_app
 from web.errors import BadInput
+from web.services.games import storage_error
 from web.services.pads import STOPPED, PadPress, PendingPress, PendingPresses
 from web.services.race_timer import RaceTimer
 
@@ -55,13 +60,16 @@ HTD = Path(__file__).parent / "data" / "htd" / "rule_hand_race.jsonl"
 class Storage:
     """A store that refuses (503) while ``full``; what it stored, by the press's time."""
 
-    def __init__(self) -> None:
+    def __init__(self, refusal: BadInput | None = None) -> None:
         self.full = True
+        self.refusal = refusal or BadInput("the disk is full", 503)
         self.stored: list[int] = []
+        self.tries = 0
 
     def __call__(self, item: PendingPress) -> bool:
+        self.tries += 1
         if self.full:
-            raise BadInput("the disk is full", 503)
+            raise self.refusal
         self.stored.append(item.t_ns)
         item.note.update(accepted=True, message=f"event #{len(self.stored)}")
         return True
@@ -106,10 +114,102 @@ def test_ruling_log2_a_press_still_refused_at_a_stop_is_logged_with_its_seat_and
     with caplog.at_level(logging.WARNING, logger="web.services.pads"):
         presses.close()
     assert presses.waiting() == [] and storage.stored == []
-    (record,) = [r for r in caplog.records if r.levelno == logging.WARNING]
-    line = record.getMessage()
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert lines[0] == "storing 1 waiting pad presses before stopping"
+    (line,) = [line for line in lines if "not recorded" in line]
     assert "seat 2's pad at t_ns=123456789" in line and "the server stopped" in line, line
     assert told[-1]["message"] == STOPPED and told[-1]["waiting"] is False
+
+
+def locked_database(tmp_path: Path) -> BadInput:
+    """The storage's refusal while another program holds the database's write lock, as the
+    server words it (``storage_error``), got without SQLite's 10 s wait."""
+    db = tmp_path / "locked.db"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("CREATE TABLE t (x)")
+    other.execute("BEGIN IMMEDIATE")
+    mine = sqlite3.connect(db, timeout=0, isolation_level=None)
+    try:
+        mine.execute("INSERT INTO t VALUES (1)")
+    except sqlite3.OperationalError as exc:
+        return storage_error(exc, db)
+    finally:
+        mine.close()
+        other.close()
+    raise AssertionError("the database was not locked")
+
+
+def test_ruling_log2_a_stop_does_not_wait_again_on_a_database_busy_just_now(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another program holds the database: the press was refused after SQLite waited 10 s.
+    The stop tried it again (10 s more, 20 s with a retry running). Now it does not try;
+    the press is lost and said to be, as one the storage still refused."""
+    storage = Storage(locked_database(tmp_path))
+    presses, _timers, told = queue(storage)
+    presses.send(press(2, 77))
+    assert storage.tries == 1 and len(presses.waiting()) == 1
+    with caplog.at_level(logging.WARNING, logger="web.services.pads"):
+        presses.close()
+    assert storage.tries == 1 and presses.waiting() == []
+    assert "not storing 1 waiting pad presses before stopping: the database was busy" in (
+        caplog.text
+    )
+    assert "seat 2's pad at t_ns=77" in caplog.text and told[-1]["message"] == STOPPED
+
+
+def test_ruling_log2_a_stop_tries_again_a_database_busy_a_while_ago(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other program may have let go since the last busy refusal: stored at the stop."""
+    monkeypatch.setattr(web.services.pads, "BUSY_RECENT_S", 0.0)
+    storage = Storage(locked_database(tmp_path))
+    presses, _timers, told = queue(storage)
+    presses.send(press(0, 88))
+    storage.full = False
+    presses.close()
+    assert storage.stored == [88] and told[-1]["accepted"] is True
+
+
+class Stuck(Storage):
+    """A busy database: the store held ``inside`` (SQLite's wait) until ``go`` is set."""
+
+    def __init__(self, refusal: BadInput) -> None:
+        super().__init__(refusal)
+        self.inside, self.go = threading.Event(), threading.Event()
+
+    def __call__(self, item: PendingPress) -> bool:
+        if self.tries:  # the first refusal comes at once; the next ones wait
+            self.inside.set()
+            self.go.wait(10)
+            self.inside.clear()
+        return super().__call__(item)
+
+
+def test_ruling_log2_a_stop_does_not_wait_for_a_store_in_flight_on_a_busy_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ann's press waits; Bob's is being stored (Ann's first) while another program holds the
+    database. The stop waited for that store, then tried once more itself. Now it returns
+    while the store still waits; as that store is refused, both presses are said lost."""
+    monkeypatch.setattr(web.services.pads, "CLOSE_WAIT_S", 0.05, raising=False)
+    storage = Stuck(locked_database(tmp_path))
+    presses, _timers, told = queue(storage)
+    presses.send(press(0, 11))
+    in_flight = threading.Thread(target=presses.send, args=(press(1, 22),))
+    in_flight.start()
+    assert storage.inside.wait(5)
+    threading.Timer(2.0, storage.go.set).start()  # the old stop waited for it: no hang
+    with caplog.at_level(logging.WARNING, logger="web.services.pads"):
+        presses.close()
+        returned_in_flight = storage.inside.is_set()
+        storage.go.set()
+        in_flight.join(5)
+    assert returned_in_flight, "the stop waited for the store in flight"
+    assert storage.tries == 2 and presses.waiting() == []
+    assert "a store is still waiting for the database" in caplog.text
+    assert "seat 0's pad at t_ns=11" in caplog.text and "seat 1's pad at t_ns=22" in caplog.text
+    assert [n["message"] for n in told[-2:]] == [STOPPED, STOPPED]
 
 
 def test_a_press_sent_after_the_stop_is_stored_once_or_said_never_held(

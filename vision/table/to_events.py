@@ -261,10 +261,17 @@ class EventMapper:
         forgotten, not ``card`` remembered on top of it: the camera's idea of what lies under
         the top must stay the game's, or the drawn card played again is read as taken back
         (TBL-22). ``held``: the card the camera has settled there now; a ``card`` it has not
-        seen is not proposed when it is laid at last, even after ``held`` was read again
-        (``_adopt``)."""
+        seen is not proposed when it is laid at last (``_adopt``), and ``held`` read again
+        meanwhile is not ``card`` taken back: the camera never saw it laid. Such a ``card``
+        withdrawn (an undo) leaves the pile as it was before it was entered."""
         self._ruled.pop(zone, None)  # the game moved on: an older ruling is settled
-        self._unlaid.pop(zone, None)
+        unlaid = self._unlaid.pop(zone, None)
+        if unlaid is not None and unlaid.tops[-2:-1] == (card,):
+            # the entered top undone before the camera saw it: forgotten, or that card laid
+            # after all would be read as ``card`` on top again, the entered one taken back
+            self._tops[zone] = list(unlaid.tops[:-1])
+            self._poses[zone] = list(unlaid.poses[:-1])
+            return
         asked = self._asked.get(zone, [])
         if card in asked:  # a question accepted: that play and those before it are settled
             del asked[: asked.index(card) + 1]
@@ -284,6 +291,14 @@ class EventMapper:
             tops, poses = tuple(history), tuple(self._poses[zone])
             self._unlaid[zone] = _Unlaid(card, held, tops, poses)
 
+    def awaits_laying(self, zone: str) -> bool:
+        """Is ``zone``'s top a card the game entered that the camera has not seen laid, on
+        a card it saw settle there (``note_top``'s ``held``)? The watcher then keeps that
+        card as settled, so the game's card laid at last is a change it reports (adopted,
+        ``_adopt``), and the card under it read again is no change at all."""
+        unlaid = self._unlaid.get(zone)
+        return unlaid is not None and unlaid.held is not None
+
     def note_pile(self, zone: str, pile: Sequence[str], seen: Sequence[str] = ()) -> None:
         """The game's pile (bottom first) when a watcher starts on a game under way (a server
         restart, new zones saved): remembered under its top, where each lay unknown, so the
@@ -296,8 +311,9 @@ class EventMapper:
         cards = [*pile, *seen][-REMEMBERED_TOPS:]
         self._tops[zone] = cards
         self._poses[zone] = [None] * len(cards)
-        if seen:  # the camera's own card lies on the game's top: it was laid
-            self._unlaid.pop(zone, None)
+        # the game's top was laid before the watcher started: nothing to adopt when it
+        # settles again (``_adopt`` would keep only that top, not the pile rebuilt here)
+        self._unlaid.pop(zone, None)
 
     def note_empty(self, zone: str) -> None:
         """The game says ``zone``'s pile is empty (Deck Dash: the start card taken, DD-18; a
@@ -532,11 +548,13 @@ class EventMapper:
             return []  # the next deal's face-up cards: the deal names them (TBL-3)
         card = obs.after[0]
         unlaid = self._unlaid.pop(obs.zone, None)
-        if unlaid is not None and not obs.moved:
-            if card == unlaid.top:
-                return self._adopt(obs, unlaid)
-            if card == unlaid.held:  # the card that lay there before: the game's is not laid
-                self._unlaid[obs.zone] = unlaid
+        if unlaid is not None and card == unlaid.top and not obs.moved:
+            return self._adopt(obs, unlaid)
+        if unlaid is not None and card == unlaid.held:
+            # the card that lay there before, seen again (a hand passed, nudged it): the
+            # game's card is not laid yet, so none was taken back: nothing to ask
+            self._unlaid[obs.zone] = unlaid
+            return []
         if self._turn_may_be_over():
             seat = None  # the player on turn may have kept their drawn card (TBL-3)
         if obs.moved:  # the same face again, lying elsewhere: another copy, or straightened?
@@ -642,7 +660,8 @@ class EventMapper:
     def _adopt(self, obs: Observation, unlaid: _Unlaid) -> list[Proposal]:
         """The game's own top card (the deal's, one typed on the tablet) laid at last, maybe
         after the camera read again the card that lay there before (the last game's, the
-        card under a play typed first): the game has it, so nothing is proposed, and the
+        card under a play typed first; not asked about as the game's card taken back, which
+        the camera never saw laid): the game has it, so nothing is proposed, and the
         pile is remembered as the game has it. Another card seen settle first, or this face
         seen moved (a twin laid on it, TBL-6), ends this: it is read as usual then."""
         self._tops[obs.zone] = list(unlaid.tops)

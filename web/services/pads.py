@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -120,6 +120,14 @@ PENDING_MAX = 200
 SERVER_ERROR = "not recorded: server error (see the log)"
 STOPPED_WHY = "the server stopped while the storage refused it"
 STOPPED = f"not recorded: {STOPPED_WHY}"
+# How ``referee.eventlog.storage_problem`` says another program holds the database's write
+# lock. Such a refusal came only after SQLite waited 10 s for it: a stop this soon after
+# one does not wait that long again (``PendingPresses.close``).
+BUSY = "the database is busy"
+BUSY_RECENT_S = 10.0
+# How long a stop waits for a store already in flight (a retry SQLite holds up to 10 s on a
+# busy database) before it leaves what waits to that store to lose.
+CLOSE_WAIT_S = 1.0
 
 
 @dataclass
@@ -167,7 +175,9 @@ class PendingPresses(RetryTimer):
     counts as made in time, not as no slap (HTD-13). A refusal of the rules (4xx) is final.
     Kept in memory only, at most ``PENDING_MAX`` (the oldest go first). ``close`` (the
     server stopping) tries them once more, so a storage that recovered since the last retry
-    keeps them; what it still refuses is lost, and the log names each seat and time.
+    keeps them, unless the database was busy just now (see ``BUSY``) or a store in flight
+    holds it past ``CLOSE_WAIT_S``; what it still refuses is lost, and the log names each
+    seat and time.
 
     ``store(item)`` records one press (raises ``BadInput``) and says whether its note is
     news for the pad log; ``tell(note, new)`` logs a new note or announces a changed one.
@@ -187,10 +197,23 @@ class PendingPresses(RetryTimer):
         self._waiting: list[PendingPress] = []
         self._timer: Timer | None = None
         self._closed = False
+        self._busy_at: float | None = None  # monotonic time of the last refusal, if "busy"
+        self._given_up = False  # the stop did not wait for a store in flight (``close``)
+
+    @contextlib.contextmanager
+    def _storing(self) -> Iterator[None]:
+        """The lock, held across stores (presses reach the log in order). Once a stop gave
+        up waiting for it, what still waits is lost as the holder lets go: no retry comes."""
+        with self._lock:
+            try:
+                yield
+            finally:
+                if self._given_up:
+                    self._lose_waiting()
 
     def send(self, item: PendingPress) -> None:
         """Store ``item`` after its game's presses still waiting, or keep it with them."""
-        with self._lock:
+        with self._storing():
             try:
                 self._flush(item.game_id)
                 news = self._store(item)
@@ -216,7 +239,7 @@ class PendingPresses(RetryTimer):
         store says why. Nothing when this thread is storing a press already."""
         if getattr(self._local, "storing", False):
             return
-        with self._lock:
+        with self._storing():
             if not any(p.game_id == game_id for p in self._waiting):
                 return
             try:
@@ -227,14 +250,20 @@ class PendingPresses(RetryTimer):
     def _store(self, item: PendingPress) -> bool:
         self._local.storing = True
         try:
-            return self._store_press(item)
+            stored = self._store_press(item)
+        except BadInput as exc:
+            if exc.status == 503:  # the storage's answer now: busy, or another trouble
+                self._busy_at = time.monotonic() if BUSY in exc.message else None
+            raise
         finally:
             self._local.storing = False
+        self._busy_at = None
+        return stored
 
     def flush(self, game_id: int) -> None:
         """Store the presses of ``game_id`` still waiting, oldest first; ``BadInput`` (503)
         when the storage still refuses (the race timer tries again later)."""
-        with self._lock:
+        with self._storing():
             self._flush(game_id)
 
     def waiting(self) -> list[PendingPress]:
@@ -264,16 +293,62 @@ class PendingPresses(RetryTimer):
         """Stop retrying, then store what waits one last time: the storage may have taken
         writes again since the last retry (up to ``RETRY_MAX_S`` ago), and a slap made in
         time must not be judged as no slap after the restart (HTD-13). What the storage
-        still refuses is lost: each is logged, its note says so."""
-        super().close()
-        with self._lock:
-            for game_id in dict.fromkeys(p.game_id for p in self._waiting):
-                with contextlib.suppress(BadInput):  # still refused (503): lost below
-                    self._flush(game_id)
-            lost, self._waiting = self._waiting, []
-            for item in lost:
-                self._lose(item, item.note.get("message", ""))
-                self._tell(item.note, False)
+        still refuses is lost: each is logged, its note says so. The stop waits neither long
+        for a store in flight (``CLOSE_WAIT_S``: it loses what waits when it ends) nor again
+        on a database busy just now."""
+        self._closed = True  # at once: a store in flight arms no retry after it
+        if not self._lock.acquire(timeout=CLOSE_WAIT_S):
+            self._give_up()
+            return
+        try:
+            super().close()  # the lock is re-entrant
+            if self._waiting:
+                self._last_try()
+            self._lose_waiting()
+        finally:
+            self._lock.release()
+
+    def _give_up(self) -> None:
+        """A store in flight holds the lock (SQLite waiting on a busy database): the stop
+        does not wait for it; that store loses what still waits as it ends (``_storing``),
+        or this does, when it ended meanwhile."""
+        log.warning(
+            "not storing %d waiting pad presses before stopping: a store is still waiting"
+            " for the database (they are lost unless it gets it)",
+            len(self._waiting),
+        )
+        self._given_up = True
+        if self._lock.acquire(blocking=False):
+            try:
+                self._lose_waiting()
+            finally:
+                self._lock.release()
+
+    def _lose_waiting(self) -> None:
+        """What waits, lost as the server stops (the lock is held)."""
+        lost, self._waiting = self._waiting, []
+        for item in lost:
+            self._lose(item, item.note.get("message", ""))
+            self._tell(item.note, False)
+
+    def _last_try(self) -> None:
+        """Store what waits once more, as the server stops (the lock is held); not when the
+        database was busy less than ``BUSY_RECENT_S`` ago: another program held its write
+        lock through SQLite's whole wait then, and would hold the stop as long again."""
+        count = len(self._waiting)
+        ago = time.monotonic() - self._busy_at if self._busy_at is not None else None
+        if ago is not None and ago < BUSY_RECENT_S:
+            log.warning(
+                "not storing %d waiting pad presses before stopping: the database was busy"
+                " %.0f s ago",
+                count,
+                ago,
+            )
+            return
+        log.warning("storing %d waiting pad presses before stopping", count)
+        for game_id in dict.fromkeys(p.game_id for p in self._waiting):
+            with contextlib.suppress(BadInput):  # still refused (503): lost by close
+                self._flush(game_id)
 
     def _lose(self, item: PendingPress, why: str) -> None:
         """A press the storage refuses once the server is stopping: no retry will store it."""
@@ -302,8 +377,10 @@ class PendingPresses(RetryTimer):
         timer.start()
 
     def _retry(self, delay: float) -> None:
-        with self._lock:
+        with self._storing():
             self._timer = None
+            if self._closed:  # fired as the server stops: its stop settles what waits
+                return
             refused = False
             for game_id in dict.fromkeys(p.game_id for p in self._waiting):
                 try:

@@ -13,16 +13,19 @@ from the same thread with the same frames).
 Why the piles are synchronised with the game: the watcher compares each pile with what it
 last committed. When the game's own top card changes (the deal, a play typed on the
 tablet, an accepted question) the watcher's idea of the pile is set to it, so a card
-entered by hand is not proposed again when the camera sees it. It is *not* reset when a
-camera play was illegal (the game's top stays; the card really lies there), or the same
-card would be proposed on every frame. A watcher started on a game under way (a server
-restart, new zones saved) rebuilds each pile from the game's log (``piles_from_log``): the
-cards under the top, so a draw or a take-back shows the card under it rather than a new
-play of it (TBL-16, TBL-2), and the camera's plays the rules refused since the pile last
-changed, which it counts as seen. Nor is such a refused play logged twice (``_append``).
-A top card the game entered that the camera has not seen yet is not proposed when it is laid
-at last, even after the card that lay there before was read again (the last game's card
-under the deal, ``EventMapper.note_top``). Before a game's first event nothing is proposed:
+entered by hand is not proposed again when the camera sees it; but while the camera has
+not seen that card laid, the watcher keeps the card it saw there
+(``EventMapper.awaits_laying``): the game's card laid at last is adopted (nothing is
+proposed), and the card under it read again meanwhile is no change (neither that card
+taken back nor drawn); undone before it is laid, the pile is as it was. It is *not* reset
+when a camera play was illegal (the game's top stays; the card really lies there), or the
+same card would be proposed on every frame. A watcher started on a game under way (a
+server restart, new zones saved) rebuilds each pile from the game's log
+(``piles_from_log``): the cards under the top, so a draw or a take-back shows the card
+under it rather than a new play of it (TBL-16, TBL-2), and the camera's plays the rules
+refused since the pile last changed, which it counts as seen (the card still lies there:
+it is not proposed again). The same card laid again once it is legal (taken back, the
+player's draw typed) is a new play. Before a game's first event nothing is proposed:
 the dealer is setting up, and the deal names the starting card. Nor is it reset when the
 family's undo or overrule changes the top while the card the camera saw still lies there:
 their word stands for that pile until it visibly changes (``EventMapper.rule``), so the
@@ -144,11 +147,11 @@ def pile_states(game: str, view: Mapping[str, Any], piles: Sequence[str]) -> dic
 class PileLog:
     """A discard pile as the game's log built it (``piles_from_log``): its last cards, bottom
     first; its state (``pile_states``); and the camera's plays the rules refused since that
-    state last changed, (seq, event) in log order."""
+    state last changed, in log order."""
 
     cards: list[str] = field(default_factory=list)
     state: Any = None
-    refused: list[tuple[int, Event]] = field(default_factory=list)
+    refused: list[Event] = field(default_factory=list)
 
 
 def piles_from_log(
@@ -174,7 +177,7 @@ def piles_from_log(
             if now != pile.state:
                 pile.cards, pile.state, pile.refused = _grown(game, pile, now), now, []
             elif _refused_play(step) and zone_of(step.event) == zone:
-                pile.refused.append((step.seq, step.event))
+                pile.refused.append(step.event)
     return logs
 
 
@@ -210,11 +213,6 @@ def _refused_play(step: Step) -> bool:
         and isinstance(event.get("card"), str)
         and any(v.outcome is Outcome.ILLEGAL for v in step.verdicts)
     )
-
-
-def _play_key(event: Event) -> tuple[Any, ...]:
-    """What makes two camera plays the same play: who laid which card on which pile."""
-    return (event.kind, event.seat, event.get("card"), event.get("pile"))
 
 
 def _by_zone(game: str, piles: Sequence[str], per_pile: Sequence[Any]) -> dict[str, Any]:
@@ -495,19 +493,6 @@ class _Context:
     seen: dict[str, str | None] = field(default_factory=dict)
     # Hit the Deck waited for a card turned up when last synced (``EventMapper.turn_up_due``)
     turn_up_due: bool = False
-    # each pile's state when last synced (``pile_states``)
-    pile_states: dict[str, Any] = field(default_factory=dict)
-    # per pile, the camera's plays the rules refused since its state last changed
-    refused: dict[str, _Refused] = field(default_factory=dict)
-
-
-@dataclass
-class _Refused:
-    """The camera's plays on a pile the rules refused (seq, ``_play_key``), while the pile's
-    state is ``pile``: the card still lies there, so the same play is not logged again."""
-
-    pile: Any
-    plays: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -961,12 +946,10 @@ class CameraReferee:
         for zone, pile in logs.items():
             if not pile.cards or pile.cards[-1] != ctx.synced.get(zone):
                 continue  # not the top the game's view says: leave the top alone
-            seen = [str(event.get("card")) for _, event in pile.refused]
+            seen = [str(event.get("card")) for event in pile.refused]
             ctx.mapper.note_pile(zone, pile.cards, seen)
-            if seen:
+            if seen:  # lying there still: the watcher does not read it as laid again
                 tracker.committed[zone] = (seen[-1],)
-                plays = [(seq, _play_key(event)) for seq, event in pile.refused]
-                ctx.refused[zone] = _Refused(pile.state, plays)
 
     def _zone_of(self, ctx: _Context, event: Event) -> str | None:
         """The pile zone ``event`` lays its card on: DOS's by its pile (TBL-3), another
@@ -1023,8 +1006,6 @@ class CameraReferee:
         ctx.mapper.note_view(view)  # phase, Dash, who has laid (TBL-16, TBL-17)
         tracker = ctx.watcher.tracker
         states = pile_states(ctx.game, view, ctx.piles)
-        ctx.pile_states = states
-        self._forget_refused(ctx)
         # Hit the Deck: a card turned up and shuffled back (a Hand card can't start the pile)
         # empties the pile although the game's top never showed it: a turn-up is due again
         due = ctx.mapper.turn_up_due()
@@ -1047,10 +1028,13 @@ class CameraReferee:
                 # the top until the pile visibly changes (TBL-2)
                 ctx.mapper.rule(zone, top)
             else:
-                tracker.committed[zone] = (top,)
                 # Deck Dash's whole pile: a draw off it forgets the drawn card (TBL-22)
                 pile = states.get(zone) if ctx.game == "deck-dash" else None
                 ctx.mapper.note_top(zone, top, pile=pile, held=seen[0] if seen else None)
+                # a top entered before its card is laid: the watcher keeps the card it saw,
+                # so it tells the card laid (adopted) from the one under it read again
+                if not ctx.mapper.awaits_laying(zone):
+                    tracker.committed[zone] = (top,)
         self._close_settled(ctx, view)
         for zone, cards in seat_areas(ctx.game, view, ctx.areas).items():
             ctx.mapper.note_area(zone, cards)
@@ -1061,16 +1045,6 @@ class CameraReferee:
             held = tracker.committed.get(zone, ())
             if (grown := with_cards(held, cards)) != held:
                 tracker.committed[zone] = grown
-
-    @staticmethod
-    def _forget_refused(ctx: _Context) -> None:
-        """Drop the refused camera plays of a pile that changed since (the card may be gone),
-        and those undone or overruled (not in the game's effective events any more)."""
-        effective = {seq for seq, _ in ctx.played}
-        for zone, refused in list(ctx.refused.items()):
-            refused.plays = [(seq, key) for seq, key in refused.plays if seq in effective]
-            if ctx.pile_states.get(zone) != refused.pile or not refused.plays:
-                del ctx.refused[zone]
 
     def _taken_back(self, ctx: _Context, obs: Any, prompt: dict[str, Any]) -> dict[str, Any]:
         """A card taken back that is the game's last play on that pile (the camera's, or one
@@ -1161,18 +1135,9 @@ class CameraReferee:
         return None
 
     def _append(self, ctx: _Context, event: Event) -> None:
-        """Log the camera's ``event``; not a play the rules already refused on a pile that has
-        not changed since (the card lies there still: logging it again says nothing new)."""
-        zone = self._zone_of(ctx, event)
-        self._sync(ctx)  # the refusals as of the game now: its pile may have changed since
-        refused = ctx.refused.get(zone) if zone is not None else None
-        if refused is not None and any(_play_key(event) == key for _, key in refused.plays):
-            log.info(
-                "camera referee: game %s: %s not logged again: refused already",
-                ctx.game_id,
-                _describe(event),
-            )
-            return
+        """Log the camera's ``event``, refused or not: the watcher proposes a card laid once
+        (see the module docstring), so one laid again after it was taken back is a new play,
+        which the game may take now (a draw typed meanwhile)."""
         try:
             out = self.games.append(ctx.game_id, event)
         except BadInput as exc:  # the rules cannot read it: ask instead of dropping it
@@ -1182,12 +1147,6 @@ class CameraReferee:
         self.counts.events += 1
         self.last = {"seq": out["seq"], "event": event.to_dict(), "at": time.time()}
         self._sync(ctx)
-        illegal = any(v.get("outcome") == Outcome.ILLEGAL.value for v in out["verdicts"])
-        if zone is not None and illegal:
-            pile = ctx.pile_states.get(zone)
-            if zone not in ctx.refused or ctx.refused[zone].pile != pile:
-                ctx.refused[zone] = _Refused(pile)
-            ctx.refused[zone].plays.append((out["seq"], _play_key(event)))
 
     def _ask(self, ctx: _Context, prompt: dict[str, Any], about: Any = None) -> None:
         """Post ``prompt``; ``about``: the observation it asks about, remembered with the
