@@ -19,3 +19,37 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: Any) -> Iterator[tuple[str, Any]]:
+    """A dashboard (no camera, the virtual pads, no race timer) under a real server: its URL
+    and app, one per test module. Modules that need another set-up define their own."""
+    from tests.serving import ServedApp
+    from tests.test_web_routes import make_app
+
+    app = make_app(tmp_path_factory.mktemp("served"), race_timer=False)
+    with ServedApp(app, threads=16) as server:
+        yield server.url, app
+        app.extensions["tabletop"].end_streams()
+
+
+@pytest.fixture(scope="module")
+def tablet(served: tuple[str, Any]) -> Any:
+    """Another tablet (a test client on the same server), the referee's."""
+    from tests.test_web_routes import Tablet
+
+    t = Tablet(served[1])
+    assert t.set_pin().status_code == 302
+    return t
+
+
+@pytest.fixture
+def decks(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """An empty deck-profile folder in place of models/decks, for the family's profiles."""
+    import vision.decks as vd
+
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    monkeypatch.setattr(vd, "DECKS_DIR", folder)
+    return folder

@@ -18,7 +18,6 @@ from pathlib import Path
 import cv2
 import pytest
 
-import vision.decks as vd
 import vision.yolo as yolo
 from tests.cli_run import run
 from vision.decks import DeckError, load_deck
@@ -189,14 +188,6 @@ TWO = {
     "colors": ["red", "blue"],
     "cards": [{"value": "1", "colored": True}, {"value": "wild", "colored": False}],
 }
-
-
-@pytest.fixture
-def decks(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "decks"
-    folder.mkdir()
-    monkeypatch.setattr(vd, "DECKS_DIR", folder)
-    return folder
 
 
 def write(decks: Path, name: str, **fields) -> Path:

@@ -15,6 +15,7 @@ import pytest
 import vision.decks as vd
 from referee.cards import parse_card
 from tests.cli_run import run
+from tests.test_teach_review35 import TWO
 from vision.decks import DeckError, load_deck
 from vision.runtime.detections import Detections
 from vision.table.adapter import UNREAD, reader_detector, to_sightings
@@ -172,19 +173,6 @@ def test_a_named_card_seen_again_moved_is_still_asked_about_as_another_copy():
 
 
 # -- 2. a misspelt field, and a profile of the wrong shape ------------------------------------
-
-TWO = {
-    "colors": ["red", "blue"],
-    "cards": [{"value": "1", "colored": True}, {"value": "wild", "colored": False}],
-}
-
-
-@pytest.fixture
-def decks(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "decks"
-    folder.mkdir()
-    monkeypatch.setattr(vd, "DECKS_DIR", folder)
-    return folder
 
 
 def write(decks: Path, name: str, data: object = None, **fields) -> Path:

@@ -25,22 +25,6 @@ from tests.test_web_soak import eventually
 TABLET = {"width": 768, "height": 1024}
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: Any) -> Iterator[tuple[str, Any]]:
-    app = make_app(tmp_path_factory.mktemp("r33"), race_timer=False)
-    with ServedApp(app, threads=16) as server:
-        yield server.url, app
-        app.extensions["tabletop"].end_streams()
-
-
-@pytest.fixture(scope="module")
-def tablet(served: tuple[str, Any]) -> Tablet:
-    """Another tablet (a test client on the same server), the referee's."""
-    t = Tablet(served[1])
-    assert t.set_pin().status_code == 302
-    return t
-
-
 def referee_screen(browser: Any, served: tuple[str, Any], viewport: dict[str, int]) -> Screen:
     screen = Screen(browser, served[0], viewport)
     unlock(screen, served[1])

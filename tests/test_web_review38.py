@@ -7,40 +7,21 @@ timed from the first slap, and its reason says so (HTD-14)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from referee.races import Press, RaceRules, last_slapper
-from tests.serving import ServedApp
 from tests.test_hitthedeck_review34 import _ann_to_play_a_hand_card
 from tests.test_web_browser import Screen
 from tests.test_web_review33 import console, referee_screen
-from tests.test_web_routes import BOB_FINISHES, DEAL, Tablet, make_app
+from tests.test_web_routes import BOB_FINISHES, DEAL
 from tests.test_web_taps34 import TABLET, HeldPosts
 
 MS = 1_000_000
 ANN, BOB, CAT = 0, 1, 2
 FOCUSED = """(() => { const a = document.activeElement, li = a.closest('#feed li');
   return [a.tagName, a.id, a.dataset.action || '', li ? li.dataset.seq : ''].join('|'); })()"""
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: Any) -> Iterator[tuple[str, Any]]:
-    """No camera; the dashboard's virtual pads."""
-    app = make_app(tmp_path_factory.mktemp("r38"), race_timer=False)
-    with ServedApp(app, threads=16) as server:
-        yield server.url, app
-        app.extensions["tabletop"].end_streams()
-
-
-@pytest.fixture(scope="module")
-def tablet(served: tuple[str, Any]) -> Tablet:
-    """Another tablet (a test client on the same server), the referee's."""
-    t = Tablet(served[1])
-    assert t.set_pin().status_code == 302
-    return t
 
 
 def ended(served: tuple[str, Any], game_id: int) -> bool:

@@ -6,7 +6,6 @@ an ended game's console marks nobody's turn."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,28 +13,12 @@ import pytest
 from tests.serving import ServedApp
 from tests.test_web_browser import LANDSCAPE, PHONE, Screen
 from tests.test_web_review33 import console, referee_screen
-from tests.test_web_routes import BOB_FINISHES, Tablet, make_app, write_images
+from tests.test_web_routes import BOB_FINISHES, make_app, write_images
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TABLET = {"width": 1024, "height": 768}
 DOS_DEAL = {"kind": "deal", "payload": {"hands": [14, 14], "piles": ["R3", "B5"]}}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: Any) -> Iterator[tuple[str, Any]]:
-    app = make_app(tmp_path_factory.mktemp("r34"), race_timer=False)
-    with ServedApp(app, threads=16) as server:
-        yield server.url, app
-        app.extensions["tabletop"].end_streams()
-
-
-@pytest.fixture(scope="module")
-def tablet(served: tuple[str, Any]) -> Tablet:
-    """Another tablet (a test client on the same server), the referee's."""
-    t = Tablet(served[1])
-    assert t.set_pin().status_code == 302
-    return t
 
 
 class HeldPosts:
