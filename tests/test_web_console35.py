@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests import test_web_taps34
 from tests.test_web_review33 import console, referee_screen
-
-served, tablet = test_web_taps34.served, test_web_taps34.tablet  # the same fixtures
-TABLET = test_web_taps34.TABLET
+from tests.test_web_taps34 import TABLET
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
