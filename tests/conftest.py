@@ -53,3 +53,14 @@ def decks(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     folder.mkdir()
     monkeypatch.setattr(vd, "DECKS_DIR", folder)
     return folder
+
+
+@pytest.fixture
+def referee(tmp_path: Any) -> Any:
+    """The referee's tablet (its PIN set) on a fresh dashboard (no race timer), a test client.
+    Modules that need another set-up define their own."""
+    from tests.test_web_routes import Tablet, make_app
+
+    t = Tablet(make_app(tmp_path, race_timer=False))
+    assert t.set_pin().status_code == 302
+    return t

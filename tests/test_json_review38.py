@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from referee.cli import main
 from referee.events import Event, EventError
 from referee.game import GameError, OptionSpec, resolve_options
 from referee.jsonlines import DuplicateKeyError, json_lines, loads, shown
-from tests.test_web_routes import Tablet, make_app
+from tests.test_web_numbers import raw
 
 DATA = Path(__file__).parent / "data"
 LONG = "Q" * 1_000_000
@@ -29,19 +28,6 @@ SHORT_MESSAGE = 200
 
 class LogError(Exception):
     pass
-
-
-@pytest.fixture
-def referee(tmp_path: Path) -> Tablet:
-    t = Tablet(make_app(tmp_path, race_timer=False))
-    assert t.set_pin().status_code == 302
-    return t
-
-
-def _raw(t: Tablet, url: str, body: bytes) -> Any:
-    return t.client.post(
-        url, data=body, content_type="application/json", headers={"X-CSRF-Token": t.token}
-    )
 
 
 def _dos_log_with(tmp_path: Path, old: str, new: str) -> Path:
@@ -107,15 +93,15 @@ def test_what_the_project_writes_reads_back_through_the_check():
 def test_web_refuses_a_body_giving_a_key_twice_with_a_400_naming_it(referee):
     game_id = referee.new_game("dos", ("Ann", "Bob"))
     body = b'{"kind": "deal", "payload": {"hands": [["R1"], ["R2"]], "hands": [["R3"], ["R4"]]}}'
-    r = _raw(referee, f"/api/games/{game_id}/events", body)
+    r = raw(referee, f"/api/games/{game_id}/events", body)
     assert r.status_code == 400
     assert r.json["error"] == "key 'hands' given twice"
     twice = b'{"game": "dos", "game": "deck-dash", "players": ["Ann", "Bob"]}'
-    assert _raw(referee, "/api/games", twice).json["error"] == "key 'game' given twice"
+    assert raw(referee, "/api/games", twice).json["error"] == "key 'game' given twice"
 
 
 def test_web_bodies_that_are_not_json_read_as_before(referee):
-    assert _raw(referee, "/api/games", b'{"game": ').json["error"] == (
+    assert raw(referee, "/api/games", b'{"game": ').json["error"] == (
         "send a JSON object (Content-Type: application/json)"
     )
     as_form = referee.client.post(
@@ -123,7 +109,7 @@ def test_web_bodies_that_are_not_json_read_as_before(referee):
     )
     assert as_form.status_code == 400
     assert as_form.json["error"] == "send a JSON object (Content-Type: application/json)"
-    good = _raw(referee, "/api/games", b'{"game": "dos", "players": ["Ann", "Bob"]}')
+    good = raw(referee, "/api/games", b'{"game": "dos", "players": ["Ann", "Bob"]}')
     assert good.status_code == 201
 
 

@@ -22,7 +22,7 @@ from referee.hitthedeck.game import GAME as HTD
 from referee.jsonlines import json_lines
 from referee.registry import find_game, game_names
 from referee.replay_cli import LogFileError, read_jsonl
-from tests.test_web_routes import DEAL, Tablet, make_app
+from tests.test_web_routes import DEAL, Tablet
 
 DATA = Path(__file__).parent / "data"
 PLAYERS = ("Ann", "Bob", "Cy")
@@ -32,13 +32,6 @@ RACE_OPEN = [  # a Hand card played: a race opens, its deadline is the card's t_
     {"kind": "play", "seat": 1, "payload": {"card": "R4"}},
 ]
 HAND = {"kind": "play", "seat": 2, "payload": {"card": "HAND"}}
-
-
-@pytest.fixture
-def referee(tmp_path: Path) -> Tablet:
-    t = Tablet(make_app(tmp_path, race_timer=False))
-    assert t.set_pin().status_code == 302
-    return t
 
 
 def raw(t: Tablet, url: str, body: bytes) -> Any:
