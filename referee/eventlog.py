@@ -24,7 +24,7 @@ from typing import Any
 from referee.decks import setup_deck, with_deck
 from referee.events import Event, EventError
 from referee.game import GameError
-from referee.jsonlines import json_problem
+from referee.jsonlines import json_problem, shown
 from referee.registry import find_game
 from referee.replay import ReplayError, ReplayResult, replay
 
@@ -321,12 +321,6 @@ class GameRecord:
         return self.replay_error is None
 
 
-def _shown(value: Any) -> str:
-    """A damaged value in a message, in at most 40 characters."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _json_object(value: Any, what: str, problems: dict[str, str]) -> dict[str, Any] | None:
     """``value`` (a column's text) decoded as a JSON object, else None and why in
     ``problems``."""
@@ -337,16 +331,16 @@ def _json_object(value: Any, what: str, problems: dict[str, str]) -> dict[str, A
         problems[what] = f"{what_is} not JSON (nested too deeply)"
         return None
     except UnicodeDecodeError:  # bytes that are not UTF-8 (``stored_text``): no text at all
-        problems[what] = f"{what_is} not text but {_shown(value)}"
+        problems[what] = f"{what_is} not text but {shown(value)}"
         return None
     except ValueError as exc:
         problems[what] = f"{what_is} not JSON ({json_problem(exc)})"
         return None
     except TypeError:
-        problems[what] = f"{what_is} not text but {_shown(value)}"
+        problems[what] = f"{what_is} not text but {shown(value)}"
         return None
     if not isinstance(decoded, dict):
-        problems[what] = f"{what_is} not a JSON object but {_shown(decoded)}"
+        problems[what] = f"{what_is} not a JSON object but {shown(decoded)}"
         return None
     return decoded
 
@@ -356,7 +350,7 @@ def _time(value: Any, what: str, problems: dict[str, str]) -> float | None:
     real = isinstance(value, int | float) and not isinstance(value, bool)
     if real and math.isfinite(value) and 0 <= value < _LATEST_TIME:
         return float(value)
-    problems[what] = f"its {what} time is not a time but {_shown(value)}"
+    problems[what] = f"its {what} time is not a time but {shown(value)}"
     return None
 
 
@@ -366,12 +360,12 @@ def _record(row: Sequence[Any], names: Sequence[Any], deck_text: Any = None) -> 
     game_id, game, options_text, created_at, ended_at, result_text = row
     problems: dict[str, str] = {}
     if not isinstance(game, str) or not game:
-        problems["game"] = f"its game is not a name but {_shown(game)}"
+        problems["game"] = f"its game is not a name but {shown(game)}"
     options = _json_object(options_text, "options", problems)
     players = []
     for seat, name in enumerate(names):
         if not isinstance(name, str):
-            why = f"the name of seat {seat + 1} is not text but {_shown(name)}"
+            why = f"the name of seat {seat + 1} is not text but {shown(name)}"
             problems.setdefault("players", why)
         players.append(name if isinstance(name, str) else "?")
     created = _time(created_at, "start", problems)

@@ -335,10 +335,9 @@ def test_wash_dash_still_refuses_a_setup_for_a_seat_past_the_table() -> None:
     [*NO_SEAT_KINDS, ("wash-dash", [], {"kind": "setup"})],
 )
 def test_ruling_web13_a_seat_not_at_the_table_is_refused_for_every_kind_nothing_stored(
-    tmp_path: Path, game: str, before: list[dict[str, Any]], event: dict[str, Any]
+    referee: Tablet, game: str, before: list[dict[str, Any]], event: dict[str, Any]
 ) -> None:
-    tablet = Tablet(make_app(tmp_path, race_timer=False))
-    assert tablet.set_pin().status_code == 302
+    tablet = referee
     game_id = tablet.new_game(game, ("Ann", "Bob"))
     for earlier in before:
         assert tablet.send(game_id, earlier).status_code == 201

@@ -6,7 +6,6 @@ says who won (WEB-1)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,13 +46,6 @@ def now_discarded(tablet: Tablet, game_id: int) -> str | None:
     """The card entry 3 stands for now (None: not overruled)."""
     item = next(f for f in tablet.snapshot(game_id)["feed"] if f["seq"] == 3)
     return item["replacement"]["payload"]["card"] if item["status"] == "overruled" else None
-
-
-@pytest.fixture
-def referee(tmp_path: Path) -> Tablet:
-    tablet = Tablet(make_app(tmp_path, race_timer=False))
-    assert tablet.set_pin().status_code == 302
-    return tablet
 
 
 def test_ruling_web11_a_refused_correction_of_an_overrule_leaves_the_first_in_force(referee):

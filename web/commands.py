@@ -166,7 +166,7 @@ def stream_slots(threads: int, wanted: int) -> int:
     """The live streams (SSE, MJPEG) the server holds at once: ``wanted`` at most, keeping 8
     of ``threads`` free for page loads where there are that many, and never fewer than one
     (``threads`` is at least 2: a tablet's stream never holds the only thread)."""
-    return max(1, min(wanted, threads - 8, threads - 1))
+    return max(1, min(wanted, threads - 8))
 
 
 def _hold_database(db_path: Path, taken: contextlib.ExitStack) -> bool:

@@ -14,7 +14,6 @@ from referee.cli_args import MAX_CARD_SCALE, MAX_SERVER_THREADS
 from web.services.zones import MAX_SEATS
 
 DEFAULT_DB = Path("var") / "tabletop.db"
-DEFAULT_CONFIG = Path("tabletop.toml")
 # One thread for page loads while the live streams hold the others (``serve`` caps them at
 # threads - 8, at least 1): with one thread, one tablet's stream blocked every page.
 MIN_SERVER_THREADS = 2

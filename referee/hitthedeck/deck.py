@@ -43,11 +43,11 @@ def composition() -> Counter[HtdCard]:
     return read_composition()
 
 
-def read_composition(path: Path | None = None) -> Counter[HtdCard]:
-    """The deck file as it is now (``DECK_FILE`` by default; not the copy read at the first
-    game): what a game set up now records. ``GameError`` naming the file when it is broken,
+def read_composition() -> Counter[HtdCard]:
+    """The deck file as it is now (not the copy read at the first game): what a game set up
+    now records. ``GameError`` naming the file when it is broken,
     a key given twice included (JSON would keep the last one: 40 Hand cards, unseen)."""
-    path = DECK_FILE if path is None else path
+    path = DECK_FILE
     try:
         counts = composition_from(loads(path.read_text(encoding="utf-8")))
     except OSError as exc:

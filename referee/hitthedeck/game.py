@@ -19,7 +19,7 @@ from referee.game import (
 )
 from referee.hitthedeck import engine, slaps, summary
 from referee.hitthedeck.cards import HtdCard, format_card
-from referee.hitthedeck.deck import composition, from_record, read_composition, to_record
+from referee.hitthedeck.deck import from_record, read_composition, to_record
 from referee.hitthedeck.engine import IGNORED, PAID
 from referee.hitthedeck.state import HtdState, Phase
 from referee.verdicts import Verdict
@@ -154,11 +154,6 @@ class HitTheDeck:
 
     def __init__(self, deck: Counter[HtdCard] | None = None) -> None:
         self._deck = deck  # None: deck.json, as read at first use
-
-    @property
-    def composition(self) -> Counter[HtdCard]:
-        """The deck these rules set a game up with."""
-        return self._deck if self._deck is not None else composition()
 
     def deck_record(self) -> dict[str, int]:
         """The deck a game set up now plays with, as its log records it: deck.json read now

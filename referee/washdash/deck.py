@@ -217,13 +217,13 @@ def load_deck(path: Path | str = DECK_FILE) -> Deck:
         raise DeckError(f"{path}: {exc}") from None
 
 
-@cache
-def default_deck() -> Deck:
-    """The shipped deck, read once (the referee's rules stay free of I/O after import)."""
-    return load_deck(DECK_FILE)
-
-
 def current_deck() -> Deck:
     """The deck file as it is now, not ``default_deck``'s copy read at first use: what a game
     set up now records and keeps (an edit reaches the games set up after it)."""
     return load_deck(DECK_FILE)
+
+
+@cache
+def default_deck() -> Deck:
+    """The shipped deck, read once (the referee's rules stay free of I/O after import)."""
+    return current_deck()
