@@ -192,7 +192,7 @@ def test_ruling_log2_a_stop_does_not_wait_for_a_store_in_flight_on_a_busy_databa
     """Ann's press waits; Bob's is being stored (Ann's first) while another program holds the
     database. The stop waited for that store, then tried once more itself. Now it returns
     while the store still waits; as that store is refused, both presses are said lost."""
-    monkeypatch.setattr(web.services.pads, "CLOSE_WAIT_S", 0.05, raising=False)
+    monkeypatch.setattr(web.services.pads, "CLOSE_WAIT_S", 0.05)
     storage = Stuck(locked_database(tmp_path))
     presses, _timers, told = queue(storage)
     presses.send(press(0, 11))

@@ -138,10 +138,10 @@ class WashDash:
     @property
     def deck(self) -> Deck:
         """The deck of a game without one recorded: these rules' own, else the deck file as
-        read at first use. A game in play uses its own (``_deck_of``)."""
+        read at first use. A game in play uses its own (``deck_of``)."""
         return self._deck if self._deck is not None else default_deck()
 
-    def _deck_of(self, state: WashDashState) -> Deck:
+    def deck_of(self, state: WashDashState) -> Deck:
         """The deck ``state``'s game is played with: recorded with it, else these rules'."""
         return state.deck if state.deck is not None else self.deck
 
@@ -229,7 +229,7 @@ class WashDash:
 
     # --- events ------------------------------------------------------------------
     def _on_setup(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         seat = _seat(state, event, required=False)  # WD-23: past the table is malformed
         first = event.get("first", 0)
         if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < state.n:
@@ -284,7 +284,7 @@ class WashDash:
         return new, verdicts
 
     def _on_reveal(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         seat = _seat(state, event, required=False)
         cards = event.get("cards")
         named = None if cards is None else _card_list(deck, cards, "cards")
@@ -373,7 +373,7 @@ class WashDash:
     def _reveal_verdicts(
         self, state: WashDashState, named: Sequence[str], draw_on: bool
     ) -> list[Verdict]:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         rnd = state.current
         assert rnd is not None
         tasks = [c for c in named if deck[c].is_task]
@@ -416,7 +416,7 @@ class WashDash:
         return seen
 
     def _on_done(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         seat = _seat(state, event)
         assert seat is not None
         dryer = _dryer(event.get("dryer")) if event.get("dryer") is not None else None
@@ -614,7 +614,7 @@ class WashDash:
         """The round's open task cards that ``dryer`` completes (this round's events and the
         ``extra_items`` option in force), in the order they were revealed: what a held press
         may mean (WD-17; the camera names its card when there is exactly one, WD-21)."""
-        rnd, deck = state.current, self._deck_of(state)
+        rnd, deck = state.current, self.deck_of(state)
         if rnd is None:
             return ()
         return tuple(
@@ -656,7 +656,7 @@ class WashDash:
         who = state.players[seat]
         lose = (
             " and one earlier task card of their choice"
-            if earlier_tasks(state, self._deck_of(state), seat)
+            if earlier_tasks(state, self.deck_of(state), seat)
             else ""
         )
         return Verdict(
@@ -667,7 +667,7 @@ class WashDash:
         )
 
     def _on_dryer(self, state: WashDashState, event: Event) -> tuple[WashDashState, list[Verdict]]:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         seat = _seat(state, event)
         assert seat is not None
         dryer = _dryer(event.require("dryer"))
@@ -725,7 +725,7 @@ class WashDash:
             return state, [illegal(f"{who} has no task card from this round.", seat)]
         if claim.status == WRONG:
             return state, [illegal(f"{who}'s {claim.card} is already a mistake.", seat)]
-        was_over = round_over(state, self._deck_of(state))
+        was_over = round_over(state, self.deck_of(state))
         claims = _replace_claim(rnd, evolve(claim, status=WRONG, reason=why))
         new = evolve(state, current=evolve(rnd, claims=claims))
         verdicts = [self._mistake_verdict(state, seat, claim.card, why)]
@@ -736,7 +736,7 @@ class WashDash:
     def _on_forfeit(
         self, state: WashDashState, event: Event
     ) -> tuple[WashDashState, list[Verdict]]:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         seat = _seat(state, event)
         assert seat is not None
         card = _card_id(deck, event.require("card"))
@@ -790,7 +790,7 @@ class WashDash:
     ) -> list[Verdict]:
         """The round's result; ``update``: said again after a late reading or a mistake,
         "confirmed" when the scores are ``before``'s (a done that stood was read right)."""
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         rnd = state.current
         assert rnd is not None
         alloc = allocation(state, deck)
@@ -837,7 +837,7 @@ class WashDash:
         return out
 
     def _game_end(self, state: WashDashState) -> Verdict:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         alloc = allocation(state, deck)
         win = winners(state, deck, alloc)
         all_pts = totals(state, deck, alloc)
@@ -873,7 +873,7 @@ class WashDash:
 
     # --- read-outs -----------------------------------------------------------------
     def scoreboard(self, state: WashDashState) -> Scoreboard:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         over = round_over(state, deck)
         alloc = allocation(state, deck)
         rounds = state.rounds + ((alloc.scores,) if over else ())
@@ -900,7 +900,7 @@ class WashDash:
         )
 
     def view(self, state: WashDashState) -> dict[str, Any]:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         rnd = state.current
         alloc = allocation(state, deck)
         table = []
@@ -954,10 +954,10 @@ class WashDash:
         return out
 
     def table(self, state: WashDashState) -> list[TableLine]:
-        return table_lines(state, self._deck_of(state))
+        return table_lines(state, self.deck_of(state))
 
     def _phase(self, state: WashDashState) -> str:
-        deck = self._deck_of(state)
+        deck = self.deck_of(state)
         if not state.started:
             return "setup"
         if game_over(state, deck):

@@ -172,11 +172,12 @@ def piles_from_log(
     for step in steps:
         state, _ = rules.apply(state, step.event)
         states = pile_states(game, rules.view(state), piles)
+        refused_on = zone_of(step.event) if _refused_play(step) else None
         for zone, pile in logs.items():
             now = states.get(zone)
             if now != pile.state:
                 pile.cards, pile.state, pile.refused = _grown(game, pile, now), now, []
-            elif _refused_play(step) and zone_of(step.event) == zone:
+            elif refused_on == zone:
                 pile.refused.append(step.event)
     return logs
 
@@ -1056,10 +1057,8 @@ class CameraReferee:
             return prompt
         gone, top = obs.before[0], obs.after[0]  # a take-back always names both
         seq = self._last_play(ctx, obs.zone, gone)
-        # a card the camera cannot name has no face to repeat: no "another ?" (TBL-6)
-        from vision.table.adapter import UNREAD
-
-        another = "" if top == UNREAD else f" Or was another {top} played?"
+        offered = "another" in (prompt.get("choices") or ())  # not for an unnamed card (TBL-6)
+        another = f" Or was another {top} played?" if offered else ""
         if seq is None:  # not in the log (never logged, or undone already): nothing to undo
             message = (
                 f"{gone} was taken back off the pile and {top} is on top again: there is no"

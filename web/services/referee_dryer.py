@@ -850,8 +850,7 @@ class DryerReferee:
         from referee.washdash.checker import effective_task, satisfies
 
         rules, state = self.games.rules(WASH_DASH), game.state
-        # the deck the game was set up with (WD-5), else the file's (a game from before)
-        deck = getattr(state, "deck", None) or getattr(rules, "deck", None)
+        deck = rules.deck_of(state)  # the deck the game was set up with (WD-5), else the file's
         rnd = getattr(state, "current", None)
         if deck is None or rnd is None or card not in deck or deck[card].task is None:
             return None
